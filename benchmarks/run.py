@@ -1,0 +1,201 @@
+"""Benchmarks: qra-widgets against the libraries a user would otherwise pick.
+
+    python benchmarks/run.py            # the sizes of the performance targets (a few minutes)
+    python benchmarks/run.py --quick    # small sizes: proves every comparison still runs (CI)
+
+Prints one row per comparison: our median time, the peer's, the ratio (ours / peer) and
+the target.  Times are medians of several runs on the same data in one process.  Peers
+come from the ``bench`` extra (``pip install -e '.[bench]'``); a missing peer is reported,
+not skipped silently.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from itertools import combinations
+
+import numpy as np
+
+
+@dataclass
+class Case:
+    name: str
+    ours: Callable[[], object]
+    peer_name: str
+    peer: Callable[[], object] | None
+    target: str
+    limit: float | None = None  # ratio target (ours / peer at most this)
+    absolute: float | None = None  # seconds target for ours
+
+
+def median_seconds(function: Callable[[], object], repeats: int) -> float:
+    function()  # warm-up: imports, caches
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        function()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def reliability_data(raters: int, units: int, categories: int = 5, missing: float = 0.1, seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    truth = rng.integers(1, categories + 1, units)
+    data = np.where(rng.random((raters, units)) < 0.7, truth, rng.integers(1, categories + 1, (raters, units))).astype(float)
+    data[rng.random((raters, units)) < missing] = np.nan
+    return data
+
+
+def peer(module: str):
+    try:
+        return __import__(module)
+    except ImportError:
+        return None
+
+
+def agreement_cases(units: int, pairs: int) -> list[Case]:
+    from qra_widgets import measures as m
+
+    cases = []
+    data = reliability_data(8, units)
+    krippendorff = peer("krippendorff")
+    for level in ("nominal", "ordinal", "interval", "ratio"):
+        cases.append(Case(f"Krippendorff's alpha, {level}, 8 x {units:,}, 10% missing",
+                          lambda level=level: m.krippendorff_alpha(data, level), "krippendorff.alpha",
+                          (lambda level=level: krippendorff.alpha(reliability_data=data, level_of_measurement=level)) if krippendorff else None,
+                          "<= 0.5x", 0.5))
+    complete = reliability_data(8, units, missing=0.0)
+    statsmodels = peer("statsmodels.stats.inter_rater")
+
+    def statsmodels_fleiss():
+        from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
+
+        return fleiss_kappa(aggregate_raters(complete.T.astype(int))[0])
+
+    cases.append(Case(f"Fleiss' kappa, {units:,} items x 8 (table build included)", lambda: m.fleiss_kappa(complete),
+                      "statsmodels fleiss_kappa + aggregate_raters", statsmodels_fleiss if statsmodels else None, "<= 0.5x", 0.5))
+    two = reliability_data(2, pairs, missing=0.0).astype(int)
+    a, b = two[0], two[1]
+    sklearn = peer("sklearn.metrics")
+
+    def sklearn_kappa():
+        from sklearn.metrics import cohen_kappa_score
+
+        return cohen_kappa_score(a, b)
+
+    for label, ours in (("cohen_kappa", lambda: m.cohen_kappa(a, b)), ("gwet_ac", lambda: m.gwet_ac(a, b)),
+                        ("brennan_prediger", lambda: m.brennan_prediger(a, b)), ("percent_agreement", lambda: m.percent_agreement(a, b)),
+                        ("adjacent_agreement", lambda: m.adjacent_agreement(a, b))):
+        cases.append(Case(f"{label}, {pairs:,} pairs", ours, "sklearn cohen_kappa_score",
+                          sklearn_kappa if sklearn else None, "<= 0.5x", 0.5))
+    return cases
+
+
+def rank_cases(experiments: int, systems: int) -> list[Case]:
+    from scipy.stats import kendalltau
+
+    from qra_widgets import measures as m
+
+    scores = np.random.default_rng(1).normal(size=(experiments, systems)).round(2)  # rounding makes ties
+
+    def concordance_count():  # the O(S log S) reference: one sort-based Kendall count per experiment pair
+        return [kendalltau(scores[i], scores[j]).statistic for i, j in combinations(range(experiments), 2)]
+
+    cases = [Case(f"P (rank agreement), {experiments} x {systems:,}", lambda: m.rank_agreement(scores),
+                  "O(S log S) concordance count (scipy kendalltau per pair)", concordance_count, "<= 2x", 2.0)]
+    w_scores = np.random.default_rng(2).normal(size=(8, 80_000 if systems >= 1000 else 2_000)).round(3)
+    pingouin = peer("pingouin")
+    cases.append(Case(f"Kendall's W, 8 x {w_scores.shape[1]:,}", lambda: m.kendall_w(w_scores), "pingouin.friedman (its W)",
+                      (lambda: pingouin.friedman(data=_long(w_scores), dv="score", within="system", subject="experiment")) if pingouin else None,
+                      "reported"))
+    return cases
+
+
+def _long(scores: np.ndarray):
+    import pandas as pd
+
+    e, s = np.indices(scores.shape)
+    return pd.DataFrame({"experiment": e.ravel(), "system": s.ravel(), "score": scores.ravel()})
+
+
+def big_study(qcs: int, systems: int, experiments: int, labels_per_qc: int):
+    import qra_widgets as qw
+
+    rng = np.random.default_rng(3)
+    criteria = [qw.QualityCriterion(f"Q{i}", 1, 5, label_level="ordinal") for i in range(qcs)]
+    names = [f"s{j}" for j in range(systems)]
+    runs = [qw.Experiment(f"e{k}") for k in range(experiments)]
+    scores = {(q.name, s, e.id): float(rng.uniform(1, 5)) for q in criteria for s in names for e in runs}
+    per_system = max(1, labels_per_qc // (systems * experiments))
+    from qra_widgets.labels import Labels
+
+    grid = np.array(np.meshgrid([q.name for q in criteria], names, [f"i{t}" for t in range(per_system)], [e.id for e in runs],
+                                indexing="ij"), dtype=object).reshape(4, -1)
+    labels = Labels.from_columns(*grid, rng.integers(1, 6, grid.shape[1]).astype(object))  # as read from a labels CSV
+    return qw.Study(id="big", quality_criteria=criteria, systems=names, experiments=runs, scores=scores, labels=labels)
+
+
+def assess_case(qcs: int, systems: int, experiments: int, labels: int) -> Case:
+    import qra_widgets as qw
+
+    study = big_study(qcs, systems, experiments, labels)
+    return Case(f"assess(), {qcs} QCs x {systems} systems x {experiments} experiments + {labels:,} labels per QC",
+                lambda: qw.assess(study), "-", None, "< 1 s", absolute=1.0)
+
+
+def import_case() -> Case:
+    def fresh(statement: str) -> Callable[[], None]:
+        return lambda: subprocess.run([sys.executable, "-c", statement], check=True)
+
+    return Case("import qra_widgets (fresh interpreter)", fresh("import qra_widgets"), "import numpy, pandas",
+                fresh("import numpy, pandas"), "<= 1.2x", 1.2)
+
+
+def run(cases: list[Case], repeats: int) -> list[dict]:
+    rows = []
+    for case in cases:
+        ours = median_seconds(case.ours, repeats)
+        theirs = median_seconds(case.peer, repeats) if case.peer else None
+        ratio = ours / theirs if theirs else None
+        met = (ratio <= case.limit) if (case.limit and ratio is not None) else (ours <= case.absolute) if case.absolute else None
+        shown = case.peer_name if (case.peer or case.peer_name == "-") else f"{case.peer_name} (not installed)"
+        rows.append({"comparison": case.name, "ours (s)": ours, "peer": shown,
+                     "peer (s)": theirs, "ratio": ratio, "target": case.target, "met": met})
+    return rows
+
+
+def print_table(rows: list[dict]) -> None:
+    def cell(value, kind):
+        if value is None:
+            return "–"
+        return {"s": f"{value:.4f}", "x": f"{value:.2f}x", "b": "yes" if value else "NO"}.get(kind, str(value))
+
+    print("| comparison | ours (s) | peer | peer (s) | ours / peer | target | met |")
+    print("|---|---:|---|---:|---:|---|---|")
+    for r in rows:
+        print(f"| {r['comparison']} | {cell(r['ours (s)'], 's')} | {r['peer']} | {cell(r['peer (s)'], 's')} | "
+              f"{cell(r['ratio'], 'x')} | {r['target']} | {cell(r['met'], 'b')} |")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="small sizes, one repeat: only proves the benchmarks run")
+    args = parser.parse_args(argv)
+    if args.quick:
+        sizes = {"units": 2_000, "pairs": 2_000, "experiments": 4, "systems": 200, "study": (2, 5, 3, 300), "repeats": 1}
+    else:
+        sizes = {"units": 1_000_000, "pairs": 1_000_000, "experiments": 8, "systems": 3_000, "study": (20, 50, 8, 100_000), "repeats": 5}
+    cases = [*agreement_cases(sizes["units"], sizes["pairs"]), *rank_cases(sizes["experiments"], sizes["systems"]),
+             assess_case(*sizes["study"]), import_case()]
+    print_table(run(cases, sizes["repeats"]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

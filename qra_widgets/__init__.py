@@ -1,0 +1,45 @@
+"""qra-widgets: quantified reproducibility assessment (QRA, QRA++) of NLP evaluation results.
+
+Quick start::
+
+    import qra_widgets as qw
+    study = qw.load_study("paper_examples/studies/qrapp_example1.json")
+    result = qw.assess(study)
+    result.table()
+
+scipy, pandas, plotly and ipywidgets load on first use, so ``import qra_widgets`` costs
+little more than numpy.
+"""
+
+from __future__ import annotations
+
+from .assess import Assessment, assess  # binds the name ``assess`` to the function, not the module
+from .errors import QRAInputError, UndefinedMeasureWarning
+from .heds import import_heds
+from .io import load_study
+from .study import Experiment, QualityCriterion, Study
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Assessment",
+    "Dashboard",
+    "Experiment",
+    "QRAInputError",
+    "QualityCriterion",
+    "Study",
+    "UndefinedMeasureWarning",
+    "__version__",
+    "assess",
+    "import_heds",
+    "load_study",
+]
+
+
+def __getattr__(name: str):
+    """``qra_widgets.Dashboard`` loads ipywidgets and plotly only when asked for."""
+    if name == "Dashboard":
+        from .widgets import Dashboard
+
+        return Dashboard
+    raise AttributeError(f"module 'qra_widgets' has no attribute {name!r}")

@@ -1,0 +1,396 @@
+"""Study -> Assessment: every applicable QRA++ Table 2 cell, as a tidy frame and as the template.
+
+Which measures apply (QRA++ section 6, Table 2; n = experiments with results for the QC):
+
+=========  =========================  ==============================  ======================
+type       system level               QC level                        study level
+=========  =========================  ==============================  ======================
+I          CV*                        mean of the system CV*s         mean of all system CV*s
+II         --                         n = 2: r, rho, tau;             --
+                                      n > 2: mean pairwise r, rho; W
+III        n = 2: kappa (Cohen);      the same over all labels        mean of the QC values
+           n > 2: fleiss_kappa, alpha of the QC
+IV         --                         P (findings if stated,          P pooled over every
+                                      else from the scores)           difference in the study
+=========  =========================  ==============================  ======================
+
+Missing cells: system CV* uses the values present (its ``n`` says how many); pairwise
+measures use the systems scored in both experiments of a pair; W the systems scored in
+all (``n_systems`` says how many).  A measure that is undefined gives ``nan`` and its
+reason in the ``note`` column (the :class:`~qra_widgets.UndefinedMeasureWarning` rule).
+"""
+
+from __future__ import annotations
+
+import html
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import measures as m
+from .errors import QRAInputError, UndefinedMeasureWarning
+from .study import Study
+
+COLUMNS = ["result_type", "measure", "level", "quality_criterion", "system", "value", "n", "n_systems", "note"]
+MEASURE_LABELS = {
+    "CV*": "CV*", "r": "r", "rho": "ρ", "tau": "τ", "W": "W",
+    "kappa": "κ", "fleiss_kappa": "Fleiss' κ", "alpha": "α", "P": "P",
+}
+DEFAULT_DECIMALS = {"CV*": 2}
+OTHER_DECIMALS = 3
+
+
+@dataclass
+class _Row:
+    result_type: str
+    measure: str
+    level: str
+    quality_criterion: str | None
+    system: str | None
+    value: float
+    n: int
+    n_systems: int | None = None
+    note: str = ""
+
+
+def _measured(function: Callable, *args, **kwargs) -> tuple[float, str]:
+    """Run a measure; return its value and, if it was undefined, the reason."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", UndefinedMeasureWarning)
+        value = function(*args, **kwargs)
+    reasons = [str(w.message) for w in caught if issubclass(w.category, UndefinedMeasureWarning)]
+    return value, "; ".join(reasons)
+
+
+@dataclass(repr=False)
+class Assessment:
+    """The result of :func:`assess`: a tidy frame plus the views papers need."""
+
+    study: Study
+    rows: list[_Row]
+    cv: dict[tuple[str, str], m.CVStar] = field(default_factory=dict)
+
+    def __repr__(self) -> str:
+        return f"{self.caption()}\n{self.table().to_string(index=False)}"
+
+    # ------------------------------------------------------------------ data
+
+    def to_frame(self):
+        """One row per computed cell: ``result_type, measure, level, quality_criterion, system,
+        value, n`` (then ``n_systems``, the systems a Type II/IV value used, and ``note``, the
+        reason a value is nan)."""
+        import pandas as pd
+
+        frame = pd.DataFrame([vars(row) for row in self.rows], columns=COLUMNS)
+        return frame.astype({"n": int, "n_systems": "Int64"})
+
+    def value(self, measure: str, level: str = "qc", quality_criterion: str | None = None, system: str | None = None) -> float:
+        """Look up one value, e.g. ``value("CV*", "system", "Fluency", "SVM")``."""
+        for row in self.rows:
+            if (row.measure, row.level) == (measure, level) and (quality_criterion is None or row.quality_criterion == quality_criterion) \
+                    and (system is None or row.system == system):
+                return row.value
+        raise QRAInputError(f"measure: no {measure!r} at {level} level for {quality_criterion or 'the study'} {system or ''}".rstrip())
+
+    @property
+    def notes(self) -> list[str]:
+        where = lambda r: " / ".join(p for p in (r.quality_criterion, r.system) if p) or "study"
+        return [f"{r.measure} ({r.level}, {where(r)}): {r.note}" for r in self.rows if r.note]
+
+    @property
+    def n(self) -> int:
+        return max((row.n for row in self.rows), default=0)
+
+    # ------------------------------------------------------------------ the QRA++ template
+
+    def table(self, decimals: dict[str, int] | None = None):
+        """The QRA++ reporting template (QRA++ Tables 3-5): one row per system or measure.
+
+        Values are rounded to ``decimals[measure]`` places (CV* 2, the rest 3, unless given)
+        and shown without trailing zeros, as in the paper; ``n/a`` marks a level where the
+        measure does not apply.
+        """
+        import pandas as pd
+
+        places = {**DEFAULT_DECIMALS, **(decimals or {})}
+        fmt = lambda row: _format(row.value, places.get(row.measure, OTHER_DECIMALS))
+        multi = len({r.quality_criterion for r in self.rows if r.quality_criterion}) > 1
+        lines: list[list[str]] = []
+        study_rows = {r.measure: r for r in self.rows if r.level == "study"}
+        for result_type in ("I", "II", "III", "IV"):
+            lines += _template_block(self.rows, result_type, study_rows, multi, fmt)
+        table = pd.DataFrame(lines, columns=["Type of result", "Measure applied", "System level", "QC level", "Study level"])
+        table.attrs["n"] = self.n
+        return table
+
+    def caption(self) -> str:
+        return f"QRA++ reproducibility assessment of {self.study.name or self.study.id} (n = {self.n})"
+
+    def to_markdown(self, decimals: dict[str, int] | None = None) -> str:
+        table = self.table(decimals)
+        escape = lambda text: html.escape(str(text), quote=False).replace("|", "\\|")  # names stay text
+        lines = [f"**{escape(self.caption())}**", "", "| " + " | ".join(table.columns) + " |",
+                 "|" + "|".join("---" for _ in table.columns) + "|"]
+        lines += ["| " + " | ".join(escape(cell) for cell in row) + " |" for row in table.itertuples(index=False)]
+        lines += [""] + [f"- {escape(note)}" for note in self.notes]
+        return "\n".join(lines).rstrip() + "\n"
+
+    def to_latex(self, decimals: dict[str, int] | None = None) -> str:
+        table = self.table(decimals)
+        body = [" & ".join(_latex_escape(cell) for cell in row) + r" \\" for row in table.itertuples(index=False)]
+        return "\n".join([
+            r"\begin{table}[t]", r"\centering", r"\begin{tabular}{llrrr}", r"\hline",
+            " & ".join(_latex_escape(c) for c in table.columns) + r" \\", r"\hline", *body, r"\hline",
+            r"\end{tabular}", rf"\caption{{{_latex_escape(self.caption())}}}", r"\end{table}", "",
+        ])
+
+    def to_csv(self) -> str:
+        return self.to_frame().to_csv(index=False)
+
+    def to_json(self) -> str:
+        return self.to_frame().to_json(orient="records", indent=1)
+
+    def _repr_html_(self) -> str:
+        table = self.table().to_html(index=False, escape=True, classes="qra-table", na_rep="")
+        notes = "".join(f"<li>{html.escape(note)}</li>" for note in self.notes)
+        return f"<p><b>{html.escape(self.caption())}</b></p>{table}" + (f"<ul class='qra-notes'>{notes}</ul>" if notes else "")
+
+    # ------------------------------------------------------------------ narrative
+
+    def narrative(self, quality_criterion: str, system: str) -> str:
+        """The Belz (2021) section 5 report sentence for one system and QC."""
+        if (quality_criterion, system) not in self.cv:
+            raise QRAInputError(f"narrative: no CV* for {system!r} on {quality_criterion!r}")
+        result = self.cv[(quality_criterion, system)]
+        qc = self.study.quality_criterion(quality_criterion)
+        experiments = [e for e in self.study.experiments if (quality_criterion, system, e.id) in self.study.scores]
+        who = ", ".join(e.display_name for e in experiments)
+        shift = ""
+        if qc.scale_min != 0 and qc.scale_max is not None:
+            shift = f", rescaled to 0..{_format(qc.scale_max - qc.scale_min, 3)}"
+        elif qc.scale_min != 0:
+            shift = f", shifted by {_format(-qc.scale_min, 3)} to start at 0"
+        low, high = result.ci95
+        return (
+            f"{quality_criterion} measurement reproducibility for {system} was assessed on the basis of "
+            f"{result.n} measurements ({who}){shift}: CV* = {_format(result.cv_star, 3)}, "
+            f"mean = {_significant(result.mean)}, unbiased sample standard deviation = {_significant(result.sd)} "
+            f"with 95% CI [{_significant(low)}, {_significant(high)}], sample size = {result.n}. "
+            f"{_within_sentence(result)}"
+        )
+
+
+def _within_sentence(result: m.CVStar) -> str:
+    percent = lambda share: f"{_format(share * 100, 2)}%"
+    if result.within_1sd == 1:
+        return "Measured values fall within one standard deviation."
+    if result.within_2sd == 1:
+        return f"All measured values fall within two standard deviations, {percent(result.within_1sd)} within one standard deviation."
+    return (f"{percent(result.within_2sd)} of measured values fall within two standard deviations, "
+            f"{percent(result.within_1sd)} within one standard deviation.")
+
+
+def _format(value: float | None, decimals: int) -> str:
+    if value is None or np.isnan(value):
+        return "nan"
+    text = f"{round(float(value), decimals):.{decimals}f}"
+    text = text.rstrip("0").rstrip(".") if "." in text else text
+    return "0" if text in ("-0", "") else text
+
+
+def _significant(value: float, digits: int = 4) -> str:
+    """Four significant digits, never in exponent form (88.89, 0.7036, 0.02605, 12346)."""
+    if np.isnan(value):
+        return "nan"
+    if value == 0 or abs(value) >= 10 ** (digits - 1):
+        return _format(value, 0 if abs(value) >= 10 ** (digits - 1) else 3)
+    decimals = digits - 1 - int(np.floor(np.log10(abs(value))))
+    return _format(value, decimals)
+
+
+def _latex_escape(text: str) -> str:
+    replacements = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+                    "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+    return "".join(replacements.get(ch, ch) for ch in str(text))
+
+
+def _template_block(rows: list[_Row], result_type: str, study_rows: dict, multi: bool, fmt) -> list[list[str]]:
+    """Rows of one result type: a QC-level row per measure (labelled once per QC), then its systems."""
+    typed = [r for r in rows if r.result_type == result_type]
+    lines: list[list[str]] = []
+    study_shown: set[str] = set()
+    for qc in dict.fromkeys(r.quality_criterion for r in typed if r.quality_criterion):
+        label = f"Type {result_type}: {qc}" if multi else f"Type {result_type}"
+        for row in (r for r in typed if r.quality_criterion == qc and r.level == "qc"):
+            study = study_rows.get(row.measure)
+            study_cell = "n/a" if study is None else ("" if row.measure in study_shown else fmt(study))
+            study_shown.add(row.measure)
+            system_cell = "" if result_type in ("I", "III") else "n/a"
+            shown = label if (label and (multi or not lines)) else ""
+            lines.append([shown, _measure_label(row, result_type), system_cell, fmt(row), study_cell])
+            label = ""
+            for system_row in (r for r in typed if r.quality_criterion == qc and r.level == "system" and r.measure == row.measure):
+                lines.append([f"  {system_row.system}", MEASURE_LABELS[system_row.measure], fmt(system_row), "", ""])
+    return lines
+
+
+def _measure_label(row: _Row, result_type: str) -> str:
+    label = MEASURE_LABELS[row.measure]
+    if result_type == "I":
+        return "(mean) CV*"
+    if row.measure in ("r", "rho") and row.n > 2:
+        return f"mean {label}"
+    if result_type == "III":
+        return f"(mean) {label}"
+    return label
+
+
+# ----------------------------------------------------------------------------- assess
+
+
+def assess(study: Study) -> Assessment:
+    """Compute every applicable QRA++ measure of ``study`` at system, QC and study level.
+
+    Raises :class:`QRAInputError` if fewer than two experiments have results.
+    """
+    study.validate()
+    with_results = {e for (_q, _s, e) in study.scores} | study.labels.experiments() | {k[1] for k in study.findings}
+    if len(with_results) < 2:
+        raise QRAInputError(f"experiments: assessment needs results from at least two experiments, got {len(with_results)}")
+    assessment = Assessment(study, [])
+    pooled = m.RankCounts(0, 0)
+    for qc in study.quality_criteria:
+        pooled += _assess_qc(assessment, qc.name)
+    _study_level(assessment, pooled)
+    return assessment
+
+
+def _scored_rows(matrix: np.ndarray) -> np.ndarray:
+    return matrix[~np.isnan(matrix).all(axis=1)]
+
+
+def _assess_qc(assessment: Assessment, qc_name: str) -> m.RankCounts:
+    study = assessment.study
+    qc = study.quality_criterion(qc_name)
+    matrix = study.score_matrix(qc_name)
+    scored = _scored_rows(matrix)
+    n = scored.shape[0]
+    rows = assessment.rows
+    if n >= 2:
+        _type_one(assessment, qc_name, qc.scale_min, matrix)
+        _type_two(rows, qc_name, scored)
+    counts = _type_four(rows, study, qc_name, scored)
+    if study.has_labels(qc_name):
+        _type_three(rows, study, qc)
+    return counts
+
+
+def _type_one(assessment: Assessment, qc: str, scale_min: float, matrix: np.ndarray) -> None:
+    system_rows = []
+    for j, system in enumerate(assessment.study.systems):
+        values = matrix[:, j][~np.isnan(matrix[:, j])]
+        if values.size == 1:
+            system_rows.append(_Row("I", "CV*", "system", qc, system, np.nan, 1, note="CV* needs at least 2 values"))
+        elif values.size >= 2:
+            result, reason = _measured(m.cv_star, values, scale_min)
+            assessment.cv[(qc, system)] = result
+            system_rows.append(_Row("I", "CV*", "system", qc, system, result.cv_star, result.n, note=reason))
+    defined = [r.value for r in system_rows if not np.isnan(r.value)]
+    n = int((~np.isnan(matrix).all(axis=1)).sum())
+    mean = float(np.mean(defined)) if defined else np.nan
+    assessment.rows.append(_Row("I", "CV*", "qc", qc, None, mean, n, len(defined), "" if defined else "no system has a defined CV*"))
+    assessment.rows.extend(system_rows)
+
+
+def _type_two(rows: list[_Row], qc: str, scored: np.ndarray) -> None:
+    n = scored.shape[0]
+    if scored.shape[1] < 2:
+        return
+    if n == 2:
+        both = ~np.isnan(scored).any(axis=0)
+        x, y = scored[0, both], scored[1, both]
+        for name, function in (("r", m.pearson_r), ("rho", m.spearman_rho), ("tau", m.kendall_tau)):
+            if both.sum() < 2:
+                rows.append(_Row("II", name, "qc", qc, None, np.nan, 2, int(both.sum()), "fewer than 2 systems scored in both experiments"))
+                continue
+            value, reason = _measured(function, x, y)
+            rows.append(_Row("II", name, "qc", qc, None, value, 2, int(both.sum()), reason))
+        return
+    for name in ("r", "rho"):
+        result, reason = _measured(m.mean_pairwise, scored, name)
+        rows.append(_Row("II", name, "qc", qc, None, result.value, n, result.min_systems, reason))
+    complete = int((~np.isnan(scored).any(axis=0)).sum())
+    value, reason = _measured(m.kendall_w, scored)
+    rows.append(_Row("II", "W", "qc", qc, None, value, n, complete, reason))
+
+
+def _type_four(rows: list[_Row], study: Study, qc: str, scored: np.ndarray) -> m.RankCounts:
+    signs = study.sign_matrix(qc)
+    if signs is not None:
+        stated = signs[~np.isnan(signs).all(axis=1)]
+        if stated.shape[0] < 2:
+            return m.RankCounts(0, 0)
+        counts, n, systems = m.sign_counts(stated), stated.shape[0], len(study.systems)
+    elif scored.shape[0] >= 2 and scored.shape[1] >= 2:
+        counts, n, systems = m.rank_counts(scored), scored.shape[0], int((~np.isnan(scored)).any(axis=0).sum())
+    else:
+        return m.RankCounts(0, 0)
+    value, reason = _measured(counts.proportion)
+    rows.append(_Row("IV", "P", "qc", qc, None, value, n, systems, reason))
+    return counts
+
+
+def _type_three(rows: list[_Row], study: Study, qc) -> None:
+    """kappa (n = 2) or Fleiss' kappa and alpha (n > 2) over all labels of the QC and per system.
+
+    Works on the label columns: items become units (sorted by system, so each system's units
+    are one block of the QC's category-count matrix) and every measure reads counts.
+    """
+    import pandas as pd
+
+    systems, items, experiments, labels = study.labels.for_criterion(qc.name)
+    experiment_row = pd.Index(study.experiment_ids).get_indexer(experiments)
+    present = np.unique(experiment_row)
+    n = len(present)
+    if n < 2:
+        return
+    system_code = pd.Index(study.systems).get_indexer(systems).astype(np.int64)
+    item_code, _ = pd.factorize(items)
+    unit_keys, unit = np.unique(system_code * (int(item_code.max()) + 1) + item_code, return_inverse=True)
+    unit_system = unit_keys // (int(item_code.max()) + 1)
+    codes, categories = m.agreement.encode_values(labels)
+    q = max(len(categories), 1)
+    if n == 2:
+        table = np.full((2, len(unit_keys)), np.nan)
+        table[np.searchsorted(present, experiment_row), unit] = codes
+        measures = [("kappa", lambda cols: m.cohen_kappa(table[0, cols], table[1, cols], categories=list(range(q))))]
+    else:
+        counts = np.bincount(unit * q + codes, minlength=len(unit_keys) * q).reshape(len(unit_keys), q)
+        scoped = lambda cols: m.CategoryCounts(counts[cols], categories)
+        measures = [("fleiss_kappa", lambda cols: m.fleiss_kappa(scoped(cols))),
+                    ("alpha", lambda cols: m.krippendorff_alpha(scoped(cols), qc.label_level))]
+    bounds = np.searchsorted(unit_system, np.arange(len(study.systems) + 1))
+    scopes = [("qc", None, slice(None))] + [("system", s, slice(bounds[i], bounds[i + 1]))
+                                            for i, s in enumerate(study.systems) if bounds[i + 1] > bounds[i]]
+    for level, system, columns in scopes:
+        for name, function in measures:
+            value, reason = _measured(function, columns)
+            rows.append(_Row("III", name, level, qc.name, system, value, n, None, reason))
+
+
+def _study_level(assessment: Assessment, pooled: m.RankCounts) -> None:
+    rows = assessment.rows
+    system_cv = [r.value for r in rows if r.measure == "CV*" and r.level == "system" and not np.isnan(r.value)]
+    n = assessment.n
+    if system_cv:
+        rows.append(_Row("I", "CV*", "study", None, None, float(np.mean(system_cv)), n, len(system_cv)))
+    for name in ("kappa", "fleiss_kappa", "alpha"):
+        values = [r.value for r in rows if r.measure == name and r.level == "qc"]
+        if values:
+            defined = [v for v in values if not np.isnan(v)]
+            note = "" if defined else f"no quality criterion has a defined {name}"
+            rows.append(_Row("III", name, "study", None, None, float(np.mean(defined)) if defined else np.nan, n, None, note))
+    if pooled.compared:
+        rows.append(_Row("IV", "P", "study", None, None, pooled.proportion(), n, None))

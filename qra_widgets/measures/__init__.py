@@ -1,0 +1,81 @@
+"""Reproducibility measures for the four QRA++ result types: pure numpy/scipy functions.
+
+Orientation everywhere: a 2-D ``scores`` or ``labels`` array has rows = comparable
+experiments and columns = systems (scores) or items (labels); NaN marks a missing value.
+Each experiment counts as one "rater" (QRA++ section 6.3).
+
+==========  ==============================================================  ===========
+result      measure                                                         n
+==========  ==============================================================  ===========
+Type I      :func:`cv_star`                                                 any
+Type II     :func:`pearson_r`, :func:`spearman_rho`, :func:`kendall_tau`    2
+            :func:`mean_pairwise_r`, :func:`mean_pairwise_rho`,             > 2
+            :func:`mean_pairwise_tau`, :func:`kendall_w`
+Type III    :func:`cohen_kappa` (2); :func:`fleiss_kappa`,                  2 / > 2
+            :func:`krippendorff_alpha` (any)
+            :func:`percent_agreement`, :func:`adjacent_agreement`,          2
+            :func:`gwet_ac`, :func:`brennan_prediger`
+Type IV     :func:`rank_agreement` (P)                                      any
+==========  ==============================================================  ===========
+
+Malformed input raises :class:`~qra_widgets.QRAInputError`; a measure that is undefined
+for well-formed input returns ``replace_undefined_by`` (``nan``) and warns
+:class:`~qra_widgets.UndefinedMeasureWarning` with the reason.
+"""
+
+from .agreement import (
+    CategoryCounts,
+    adjacent_agreement,
+    agreement_weights,
+    brennan_prediger,
+    category_counts,
+    cohen_kappa,
+    coincidences,
+    fleiss_kappa,
+    gwet_ac,
+    krippendorff_alpha,
+    percent_agreement,
+)
+from .correlation import (
+    PairwiseMean,
+    kendall_tau,
+    kendall_w,
+    mean_pairwise,
+    mean_pairwise_r,
+    mean_pairwise_rho,
+    mean_pairwise_tau,
+    pearson_r,
+    spearman_rho,
+)
+from .precision import CVStar, c4, cv_star
+from .ranking import RankCounts, rank_agreement, rank_counts, sign_counts
+
+__all__ = [
+    "CVStar",
+    "CategoryCounts",
+    "PairwiseMean",
+    "RankCounts",
+    "adjacent_agreement",
+    "agreement_weights",
+    "brennan_prediger",
+    "c4",
+    "category_counts",
+    "cohen_kappa",
+    "coincidences",
+    "cv_star",
+    "fleiss_kappa",
+    "gwet_ac",
+    "kendall_tau",
+    "kendall_w",
+    "krippendorff_alpha",
+    "mean_pairwise",
+    "mean_pairwise_r",
+    "mean_pairwise_rho",
+    "mean_pairwise_tau",
+    "pearson_r",
+    "percent_agreement",
+    "rank_agreement",
+    "rank_counts",
+    "sign_counts",
+    "spearman_rho",
+]

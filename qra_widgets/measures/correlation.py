@@ -1,0 +1,212 @@
+"""Type II results: correlation between the score sets of comparable experiments.
+
+Orientation: a 2-D ``scores`` array has rows = comparable experiments and columns = systems;
+``NaN`` marks a system an experiment did not score.  Pairwise measures use, for each pair
+of experiments, the systems scored in both; Kendall's W uses the systems scored in all.
+
+The correlations themselves come from :mod:`scipy.stats`; this module adds validation,
+the missing-score rule and the undefined rule (a constant score set gives ``nan`` with an
+:class:`~qra_widgets.UndefinedMeasureWarning`).
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from itertools import combinations
+
+import numpy as np
+
+from ..errors import QRAInputError, UndefinedMeasureWarning, undefined
+from ._validation import as_pair, as_score_matrix
+
+NAN = float("nan")
+
+
+def _correlation(x, y, method: str, replace_undefined_by: float) -> float:
+    a, b = as_pair(x, y)
+    if np.ptp(a) == 0 or np.ptp(b) == 0:
+        which = "x" if np.ptp(a) == 0 else "y"
+        return undefined(f"{method} is undefined: all values of {which} are equal", replace_undefined_by)
+    from scipy import stats
+
+    if method == "Pearson's r":
+        return float(np.corrcoef(a, b)[0, 1])
+    if method == "Spearman's rho":
+        return float(np.corrcoef(stats.rankdata(a), stats.rankdata(b))[0, 1])
+    return float(stats.kendalltau(a, b, variant="b").statistic)
+
+
+def pearson_r(x, y, *, replace_undefined_by: float = NAN) -> float:
+    r"""Pearson's product-moment correlation r between two score sets.
+
+    :math:`r = \frac{\sum (x_i-\bar x)(y_i-\bar y)}{\sqrt{\sum (x_i-\bar x)^2 \sum (y_i-\bar y)^2}}`
+    (QRA++ section 6.2, Table 2, Type II, n = 2), via :func:`numpy.corrcoef` (equal to
+    :func:`scipy.stats.pearsonr` without its p-value, which costs 20x the correlation).
+
+    >>> round(pearson_r([3.71, 3.2, 2.33], [3.12, 2.57, 2.28]), 4)
+    0.9472
+    """
+    return _correlation(x, y, "Pearson's r", replace_undefined_by)
+
+
+def spearman_rho(x, y, *, replace_undefined_by: float = NAN) -> float:
+    r"""Spearman's rank correlation rho: Pearson's r on average ranks (ties share a rank).
+
+    QRA++ section 6.2, Table 2: :func:`scipy.stats.rankdata` then :func:`numpy.corrcoef`
+    (equal to :func:`scipy.stats.spearmanr`).
+
+    >>> spearman_rho([3.71, 3.2, 2.33], [3.12, 2.57, 2.28])
+    1.0
+    """
+    return _correlation(x, y, "Spearman's rho", replace_undefined_by)
+
+
+def kendall_tau(x, y, *, replace_undefined_by: float = NAN) -> float:
+    r"""Kendall's tau-b, tie-adjusted: :math:`\tau_b = (C-D)/\sqrt{(n_0-n_1)(n_0-n_2)}`.
+
+    C/D are concordant/discordant pairs, n_0 = n(n-1)/2 and n_1, n_2 the pairs tied in x and
+    in y.  QRA++ section 6.2 (the headline Type II measure for n = 2); Yannakoudakis &
+    Cummins (2015) section 3.1.  Via :func:`scipy.stats.kendalltau`.
+
+    >>> round(kendall_tau([1, 2, 3, 4], [1, 3, 2, 4]), 4)
+    0.6667
+    """
+    return _correlation(x, y, "Kendall's tau", replace_undefined_by)
+
+
+@dataclass(frozen=True)
+class PairwiseMean:
+    """Mean of a pairwise measure over experiment pairs, with what it was computed on."""
+
+    value: float
+    pairs_used: int
+    pairs_undefined: int
+    min_systems: int
+
+
+def _all_pairs_at_once(matrix: np.ndarray, name: str) -> PairwiseMean | None:
+    """Complete data without constant rows: every pairwise r (or rho on ranks) from one corrcoef."""
+    if name == "Kendall's tau" or np.isnan(matrix).any() or (np.ptp(matrix, axis=1) == 0).any():
+        return None
+    if name == "Spearman's rho":
+        from scipy.stats import rankdata
+
+        matrix = rankdata(matrix, axis=1)
+    upper = np.triu_indices(matrix.shape[0], k=1)
+    values = np.corrcoef(matrix)[upper]
+    return PairwiseMean(float(values.mean()), len(values), 0, matrix.shape[1])
+
+
+def _mean_pairwise(scores, measure, name: str, replace_undefined_by: float) -> PairwiseMean:
+    matrix = as_score_matrix(scores)
+    fast = _all_pairs_at_once(matrix, name)
+    if fast is not None:
+        return fast
+    values, undefined_pairs, systems = [], 0, []
+    for i, j in combinations(range(matrix.shape[0]), 2):
+        both = ~np.isnan(matrix[i]) & ~np.isnan(matrix[j])
+        systems.append(int(both.sum()))
+        if both.sum() < 2:
+            undefined_pairs += 1
+            continue
+        with warnings.catch_warnings():  # an undefined pair is counted, not reported one by one
+            warnings.simplefilter("ignore", UndefinedMeasureWarning)
+            value = measure(matrix[i, both], matrix[j, both], replace_undefined_by=NAN)
+        if np.isnan(value):
+            undefined_pairs += 1
+        else:
+            values.append(value)
+    if not values:
+        reason = f"mean pairwise {name} is undefined: no pair of experiments gives a defined value"
+        return PairwiseMean(undefined(reason, replace_undefined_by), 0, undefined_pairs, min(systems))
+    return PairwiseMean(float(np.mean(values)), len(values), undefined_pairs, min(systems))
+
+
+def mean_pairwise_r(scores, *, replace_undefined_by: float = NAN) -> float:
+    """Mean of Pearson's r over all pairs of experiments (QRA++ section 6.2, n > 2).
+
+    Each pair uses the systems scored in both experiments.  A pair whose r is undefined
+    (a constant score set, or fewer than 2 shared systems) is left out of the mean; if
+    every pair is undefined the result is ``replace_undefined_by``.
+
+    >>> round(mean_pairwise_r([[3.71, 3.2, 2.33], [3.12, 2.57, 2.28], [3.02, 2.4, 1.81]]), 2)
+    0.97
+    """
+    return mean_pairwise(scores, "r", replace_undefined_by=replace_undefined_by).value
+
+
+def mean_pairwise_rho(scores, *, replace_undefined_by: float = NAN) -> float:
+    """Mean of Spearman's rho over all pairs of experiments (QRA++ section 6.2, n > 2).
+
+    >>> mean_pairwise_rho([[3.71, 3.2, 2.33], [3.12, 2.57, 2.28], [3.02, 2.4, 1.81]])
+    1.0
+    """
+    return mean_pairwise(scores, "rho", replace_undefined_by=replace_undefined_by).value
+
+
+def mean_pairwise_tau(scores, *, replace_undefined_by: float = NAN) -> float:
+    """Mean of Kendall's tau-b over all pairs of experiments.
+
+    >>> round(mean_pairwise_tau([[1, 2, 3], [1, 3, 2], [1, 2, 3]]), 4)
+    0.5556
+    """
+    return mean_pairwise(scores, "tau", replace_undefined_by=replace_undefined_by).value
+
+
+_PAIRWISE = {"r": (pearson_r, "Pearson's r"), "rho": (spearman_rho, "Spearman's rho"), "tau": (kendall_tau, "Kendall's tau")}
+
+
+def mean_pairwise(scores, measure: str, *, replace_undefined_by: float = NAN) -> PairwiseMean:
+    """Mean pairwise ``measure`` (``"r"``, ``"rho"`` or ``"tau"``) with its bookkeeping.
+
+    >>> result = mean_pairwise([[1, 2, 3], [1, 2, float("nan")]], "r")
+    >>> round(result.value, 12), result.pairs_used, result.min_systems
+    (1.0, 1, 2)
+    """
+    if measure not in _PAIRWISE:
+        raise QRAInputError(f"measure: must be one of {sorted(_PAIRWISE)}, got {measure!r}")
+    function, name = _PAIRWISE[measure]
+    return _mean_pairwise(scores, function, name, replace_undefined_by)
+
+
+def kendall_w(scores, *, replace_undefined_by: float = NAN) -> float:
+    r"""Kendall's coefficient of concordance W, corrected for ties.
+
+    .. math::
+
+        W = \frac{12 \sum_j (R_j - \bar R)^2}{m^2 (n^3 - n) - m \sum_i T_i},
+        \qquad T_i = \sum_g (t_g^3 - t_g)
+
+    for m experiments (rows) ranking n systems (columns); R_j is the rank sum of system j
+    (average ranks for ties) and t_g the sizes of the tie groups in experiment i.  QRA++
+    section 6.2 (the generalisation of tau for n > 2 experiments); Kendall & Babington
+    Smith (1939).  Only systems scored by every experiment are used (columns with a NaN
+    are dropped); if fewer than two remain, or every experiment gives all systems the same
+    score, W is undefined.
+
+    >>> kendall_w([[3.71, 3.2, 2.33], [3.12, 2.57, 2.28], [3.02, 2.4, 1.81]])
+    1.0
+    >>> round(kendall_w([[1, 2, 3, 4], [1, 3, 2, 4], [2, 1, 3, 4]]), 4)
+    0.7778
+    """
+    matrix = as_score_matrix(scores, min_cols=1)
+    complete = matrix[:, ~np.isnan(matrix).any(axis=0)]
+    m, n = complete.shape
+    if n < 2:
+        return undefined(f"Kendall's W is undefined: only {n} system(s) scored by every experiment", replace_undefined_by)
+    from scipy.stats import rankdata
+
+    ranks = rankdata(complete, axis=1)
+    rank_sums = ranks.sum(axis=0)
+    spread = float(((rank_sums - rank_sums.mean()) ** 2).sum())
+    ties = sum(_tie_term(row) for row in ranks)
+    denominator = m * m * (n**3 - n) - m * ties
+    if denominator == 0:
+        return undefined("Kendall's W is undefined: every experiment gives all systems the same score", replace_undefined_by)
+    return 12 * spread / denominator
+
+
+def _tie_term(ranks: np.ndarray) -> float:
+    _, counts = np.unique(ranks, return_counts=True)
+    return float((counts**3 - counts).sum())

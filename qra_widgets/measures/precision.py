@@ -1,0 +1,119 @@
+"""Type I results: the small-sample coefficient of variation CV* and its companions."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from ..errors import undefined
+from ._validation import as_values
+
+
+@dataclass(frozen=True)
+class CVStar:
+    """CV* of one set of measured quantity values, with the statistics reported beside it.
+
+    ``mean`` and ``sd`` are on the shifted values (``values - scale_min``), as in the papers;
+    ``sd`` is the unbiased s* = s / c4(n).  ``reason`` is empty unless ``cv_star`` is undefined.
+    """
+
+    cv_star: float
+    mean: float
+    sd: float
+    ci95: tuple[float, float]
+    n: int
+    within_1sd: float
+    within_2sd: float
+    reason: str = ""
+
+
+def c4(n: int) -> float:
+    """The bias-correction factor c4(n) = sqrt(2/(n-1)) * Gamma(n/2) / Gamma((n-1)/2).
+
+    Computed with ``lgamma`` so that it stays finite for large n (``math.gamma`` overflows
+    at about n = 343, which is where the authors' reference code stops working).
+
+    >>> round(c4(2), 6), round(c4(8), 6), round(c4(10_000), 6)
+    (0.797885, 0.96503, 0.999975)
+    """
+    return math.sqrt(2.0 / (n - 1)) * math.exp(math.lgamma(n / 2.0) - math.lgamma((n - 1) / 2.0))
+
+
+def cv_star(values, scale_min: float = 0.0, *, replace_undefined_by: float = float("nan")) -> CVStar:
+    r"""Unbiased coefficient of variation CV* (in percent) of ``values``.
+
+    .. math::
+
+        CV^* = \left(1 + \frac{1}{4n}\right) \frac{s^*}{|\bar v|} \cdot 100,
+        \qquad s^* = \frac{s}{c_4(n)},
+        \qquad c_4(n) = \sqrt{\frac{2}{n-1}}\,\frac{\Gamma(n/2)}{\Gamma((n-1)/2)}
+
+    where ``s`` is the Bessel-corrected sample standard deviation of the values after
+    subtracting ``scale_min`` (QRA 2022 section 3.1: shift scales to start at 0, otherwise
+    CV* reflects only the different scale minima).  QRA++ (Belz 2025) section 6.1, eqs. 2-3;
+    Belz, Popovic & Mille (2022) section 3.1; Belz (2021) section 4.2.
+
+    The 95% confidence interval of s* uses a t-distribution with n-1 degrees of freedom,
+    centred on s*, with standard error ``se(s^2) / (2 s*)`` and
+    ``se(s^2) = s^2 * sqrt(2 / (n-1))`` (QRA 2022 section 3.1, as in the authors' code).
+    ``within_1sd`` / ``within_2sd`` are the fractions of values *strictly* within 1 and 2 s*
+    of the mean.
+
+    Undefined rule: a mean of 0 after shifting makes CV* a 0/0-like ratio; ``cv_star`` is
+    then ``replace_undefined_by`` with an :class:`~qra_widgets.UndefinedMeasureWarning`
+    and ``reason`` says why.  No variation is *not* undefined: CV* is 0 (Belz 2021 section
+    5.1 reports CV* = 0 for the two identical CBD-scale weighings), with CI (0, 0).
+
+    Parameters
+    ----------
+    values : sequence of float
+        At least two finite measured quantity values of one system and measurand.
+    scale_min : float
+        Lowest point of the rating scale; subtracted before anything is computed.
+
+    Examples
+    --------
+    QRA 2022 Table 4, NTS_def BLEU (seven measurements):
+
+    >>> r = cv_star([84.51, 84.50, 87.46, 85.60, 84.20, 86.61, 86.20])
+    >>> round(r.cv_star, 3), round(r.mean, 2), round(r.sd, 2), r.n
+    (1.562, 85.58, 1.29, 7)
+
+    PASS Fluency on a 1..7 scale, shifted to 0..6 (QRA 2022 Table 2):
+
+    >>> r = cv_star([5.36, 6.14], scale_min=1)
+    >>> round(r.cv_star, 3), r.mean, round(r.sd, 3), tuple(round(x, 2) for x in r.ci95)
+    (16.372, 4.75, 0.691, (-3.26, 4.65))
+    """
+    shifted = as_values(values, "values") - float(scale_min)
+    n = shifted.size
+    mean = float(shifted.mean())
+    s = float(shifted.std(ddof=1))
+    sd = s / c4(n)
+    distance = np.abs(shifted - mean)
+    within_1sd = float(np.mean(distance < sd))
+    within_2sd = float(np.mean(distance < 2 * sd))
+    ci95 = _sd_confidence_interval(s, sd, n)
+    if mean == 0:
+        reason = "CV* is undefined: the mean of the (shifted) values is 0"
+        return CVStar(undefined(reason, replace_undefined_by), mean, sd, ci95, n, within_1sd, within_2sd, reason)
+    value = (1 + 1 / (4 * n)) * sd / abs(mean) * 100
+    return CVStar(value, mean, sd, ci95, n, within_1sd, within_2sd)
+
+
+@lru_cache(maxsize=256)
+def _t_quantile(degrees_of_freedom: int) -> float:
+    from scipy.stats import t
+
+    return float(t.ppf(0.975, degrees_of_freedom))
+
+
+def _sd_confidence_interval(s: float, sd: float, n: int) -> tuple[float, float]:
+    """scipy's ``t.interval(0.95, n - 1, loc=s*, scale=se)``, with the quantile cached per n."""
+    if sd == 0:
+        return (0.0, 0.0)
+    half_width = _t_quantile(n - 1) * s * s * math.sqrt(2 / (n - 1)) / (2 * sd)
+    return (sd - half_width, sd + half_width)

@@ -1,0 +1,162 @@
+"""Type IV results: P, the proportion of identical pairwise system ranks (QRA++ Figure 1)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import combinations
+
+import numpy as np
+
+from ..errors import QRAInputError, undefined
+from ._validation import as_score_matrix
+
+NAN = float("nan")
+
+
+@dataclass(frozen=True)
+class RankCounts:
+    """How many system pairs were ranked the same way, out of how many compared.
+
+    Counts add up across experiment pairs and quality criteria, which is how P is pooled
+    at the study level ("P computed over all differences in study", QRA++ Table 2).
+    """
+
+    same: int
+    compared: int
+
+    def __add__(self, other: RankCounts) -> RankCounts:
+        return RankCounts(self.same + other.same, self.compared + other.compared)
+
+    def proportion(self, replace_undefined_by: float = NAN) -> float:
+        if self.compared == 0:
+            return undefined("P is undefined: no system pair is scored in two experiments", replace_undefined_by)
+        return self.same / self.compared
+
+
+def _tied_pairs(*columns: np.ndarray) -> int:
+    """Pairs of systems equal in every given column: sort, then count runs of equal rows."""
+    order = np.lexsort(columns[::-1])
+    same_as_previous = np.ones(len(order) - 1, dtype=bool)
+    for column in columns:
+        ranked = column[order]
+        same_as_previous &= ranked[1:] == ranked[:-1]
+    run_starts = np.flatnonzero(np.concatenate([[True], ~same_as_previous, [True]]))
+    lengths = np.diff(run_starts)
+    return int((lengths * (lengths - 1) // 2).sum())
+
+
+def _tied_groups(x: np.ndarray) -> tuple[int, np.ndarray, np.ndarray]:
+    """Pairs tied in x, plus the positions and group ids of the values that share their x."""
+    order = np.argsort(x, kind="stable")
+    ranked = x[order]
+    equal = ranked[1:] == ranked[:-1]
+    starts = np.concatenate([[True], ~equal])
+    group = np.cumsum(starts) - 1
+    sizes = np.bincount(group)
+    in_tie = sizes[group] > 1
+    return int((sizes * (sizes - 1) // 2).sum()), order[in_tie], group[in_tie]
+
+
+def _tied_in_both(x_ties: tuple[int, np.ndarray, np.ndarray], y: np.ndarray) -> int:
+    """Pairs tied in x and in y: only systems inside an x-tie group can be, so only they are sorted."""
+    _, positions, group = x_ties
+    if not len(positions):
+        return 0
+    return _tied_pairs(group.astype(float), y[positions])
+
+
+def _same_sign_pairs(x: np.ndarray, y: np.ndarray, x_ties=None, y_ties=None) -> RankCounts:
+    """System pairs whose differences have equal signs in x and y, in O(S log S) time.
+
+    Equal signs = concordant pairs + pairs tied in both.  C - D comes from Kendall's tau-b
+    (scipy counts it by sorting, without the S x S sign matrix); C + D from the tie counts.
+    """
+    k = x.size
+    total = k * (k - 1) // 2
+    x_ties = _tied_groups(x) if x_ties is None else x_ties
+    tied_x = x_ties[0]
+    tied_y = (_tied_groups(y) if y_ties is None else y_ties)[0]
+    tied_both = _tied_in_both(x_ties, y)
+    untied_x, untied_y = total - tied_x, total - tied_y
+    if untied_x == 0 or untied_y == 0:
+        concordant_minus_discordant = 0
+    else:
+        from scipy.stats import kendalltau
+
+        tau_b = kendalltau(x, y, variant="b").statistic
+        concordant_minus_discordant = round(tau_b * np.sqrt(float(untied_x) * float(untied_y)))
+    concordant_plus_discordant = total - tied_x - tied_y + tied_both
+    concordant = (concordant_plus_discordant + concordant_minus_discordant) // 2
+    return RankCounts(concordant + tied_both, total)
+
+
+def rank_counts(scores) -> RankCounts:
+    """Same-sign and compared system-pair counts over all pairs of experiments.
+
+    >>> rank_counts([[1, 2, 3], [1, 3, 2]])
+    RankCounts(same=2, compared=3)
+    """
+    matrix = as_score_matrix(scores)
+    scored = ~np.isnan(matrix)
+    complete = scored.all(axis=1)
+    ties = [_tied_groups(row) if full else None for row, full in zip(matrix, complete)]  # reused by every pair
+    counts = RankCounts(0, 0)
+    for i, j in combinations(range(matrix.shape[0]), 2):
+        if complete[i] and complete[j]:
+            counts += _same_sign_pairs(matrix[i], matrix[j], ties[i], ties[j])
+            continue
+        both = scored[i] & scored[j]
+        if both.sum() >= 2:
+            counts += _same_sign_pairs(matrix[i, both], matrix[j, both])
+    return counts
+
+
+def rank_agreement(scores, *, replace_undefined_by: float = NAN) -> float:
+    r"""P: the proportion of identical pairwise system ranks across comparable experiments.
+
+    .. math::
+
+        P = \frac{1}{|\mathbb{E}||\mathbb{S}|} \sum_{(E_i,E_j)} \sum_{(S_m,S_n)}
+            [\operatorname{sgn}(M_{E_i}(S_m) - M_{E_i}(S_n))
+             = \operatorname{sgn}(M_{E_j}(S_m) - M_{E_j}(S_n))]
+
+    QRA++ (Belz 2025) section 6.4, Figure 1 / eq. 4.  A pair of systems counts as the same
+    when the two differences have equal signs, so a tie in both experiments counts as the
+    same and a tie in only one does not.  Rows of ``scores`` are experiments, columns
+    systems; NaN is a missing score.  For each pair of experiments only the systems scored
+    in both are compared, and P is pooled: the sum of same-sign pairs over the sum of
+    compared pairs (with no missing scores this is exactly eq. 4).
+
+    Each experiment pair costs O(S log S) time and O(S) memory (concordance counted by
+    sorting, never an S x S matrix).  Undefined (``replace_undefined_by``) when no pair
+    of experiments shares two systems.
+
+    >>> rank_agreement([[3.71, 3.2, 2.33], [3.12, 2.57, 2.28], [3.02, 2.4, 1.81]])
+    1.0
+    >>> rank_agreement([[1, 2, 3], [1, 3, 2]])
+    0.6666666666666666
+    >>> rank_agreement([[1, 1, 2], [1, 1, 3]])  # the tie is kept: same
+    1.0
+    """
+    return rank_counts(scores).proportion(replace_undefined_by)
+
+
+def sign_counts(signs) -> RankCounts:
+    """Counts for explicit Type IV findings instead of scores.
+
+    ``signs`` has rows = experiments and columns = system pairs (A, B); each cell is the
+    stated sign of M(A) - M(B): 1 (A better), -1 (B better), 0 (no difference), NaN (the
+    experiment states nothing about that pair).
+
+    >>> sign_counts([[1, -1, 0], [1, 1, 0]])
+    RankCounts(same=2, compared=3)
+    """
+    matrix = as_score_matrix(signs, name="signs", min_cols=1)
+    present = ~np.isnan(matrix)
+    if not np.isin(matrix[present], (-1.0, 0.0, 1.0)).all():
+        raise QRAInputError("signs: every stated finding must be -1, 0 or 1")
+    counts = RankCounts(0, 0)
+    for i, j in combinations(range(matrix.shape[0]), 2):
+        both = present[i] & present[j]
+        counts += RankCounts(int((matrix[i, both] == matrix[j, both]).sum()), int(both.sum()))
+    return counts

@@ -1,0 +1,260 @@
+"""The study library: every saved revision of every study, in one SQLite file.
+
+Safe for a Voilà deployment where each browser session is its own kernel process writing
+to the same file (see ``shared/recipes``: WAL set once at creation, a busy timeout on every
+connection, ``BEGIN IMMEDIATE`` for each save):
+
+* every save appends a revision; nothing is ever overwritten or deleted;
+* ``save(study, expected_revision=n)`` succeeds only if ``n`` is still the latest revision.
+  Otherwise the edit is **still stored** (as a conflict revision) and
+  :class:`ConflictError` says which revision it was stored as and which one won;
+* ``save(study)`` without ``expected_revision`` is for a study id not in the library yet;
+* ``delete`` is soft (``restore`` undoes it); ``history`` lists every revision.
+
+The file is ``$QRA_WIDGETS_DB`` or ``library.sqlite3`` in the user's data directory.  Use a
+local disk: WAL needs shared memory, so network file systems are not supported.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from .errors import QRAInputError
+from .io import atomic_write_text, study_from_json, study_to_json
+from .study import Study
+
+ENV_VAR = "QRA_WIDGETS_DB"
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS studies (
+    id TEXT PRIMARY KEY,
+    latest INTEGER NOT NULL,
+    deleted_at TEXT
+);
+CREATE TABLE IF NOT EXISTS revisions (
+    study_id TEXT NOT NULL REFERENCES studies(id),
+    revision INTEGER NOT NULL,
+    based_on INTEGER,
+    conflict INTEGER NOT NULL DEFAULT 0,
+    name TEXT NOT NULL,
+    saved_at TEXT NOT NULL,
+    body TEXT NOT NULL,
+    PRIMARY KEY (study_id, revision)
+);
+"""
+
+
+class ConflictError(QRAInputError):
+    """A save based on a stale revision; the edit was kept as ``stored_revision``."""
+
+    def __init__(self, study_id: str, expected: int | None, latest: int, stored_revision: int, deleted: bool = False):
+        self.study_id, self.expected, self.latest, self.stored_revision = study_id, expected, latest, stored_revision
+        if deleted:
+            problem = f"study {study_id!r} is deleted (latest revision {latest}); restore it before saving"
+        elif expected is None:
+            problem = f"study {study_id!r} already exists (latest revision {latest})"
+        else:
+            problem = f"study {study_id!r} changed since revision {expected}: the latest is revision {latest}"
+        super().__init__(f"{problem}; your version was kept as revision {stored_revision}, open it from the history to merge")
+
+
+@dataclass(frozen=True)
+class StudySummary:
+    id: str
+    name: str
+    latest: int
+    saved_at: str
+    deleted: bool
+
+
+@dataclass(frozen=True)
+class Revision:
+    revision: int
+    based_on: int | None
+    conflict: bool
+    name: str
+    saved_at: str
+
+
+def default_path() -> Path:
+    """``$QRA_WIDGETS_DB``, else ``library.sqlite3`` in the user's data directory."""
+    if os.environ.get(ENV_VAR):
+        return Path(os.environ[ENV_VAR]).expanduser()
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("qra-widgets", appauthor=False)) / "library.sqlite3"
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+class StudyLibrary:
+    """A persistent library of studies (see the module docstring)."""
+
+    def __init__(self, path: str | os.PathLike | None = None):
+        self.path = Path(path) if path is not None else default_path()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self._connection() as db:
+            if db.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+                self._set_wal(db)
+            db.executescript(_SCHEMA)
+
+    def _set_wal(self, db: sqlite3.Connection) -> None:
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+        except sqlite3.OperationalError:  # another process is creating the file at this moment
+            pass
+
+    @contextmanager
+    def _connection(self):
+        db = sqlite3.connect(self.path, timeout=5, isolation_level=None)
+        try:
+            db.execute("PRAGMA busy_timeout=5000")
+            yield db
+        finally:
+            db.close()
+
+    @contextmanager
+    def _write(self):
+        with self._connection() as db:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                yield db
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            db.execute("COMMIT")
+
+    # ------------------------------------------------------------------ writing
+
+    def save(self, study: Study, expected_revision: int | None = None) -> int:
+        """Store ``study`` as a new revision and return its number (see the module docstring)."""
+        if not isinstance(study, Study):
+            raise QRAInputError(f"save: expected a Study, got {type(study).__name__}")
+        study.validate()
+        body = study_to_json(study)
+        conflict: ConflictError | None = None
+        with self._write() as db:
+            row = db.execute("SELECT latest, deleted_at FROM studies WHERE id = ?", (study.id,)).fetchone()
+            revision = 1 if row is None else db.execute(
+                "SELECT MAX(revision) FROM revisions WHERE study_id = ?", (study.id,)).fetchone()[0] + 1
+            stale = row is not None and (expected_revision != row[0] or row[1] is not None)
+            if row is None and expected_revision is not None:
+                raise QRAInputError(f"save: study {study.id!r} is not in the library, so there is no revision {expected_revision}")
+            if row is None:
+                db.execute("INSERT INTO studies (id, latest) VALUES (?, ?)", (study.id, revision))
+            elif stale:
+                conflict = ConflictError(study.id, expected_revision, row[0], revision, deleted=row[1] is not None)
+            else:
+                db.execute("UPDATE studies SET latest = ? WHERE id = ?", (revision, study.id))
+            db.execute(
+                "INSERT INTO revisions (study_id, revision, based_on, conflict, name, saved_at, body) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (study.id, revision, expected_revision, int(stale), study.name, _now(), body),
+            )
+        if conflict:
+            raise conflict
+        return revision
+
+    def delete(self, study_id: str) -> None:
+        """Hide a study from :meth:`list`; its revisions stay and :meth:`restore` brings it back."""
+        with self._write() as db:
+            self._require(db, study_id)
+            db.execute("UPDATE studies SET deleted_at = ? WHERE id = ?", (_now(), study_id))
+
+    def restore(self, study_id: str) -> None:
+        with self._write() as db:
+            self._require(db, study_id)
+            db.execute("UPDATE studies SET deleted_at = NULL WHERE id = ?", (study_id,))
+
+    # ------------------------------------------------------------------ reading
+
+    def _require(self, db: sqlite3.Connection, study_id: str) -> tuple:
+        row = db.execute("SELECT latest, deleted_at FROM studies WHERE id = ?", (study_id,)).fetchone()
+        if row is None:
+            raise QRAInputError(f"library: no study {study_id!r}")
+        return row
+
+    def latest_revision(self, study_id: str) -> int:
+        with self._connection() as db:
+            return self._require(db, study_id)[0]
+
+    def open(self, study_id: str, revision: int | None = None) -> Study:
+        """The latest revision of a study (or the given one, conflicts included)."""
+        return study_from_json(self.export_json(study_id, revision), f"library revision of {study_id!r}")
+
+    def export_json(self, study_id: str, revision: int | None = None) -> str:
+        with self._connection() as db:
+            latest = self._require(db, study_id)[0]
+            row = db.execute("SELECT body FROM revisions WHERE study_id = ? AND revision = ?",
+                             (study_id, latest if revision is None else revision)).fetchone()
+        if row is None:
+            raise QRAInputError(f"library: study {study_id!r} has no revision {revision}")
+        return row[0]
+
+    def list(self, include_deleted: bool = False) -> list[StudySummary]:
+        """Studies in the library (latest revision), by id."""
+        query = ("SELECT s.id, r.name, s.latest, r.saved_at, s.deleted_at FROM studies s "
+                 "JOIN revisions r ON r.study_id = s.id AND r.revision = s.latest ORDER BY s.id")
+        with self._connection() as db:
+            rows = db.execute(query).fetchall()
+        return [StudySummary(i, n, latest, at, d is not None) for i, n, latest, at, d in rows if include_deleted or d is None]
+
+    def history(self, study_id: str) -> list[Revision]:
+        """Every revision of a study, oldest first; ``conflict`` marks refused (stale) saves."""
+        with self._connection() as db:
+            self._require(db, study_id)
+            rows = db.execute("SELECT revision, based_on, conflict, name, saved_at FROM revisions "
+                              "WHERE study_id = ? ORDER BY revision", (study_id,)).fetchall()
+        return [Revision(r, b, bool(c), n, at) for r, b, c, n, at in rows]
+
+    # ------------------------------------------------------------------ files
+
+    def import_json(self, text: str | bytes, expected_revision: int | None = None) -> int:
+        return self.save(study_from_json(text), expected_revision)
+
+    def import_file(self, path: str | os.PathLike, expected_revision: int | None = None) -> int:
+        """Save a study file (anything :func:`~qra_widgets.load_study` reads) into the library."""
+        from .io import load_study
+
+        return self.save(load_study(path), expected_revision)
+
+    def export_all(self, folder: str | os.PathLike) -> list[Path]:
+        """Back up every study, deleted ones included, with all revisions: one JSON file each."""
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        written = []
+        for summary in self.list(include_deleted=True):
+            with self._connection() as db:
+                rows = db.execute("SELECT revision, based_on, conflict, saved_at, body FROM revisions "
+                                  "WHERE study_id = ? ORDER BY revision", (summary.id,)).fetchall()
+            backup = {"id": summary.id, "latest": summary.latest, "deleted": summary.deleted,
+                      "revisions": [{"revision": r, "based_on": b, "conflict": bool(c), "saved_at": at, "study": json.loads(body)}
+                                    for r, b, c, at, body in rows]}
+            path = folder / f"{_safe_file_name(summary.id)}.json"
+            atomic_write_text(path, json.dumps(backup, ensure_ascii=False, indent=1))
+            written.append(path)
+        return written
+
+    def integrity_check(self) -> str:
+        with self._connection() as db:
+            return db.execute("PRAGMA integrity_check").fetchone()[0]
+
+
+def _safe_file_name(name: str) -> str:
+    """A file name from a study id: unsafe characters (path separators...) become '_', and a
+    short hash keeps two ids that clean to the same text apart.
+
+    >>> _safe_file_name("qrapp-example1"), _safe_file_name("../etc/passwd")
+    ('qrapp-example1', 'etc_passwd-e96c47ea')
+    """
+    cleaned = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in name).strip("._")[:80] or "study"
+    if cleaned == name:
+        return cleaned
+    return f"{cleaned}-{hashlib.sha1(name.encode('utf-8')).hexdigest()[:8]}"

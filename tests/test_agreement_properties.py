@@ -1,0 +1,163 @@
+"""Property tests: every agreement measure against an independent implementation.
+
+Peers (test-only dependencies): scikit-learn (Cohen's kappa, percent agreement),
+statsmodels (Fleiss' kappa), the ``krippendorff`` package (alpha, all four levels),
+irrCAC (Gwet's AC1/AC2, Brennan-Prediger, Fleiss with missing labels), and brute force
+(P, adjacent agreement, W).  Random data has ties and missing values.
+"""
+
+from itertools import combinations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+from qra_widgets import measures as m
+
+# the peers' own noise, not ours
+pytestmark = [
+    pytest.mark.filterwarnings("ignore::pandas.errors.SettingWithCopyWarning"),
+    pytest.mark.filterwarnings("ignore::sklearn.exceptions.UndefinedMetricWarning"),
+    pytest.mark.filterwarnings("ignore:mypy_extensions.TypedDict is deprecated:DeprecationWarning"),
+]
+
+settings.register_profile("ci", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("ci")
+
+Q = 4  # categories 1..Q
+
+
+@st.composite
+def label_matrix(draw, min_raters=2, max_raters=5, missing=True):
+    raters = draw(st.integers(min_raters, max_raters))
+    items = draw(st.integers(2, 30))
+    values = draw(arrays(np.float64, (raters, items), elements=st.integers(1, Q).map(float)))
+    if missing:
+        mask = draw(arrays(np.bool_, (raters, items), elements=st.booleans()))
+        values = np.where(mask & (draw(st.floats(0, 0.4)) > 0.2), np.nan, values)
+    return values
+
+
+@st.composite
+def label_pair(draw, missing=False):
+    labels = draw(label_matrix(2, 2, missing=missing))
+    return labels[0], labels[1]
+
+
+def _complete_pairs(a, b):
+    keep = ~np.isnan(a) & ~np.isnan(b)
+    return a[keep].astype(int), b[keep].astype(int)
+
+
+@given(label_pair(missing=True), st.sampled_from([None, "linear", "quadratic"]))
+def test_cohen_kappa_matches_scikit_learn(pair, weights):
+    from sklearn.metrics import cohen_kappa_score
+
+    a, b = _complete_pairs(*pair)
+    assume(a.size >= 1)
+    categories = list(range(1, Q + 1))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        expected = cohen_kappa_score(a, b, labels=categories, weights=weights)
+    assume(np.isfinite(expected))
+    ours = m.cohen_kappa(pair[0], pair[1], weights=weights, categories=categories)
+    assert ours == pytest.approx(expected, abs=1e-9)
+
+
+@given(label_pair(missing=True))
+def test_percent_agreement_matches_scikit_learn_accuracy(pair):
+    from sklearn.metrics import accuracy_score
+
+    a, b = _complete_pairs(*pair)
+    assume(a.size >= 1)
+    assert m.percent_agreement(*pair) == pytest.approx(accuracy_score(a, b))
+
+
+@given(label_pair(missing=True), st.integers(0, 3))
+def test_adjacent_agreement_matches_brute_force(pair, tolerance):
+    a, b = _complete_pairs(*pair)
+    assume(a.size >= 1)
+    assert m.adjacent_agreement(*pair, tolerance=tolerance) == pytest.approx(np.mean(np.abs(a - b) <= tolerance))
+
+
+@given(label_matrix(missing=False))
+def test_fleiss_kappa_matches_statsmodels(labels):
+    from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
+
+    table, _ = aggregate_raters(labels.T.astype(int))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        expected = fleiss_kappa(table)
+    assume(np.isfinite(expected))
+    assert m.fleiss_kappa(labels) == pytest.approx(expected, abs=1e-9)
+
+
+def _irrcac(labels, weights, coefficient):
+    """irrCAC's value, or a rejected example where irrCAC itself divides by zero (its
+    variance estimate needs two items with labels)."""
+    import pandas as pd
+    from irrCAC.raw import CAC
+
+    frame = pd.DataFrame(labels.T)
+    peer = CAC(frame, weights={None: "identity"}.get(weights, weights), categories=list(map(float, range(1, Q + 1))), digits=12)
+    try:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return getattr(peer, coefficient)()["est"]["coefficient_value"]
+    except ZeroDivisionError:
+        assume(False)
+
+
+@given(label_matrix(2, 2, missing=True), st.sampled_from([None, "linear", "quadratic"]))
+def test_gwet_ac_and_bp_match_irrcac(labels, weights):
+    assume((~np.isnan(labels)).all(axis=0).any())
+    categories = list(map(float, range(1, Q + 1)))
+    ac = m.gwet_ac(labels[0], labels[1], weights=weights, categories=categories)
+    bp = m.brennan_prediger(labels[0], labels[1], weights=weights, categories=categories)
+    assert ac == pytest.approx(_irrcac(labels, weights, "gwet"), abs=1e-9)
+    assert bp == pytest.approx(_irrcac(labels, weights, "bp"), abs=1e-9)
+
+
+@given(label_matrix(missing=True))
+def test_fleiss_kappa_with_missing_matches_irrcac(labels):
+    assume((~np.isnan(labels)).sum(axis=0).max() >= 2)
+    expected = _irrcac(labels, None, "fleiss")
+    assume(np.isfinite(expected) and abs(expected) < 1e10)
+    assume(len(np.unique(labels[~np.isnan(labels)])) >= 2)
+    assert m.fleiss_kappa(labels, categories=list(map(float, range(1, Q + 1)))) == pytest.approx(expected, abs=1e-9)
+
+
+@given(label_matrix(missing=True), st.sampled_from(["nominal", "ordinal", "interval", "ratio"]))
+def test_krippendorff_alpha_matches_krippendorff_package(labels, level):
+    import krippendorff
+
+    pairable = (~np.isnan(labels)).sum(axis=0) >= 2
+    assume(pairable.any() and len(np.unique(labels[:, pairable][~np.isnan(labels[:, pairable])])) >= 2)
+    expected = krippendorff.alpha(reliability_data=labels, level_of_measurement=level)
+    assert m.krippendorff_alpha(labels, level) == pytest.approx(expected, abs=1e-9)
+
+
+def naive_p(scores):
+    same = total = 0
+    for i, j in combinations(range(scores.shape[0]), 2):
+        for a, b in combinations(range(scores.shape[1]), 2):
+            cells = scores[[i, i, j, j], [a, b, a, b]]
+            if np.isnan(cells).any():
+                continue
+            total += 1
+            same += np.sign(cells[0] - cells[1]) == np.sign(cells[2] - cells[3])
+    return same, total
+
+
+@given(arrays(np.float64, st.tuples(st.integers(2, 5), st.integers(2, 12)),
+              elements=st.one_of(st.integers(0, 4).map(float), st.just(np.nan))))
+def test_rank_agreement_matches_the_double_loop(scores):
+    same, total = naive_p(scores)
+    assert m.rank_counts(scores) == m.RankCounts(same, total)
+
+
+@given(st.integers(2, 6), st.integers(2, 15), st.randoms(use_true_random=False))
+def test_kendall_w_equals_mean_spearman_identity_without_ties(raters, systems, rnd):
+    """Without ties, mean pairwise rho = (m W - 1) / (m - 1) (Kendall & Babington Smith)."""
+    scores = np.array([rnd.sample(range(100), systems) for _ in range(raters)], dtype=float)
+    w = m.kendall_w(scores)
+    assert m.mean_pairwise_rho(scores) == pytest.approx((raters * w - 1) / (raters - 1), abs=1e-9)

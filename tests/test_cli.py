@@ -1,0 +1,72 @@
+"""The qra-widgets command line: report formats and one-line errors."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from qra_widgets.cli import main
+from qra_widgets.examples import path as example_path
+
+
+def run(capsys, *args):
+    status = main(list(args))
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def test_report_markdown(capsys):
+    status, out, _ = run(capsys, "report", str(example_path("qrapp_example1")))
+    assert status == 0
+    assert "|   SVM | CV* | 19.96 |  |  |" in out and "| Type IV | P | n/a | 1 | 1 |" in out
+
+
+@pytest.mark.parametrize("fmt, check", [
+    ("csv", lambda out: out.splitlines()[0] == "result_type,measure,level,quality_criterion,system,value,n,n_systems,note"),
+    ("latex", lambda out: "\\begin{tabular}" in out and "30.76" in out),
+    ("json", lambda out: {row["measure"] for row in json.loads(out)} == {"CV*", "r", "rho", "W", "P"}),
+    ("narrative", lambda out: out.count("measurement reproducibility") == 3),
+])
+def test_report_formats(capsys, fmt, check):
+    status, out, _ = run(capsys, "report", "--example", "qrapp_example1", "--format", fmt)
+    assert status == 0 and check(out)
+
+
+def test_examples_listing(capsys):
+    status, out, _ = run(capsys, "examples")
+    assert status == 0 and "qrapp_example1\tQRA++ Example 1" in out
+
+
+def test_bad_file_is_one_line_on_stderr(capsys, tmp_path):
+    bad = tmp_path / "bad.csv"
+    bad.write_text("experiment,quality_criterion,system,score\nA,F,S,N/A\nB,F,S,2\n")
+    status, out, err = run(capsys, "report", str(bad))
+    assert status == 2 and out == ""
+    assert err == "qra-widgets: bad.csv: row 2, column 'score': 'N/A' is not a number\n"
+
+
+def test_missing_file_and_missing_argument(capsys, tmp_path):
+    assert run(capsys, "report", str(tmp_path / "nope.json"))[2].endswith("nope.json: no such file\n")
+    assert "give either a study FILE or --example NAME" in run(capsys, "report")[2]
+    assert "unknown example 'nope'" in run(capsys, "report", "--example", "nope")[2]
+
+
+def test_console_script_is_installed():
+    result = subprocess.run([sys.executable, "-m", "qra_widgets.cli", "report", "--example", "belz2021_torc", "--format", "csv"],
+                            capture_output=True, text=True, check=True)
+    assert "I,CV*,system,mass,\"torc 1991,0501.129\",2.61" in result.stdout
+
+
+def test_export_all_backs_up_every_revision(capsys, tmp_path):
+    from qra_widgets import examples
+    from qra_widgets.store import StudyLibrary
+
+    library = StudyLibrary(tmp_path / "lib.sqlite3")
+    study = examples.load("qrapp_example1")
+    library.save(study)
+    library.save(study, expected_revision=1)
+    status, out, _ = run(capsys, "export-all", str(tmp_path / "backup"), "--db", str(tmp_path / "lib.sqlite3"))
+    assert status == 0 and out.startswith("exported 1 studies")
+    backup = json.loads((tmp_path / "backup" / "qrapp-example1.json").read_text())
+    assert [r["revision"] for r in backup["revisions"]] == [1, 2] and backup["latest"] == 2

@@ -1,0 +1,135 @@
+"""The SQLite study library: revisions, conflicts, soft delete, concurrency, round trips."""
+
+import multiprocessing
+import sqlite3
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from strategies import studies
+
+from qra_widgets import QRAInputError, examples, load_study
+from qra_widgets.store import ConflictError, StudyLibrary, default_path
+
+
+@pytest.fixture
+def library(tmp_path):
+    return StudyLibrary(tmp_path / "library.sqlite3")
+
+
+def test_default_path_uses_the_environment(monkeypatch, tmp_path):
+    monkeypatch.setenv("QRA_WIDGETS_DB", str(tmp_path / "x.sqlite3"))
+    assert default_path() == tmp_path / "x.sqlite3"
+    monkeypatch.delenv("QRA_WIDGETS_DB")
+    assert default_path().name == "library.sqlite3" and "qra-widgets" in str(default_path())
+
+
+def test_wal_mode_and_revisions(library):
+    study = examples.load("qrapp_example1")
+    assert library.save(study) == 1
+    study.set_score("Fluency", "SVM", "Li2024", 3.5)
+    assert library.save(study, expected_revision=1) == 2
+    assert library.open(study.id).scores[("Fluency", "SVM", "Li2024")] == 3.5
+    assert library.open(study.id, revision=1).scores[("Fluency", "SVM", "Li2024")] == 3.02
+    assert [r.revision for r in library.history(study.id)] == [1, 2]
+    with sqlite3.connect(library.path) as db:
+        assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert library.integrity_check() == "ok"
+
+
+def test_two_editors_one_wins_both_revisions_kept(library):
+    study = examples.load("qrapp_example1")
+    base = library.save(study)
+    alice, bob = library.open(study.id), library.open(study.id)
+    alice.set_score("Fluency", "SVM", "Li2024", 3.3)
+    bob.set_score("Fluency", "SVM", "Li2024", 3.9)
+    assert library.save(alice, expected_revision=base) == 2
+    with pytest.raises(ConflictError, match="changed since revision 1: the latest is revision 2; your version was kept as revision 3") as caught:
+        library.save(bob, expected_revision=base)
+    assert caught.value.stored_revision == 3
+    assert library.open(study.id).scores[("Fluency", "SVM", "Li2024")] == 3.3
+    assert library.open(study.id, revision=3).scores[("Fluency", "SVM", "Li2024")] == 3.9
+    assert [(r.revision, r.conflict, r.based_on) for r in library.history(study.id)] == [(1, False, None), (2, False, 1), (3, True, 1)]
+    assert library.latest_revision(study.id) == 2
+
+
+def test_saving_an_existing_study_as_new_is_a_conflict(library):
+    study = examples.load("qrapp_example1")
+    library.save(study)
+    with pytest.raises(ConflictError, match="already exists \\(latest revision 1\\)"):
+        library.save(study)
+    assert len(library.history(study.id)) == 2
+
+
+def test_soft_delete_and_restore(library):
+    library.save(examples.load("qrapp_example1"))
+    library.save(examples.load("belz2021_torc"))
+    library.delete("qrapp-example1")
+    assert [s.id for s in library.list()] == ["belz2021-torc"]
+    assert [s.id for s in library.list(include_deleted=True)] == ["belz2021-torc", "qrapp-example1"]
+    with pytest.raises(ConflictError, match="deleted"):
+        library.save(examples.load("qrapp_example1"), expected_revision=1)
+    library.restore("qrapp-example1")
+    assert library.open("qrapp-example1").systems == ["SVM", "GeDi", "DExperts"]
+
+
+def test_unknown_study_and_revision(library):
+    with pytest.raises(QRAInputError, match="no study 'nope'"):
+        library.open("nope")
+    library.save(examples.load("qrapp_example1"))
+    with pytest.raises(QRAInputError, match="has no revision 7"):
+        library.open("qrapp-example1", revision=7)
+    with pytest.raises(QRAInputError, match="not in the library"):
+        library.save(examples.load("belz2021_torc"), expected_revision=3)
+
+
+def test_export_import_and_files(library, tmp_path):
+    study = examples.load("qra2022_nts")
+    library.save(study)
+    copy = StudyLibrary(tmp_path / "other.sqlite3")
+    copy.import_json(library.export_json(study.id))
+    assert copy.open(study.id) == study
+    path = tmp_path / "nts.json"
+    library.open(study.id).save(path)
+    assert load_study(path) == study
+    assert copy.import_file(path, expected_revision=1) == 2
+    written = library.export_all(tmp_path / "backup")
+    assert [p.name for p in written] == ["qra2022-nts.json"]
+
+
+def _save_many(path, worker, count):
+    library = StudyLibrary(path)
+    for i in range(count):
+        study = examples.load("qrapp_example1")
+        study.id = f"w{worker}-s{i}"
+        study.set_score("Fluency", "SVM", "Li2024", 1 + (worker * count + i) / 100)
+        library.save(study)
+
+
+def test_four_processes_save_one_hundred_studies(tmp_path):
+    path = tmp_path / "shared.sqlite3"
+    StudyLibrary(path)
+    context = multiprocessing.get_context("spawn")
+    workers = [context.Process(target=_save_many, args=(path, w, 25)) for w in range(4)]
+    for p in workers:
+        p.start()
+    for p in workers:
+        p.join(timeout=120)
+    assert [p.exitcode for p in workers] == [0, 0, 0, 0]
+    library = StudyLibrary(path)
+    summaries = library.list()
+    assert len(summaries) == 100
+    for w in range(4):
+        for i in range(25):
+            assert library.open(f"w{w}-s{i}").scores[("Fluency", "SVM", "Li2024")] == 1 + (w * 25 + i) / 100
+    assert library.integrity_check() == "ok"
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(study=studies())
+def test_property_round_trip_through_the_library(tmp_path, study):
+    library = StudyLibrary(tmp_path / "round.sqlite3")
+    if library.list(include_deleted=True) and study.id in {s.id for s in library.list(include_deleted=True)}:
+        revision = library.save(study, expected_revision=library.latest_revision(study.id))
+    else:
+        revision = library.save(study)
+    assert library.open(study.id, revision) == study

@@ -1,0 +1,271 @@
+"""The dashboard driven as a user would, without a browser: set values, click, upload bytes."""
+
+import html
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from qra_widgets import examples
+from qra_widgets.widgets import Dashboard
+
+HEDS = Path(__file__).parents[2] / "shared" / "data" / "heds2" / "heds2_example_vanmiltenburg_datacard-2023-12-06-16-57-46.json"
+
+
+@pytest.fixture
+def app(tmp_path):
+    return Dashboard(library_path=tmp_path / "library.sqlite3")
+
+
+def load_example(app, name="qrapp_example1"):
+    app.examples.choice.value = name
+    app.examples.load.click()
+
+
+def upload(widget, name, data: bytes):
+    widget.value = ({"name": name, "type": "", "size": len(data), "last_modified": datetime.now(timezone.utc),
+                     "content": memoryview(data)},)
+
+
+def test_example_loads_into_table_and_chart(app):
+    load_example(app)
+    table = app.assessment.table.value
+    assert all(value in table for value in ("19.96", "29.9", "30.76", "26.87"))
+    bars = [t for t in app.charts.cv_figure.data if t.type == "bar"]
+    assert [round(v, 2) for v in bars[0].y] == [19.96, 29.9, 30.76]
+    assert "Fluency measurement reproducibility for SVM" in app.assessment.narrative.value
+    assert "download='QRA___Example_1" in app.assessment.downloads.value
+
+
+def test_editing_a_cell_updates_study_table_and_chart(app):
+    load_example(app)
+    cell = app.scores.grid("Fluency").cells[("SVM", "Li2024")]
+    cell.value = "3.5"
+    assert app.state.study.scores[("Fluency", "SVM", "Li2024")] == 3.5
+    bars = next(t for t in app.charts.cv_figure.data if t.type == "bar")
+    assert round(bars.y[0], 2) != 19.96
+    assert "19.96" not in app.assessment.table.value
+
+
+@pytest.mark.parametrize("typed, reason", [("3,5", "'3,5' is not a number (use '.' as the decimal point)"),
+                                           ("N/A", "'N/A' is not a number"),
+                                           ("0.5", "0.5 is below the scale minimum 1.0")])
+def test_invalid_cells_are_marked_inline_and_nothing_is_lost(app, typed, reason):
+    load_example(app)
+    cell = app.scores.grid("Fluency").cells[("GeDi", "Li2024")]
+    cell.value = typed
+    assert cell.value == typed and "qra-invalid" in cell._dom_classes
+    assert reason in html.unescape(app.scores.problems.value)
+    assert app.state.study.scores[("Fluency", "GeDi", "Li2024")] == 2.4  # last valid value kept
+    cell.value = "2.5"
+    assert "qra-invalid" not in cell._dom_classes and app.scores.problems.value == ""
+
+
+def test_empty_cell_removes_the_score(app):
+    load_example(app)
+    app.scores.grid("Fluency").cells[("GeDi", "Li2024")].value = ""
+    assert ("Fluency", "GeDi", "Li2024") not in app.state.study.scores
+    assert "n = 2" in app.assessment.table.value or app.state.assessment.cv[("Fluency", "GeDi")].n == 2
+
+
+def test_paste_from_a_spreadsheet(app):
+    load_example(app)
+    app.scores.paste_target.value = "Fluency"
+    app.scores.paste_text.value = "\tAugust et al. (2022)\tvM\tLi\nSVM\t3.7\t3.1\t3.0\nGeDi\t3.2\t2.6\t2.4\n"
+    app.scores.paste_button.click()
+    assert app.state.study.scores[("Fluency", "SVM", "vanMiltenburg2024")] == 3.1
+    assert app.state.study.scores[("Fluency", "GeDi", "Li2024")] == 2.4
+    assert "Pasted 6 cells" in app.status.value
+
+
+def test_upload_long_csv_and_labels(app):
+    csv = b"experiment,quality_criterion,system,score,scale_min\nA,Q,s1,3,1\nA,Q,s2,2,1\nB,Q,s1,3.5,1\nB,Q,s2,2.2,1\n"
+    upload(app.scores.scores_upload, "scores.csv", csv)
+    app.scores.scores_button.click()
+    assert app.state.study.systems == ["s1", "s2"] and app.state.study.experiment_ids == ["A", "B"]
+    assert app.state.assessment is not None and "Loaded 4 scores" in app.status.value
+    labels = b"experiment,quality_criterion,system,item,label\nA,Q,s1,i1,3\nB,Q,s1,i1,3\nA,Q,s1,i2,2\nB,Q,s1,i2,1\n"
+    upload(app.scores.labels_upload, "labels.csv", labels)
+    app.scores.labels_button.click()
+    assert len(app.state.study.labels) == 4
+    assert "kappa" in set(app.state.assessment.to_frame().measure) or "κ" in app.assessment.table.value
+
+
+@pytest.mark.parametrize("name, data, message", [
+    ("bad.csv", b"experiment;quality_criterion;system;score\nA;Q;s1;3,5\n", "'3,5' is not a number"),
+    ("bad.csv", b"\xff\xfe\x00garbage", "is not UTF-8 text"),
+    ("bad.csv", b"a,b\n1,2\n", "missing column(s)"),
+    ("big.csv", b"x" * (5 * 2**20 + 1), "uploads are limited to 5 MiB"),
+], ids=["decimal-comma", "not-utf8", "wrong-columns", "oversized"])
+def test_malformed_uploads_show_a_message_and_keep_the_study(app, name, data, message):
+    load_example(app)
+    before = dict(app.state.study.scores)
+    upload(app.scores.scores_upload, name, data)
+    app.scores.scores_button.click()
+    assert message in html.unescape(app.status.value)
+    assert "qra-error" in app.status.value and "Traceback" not in app.status.value
+    assert app.state.study.scores == before
+
+
+def test_unexpected_errors_never_show_a_traceback(app, monkeypatch):
+    load_example(app)
+    monkeypatch.setattr("qra_widgets.widgets.library.examples.load", lambda name: 1 / 0)
+    app.examples.load.click()
+    assert "Something went wrong (ZeroDivisionError)" in app.status.value and "Traceback" not in app.status.value
+
+
+def test_study_form_criteria_and_systems(app):
+    view = app.study_view
+    view.qc_name.value, view.qc_min.value, view.qc_max.value = "Clarity", "1", "7"
+    view.qc_qcet.value = "Fluency (QOG-w-3)"
+    view.add_qc.click()
+    assert app.state.study.quality_criterion("Clarity").qcet_id == "QOG-w-3"
+    view.qc_qcet.value = "Fluentness"
+    view.qc_name.value = "Other"
+    view.add_qc.click()
+    assert "is not in QCET v3.4.1" in app.status.value
+    view.system_name.value = "System C"
+    view.add_system.click()
+    assert app.state.study.systems[-1] == "System C"
+    view.systems.value = "System C"
+    view.system_name.value = "System A"
+    view.rename_system.click()
+    assert "duplicate name 'System A'" in html.unescape(app.status.value)
+    view.remove_system.click()
+    assert "System C" not in app.state.study.systems
+    assert len(app.scores.grids) == 2  # grids rebuilt for the new criterion
+
+
+def test_experiments_properties_conditions_and_heds(app):
+    view = app.experiments
+    view.exp_id.value, view.exp_label.value, view.exp_role.value = "repro-2", "second repeat", "repeat"
+    view.add.click()
+    assert app.state.study.experiment_ids[-1] == "repro-2"
+    view.experiments.value = "repro-2"
+    view.inputs[("H3.2.1", None)].main.value = "12"
+    view.inputs[("H4.2.1", "Quality")].main.value = "Subjective"
+    view.inputs[("H2.1", None)].main.value = ("Text: sentence", "Other (please describe)")
+    view.inputs[("H2.1", None)].other.value = "tables"
+    view.conditions.value = "procedure: Performed by = us\nobject: Code by = them"
+    view.save_properties.click()
+    experiment = app.state.study.experiment("repro-2")
+    assert experiment.properties == {"H2.1": ["Text: sentence", "Other: tables"], "H3.2.1": 12, "H4.2.1": {"Quality": "Subjective"}}
+    assert experiment.conditions == {"procedure": {"Performed by": "us"}, "object": {"Code by": "them"}}
+    view.conditions.value = "hardware = GPU"
+    view.save_properties.click()
+    assert "conditions, line 1" in app.status.value
+    upload(view.heds_upload, HEDS.name, HEDS.read_bytes())
+    view.heds_import.click()
+    imported = app.state.study.experiment("repro-2").properties
+    assert imported["H3.2.1"] == 2 and imported["H4.3.8"] == {"Quality": "Direct quality estimation"}
+    assert "answered HEDS fields are not QRA++ properties" in view.heds_report.value
+    upload(view.heds_upload, "broken.json", b"{\"heds-x\": 5")
+    view.heds_import.click()
+    assert "not valid JSON" in app.status.value
+
+
+def test_library_save_conflict_history_delete_restore(app, tmp_path):
+    load_example(app)
+    app.library.save.click()
+    assert app.state.revision == 1 and "revision 1" in app.status.value
+    other = Dashboard(library_path=tmp_path / "library.sqlite3")  # a second browser session
+    other.library.refresh()
+    other.library.studies.value = "qrapp-example1"
+    other.library.open.click()
+    other.scores.grid("Fluency").cells[("SVM", "Li2024")].value = "3.3"
+    other.library.save.click()
+    assert other.state.revision == 2
+    app.scores.grid("Fluency").cells[("SVM", "Li2024")].value = "3.9"
+    app.library.save.click()
+    assert "your version was kept as revision 3" in app.status.value
+    app.library.refresh()
+    app.library.studies.value = "qrapp-example1"
+    assert [label.split(" · ")[0] for label, _ in app.library.history.options] == ["rev 3 CONFLICT", "rev 2", "rev 1"]
+    app.library.history.value = 3
+    app.library.open_revision.click()
+    assert app.state.study.scores[("Fluency", "SVM", "Li2024")] == 3.9
+    app.library.save.click()  # the user resolves the conflict by saving their version on top
+    assert app.state.revision == 4
+    app.library.delete.click()
+    assert app.library.studies.options == ()
+    app.library.show_deleted.value = True
+    app.library.studies.value = "qrapp-example1"
+    app.library.restore.click()
+    assert "Restored" in app.status.value
+
+
+def test_compare_and_overview(app):
+    load_example(app, "qra2022_essay_scoring")
+    app.compare.attribute.value = ("object: Seed", "procedure: Test set")
+    app.compare.run.click()
+    assert "object: Seed = seed 1, procedure: Test set = i1 (n = 4)" in app.compare.table.value
+    app.library.save.click()
+    load_example(app, "qrapp_example1")
+    app.library.save.click()
+    app.overview.update.click()
+    assert "qra2022-essay-scoring" in app.overview.table.value and "qrapp-example1" in app.overview.table.value
+    assert "Overview of 2 studies" in app.status.value
+
+
+def test_chart_html_download(app):
+    load_example(app)
+    app.charts.save_buttons["CV*"].click()
+    assert "download='QRA___Example_1" in app.charts.saved.value and "data:text/html;base64," in app.charts.saved.value
+
+
+def test_user_names_are_escaped_in_the_app(app):
+    load_example(app)
+    app.study_view.name.value = "<script>alert(1)</script>"
+    app.study_view.apply_details.click()
+    app.study_view.systems.value = "SVM"
+    app.study_view.system_name.value = "<img src=x onerror=alert(2)>"
+    app.study_view.rename_system.click()
+    for page in (app.title.value, app.assessment.table.value, app.assessment.narrative.value,
+                 *[c.value for c in app.scores.grid_box.children[0].children[1].children if hasattr(c, "value") and "img" in str(c.value)]):
+        assert "<script>" not in page and "<img src=x" not in page
+    assert "&lt;img src=x" in app.assessment.table.value
+
+
+def test_dashboard_accepts_a_study(tmp_path):
+    study = examples.load("belz2021_torc")
+    app = Dashboard(study, library_path=tmp_path / "x.sqlite3")
+    assert "2.61" in app.assessment.table.value
+
+
+def test_compare_charts_can_be_saved(app):
+    load_example(app, "qra2022_essay_scoring")
+    app.compare.save_comparison.click()
+    assert "Run a comparison first" in app.compare.saved.value
+    app.compare.attribute.value = ("object: Seed",)
+    app.compare.run.click()
+    app.compare.save_comparison.click()
+    assert "-subsets.html" in app.compare.saved.value
+    app.compare.save_heatmap.click()
+    assert "-heatmap.html" in app.compare.saved.value
+
+
+def test_forged_values_are_validated_server_side(app):
+    """What a forged widget message could set: any text in a cell or a form field."""
+    load_example(app)
+    cell = app.scores.grid("Fluency").cells[("SVM", "Li2024")]
+    cell.value = "9" * 100_000
+    assert "must be a finite number, got inf" in app.scores.problems.value
+    assert app.state.study.scores[("Fluency", "SVM", "Li2024")] == 3.02
+    app.study_view.study_id.value = "../../etc/passwd"
+    app.study_view.apply_details.click()
+    app.library.save.click()
+    assert app.state.study.id == "../../etc/passwd" and "Saved" in app.status.value  # an id is data, never a path
+    written = app.state.library.export_all(app.state.library.path.parent / "backup")
+    assert len(written) == 1 and written[0].parent.name == "backup" and written[0].name.startswith("etc_passwd-")
+    app.experiments.exp_id.value = ""
+    app.experiments.add.click()
+    assert "experiment id: must be a non-empty text" in app.status.value
+
+
+def test_dashboard_is_importable_from_the_package_without_loading_widgets_early():
+    import subprocess
+    import sys
+
+    code = ("import sys, qra_widgets; assert 'ipywidgets' not in sys.modules and 'plotly' not in sys.modules; "
+            "from qra_widgets import Dashboard; assert Dashboard.__name__ == 'Dashboard'")
+    subprocess.run([sys.executable, "-c", code], check=True)
