@@ -47,6 +47,21 @@ def test_editing_a_cell_updates_study_table_and_chart(app):
     assert "19.96" not in app.assessment.table.value
 
 
+def test_a_view_rendered_later_draws_the_current_cv_chart(app):
+    """A browser view created after an update (the Charts tab shown for the first time)
+    draws the FigureWidget's ``_widget_data``/``_widget_layout``; plotly >= 6 leaves them
+    stale for a widget inside a container (plotly.py #4998), which showed an empty chart."""
+    def drawn_bar_heights():
+        bars = [t for t in app.charts.cv_figure._widget_data if t["type"] == "bar"]
+        return [round(v, 2) for v in bars[0]["y"]]
+
+    load_example(app)
+    assert drawn_bar_heights() == [19.96, 29.9, 30.76]
+    assert app.charts.cv_figure._widget_layout["yaxis"]["title"]["text"] == "CV* (%)"
+    app.scores.grid("Fluency").cells[("SVM", "Li2024")].value = "3.5"
+    assert drawn_bar_heights()[0] != 19.96 and drawn_bar_heights()[1:] == [29.9, 30.76]
+
+
 @pytest.mark.parametrize("typed, reason", [("3,5", "'3,5' is not a number (use '.' as the decimal point)"),
                                            ("N/A", "'N/A' is not a number"),
                                            ("0.5", "0.5 is below the scale minimum 1.0")])

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import copy
 import html
 
 import ipywidgets as w
@@ -21,6 +22,21 @@ def show_figure(output: w.Output, figure: go.Figure) -> None:
     output.clear_output(wait=True)
     with output:
         display({"application/vnd.plotly.v1+json": figure.to_plotly_json()}, raw=True)
+
+
+def keep_render_state_current(figure: go.FigureWidget) -> None:
+    """Make a FigureWidget's render state match the figure after an update.
+
+    Since plotly 6 (anywidget), a browser view of a FigureWidget first draws
+    ``_widget_data`` / ``_widget_layout``, which plotly refreshes only in
+    ``_repr_mimebundle_``; a FigureWidget inside a container never gets that call
+    (plotly.py issue #4998).  A view created after an update (a tab shown for the first
+    time, a reconnect) then drew the stale, empty figure, and the incremental update
+    messages it had missed never arrived again.  Sending the current state after each
+    update makes every view, whenever it renders, draw the same figure as Python holds.
+    """
+    figure._widget_data = copy.deepcopy(figure._data)
+    figure._widget_layout = copy.deepcopy(figure._layout_obj._props)
 
 
 class AssessmentView:
@@ -118,6 +134,7 @@ class ChartsView:
             self.cv_figure.layout.annotations = cv.layout.annotations
             self.cv_figure.update_layout(title=cv.layout.title, template=cv.layout.template, barmode="group", yaxis_title="CV* (%)",
                                          xaxis_title="system", legend_title="quality criterion")
+        keep_render_state_current(self.cv_figure)
         if "P and W" in figures:
             show_figure(self.p_and_w, figures["P and W"])
         self.show_scores()
