@@ -5,6 +5,7 @@
     qra-widgets report --example qrapp_example1
     qra-widgets app [--port N] [--no-browser] [--db PATH]   # the dashboard, served by Voila
     qra-widgets export-all FOLDER [--db PATH]                # back up every study and revision
+    qra-widgets import-all FOLDER [--db PATH]                # restore such a backup
 
 Errors in the input are printed as one line on stderr (exit status 2), never a traceback.
 """
@@ -67,6 +68,29 @@ def _export_all(args: argparse.Namespace) -> str:
     return f"exported {len(written)} studies (every revision) from {library.path} to {args.folder}\n"
 
 
+def _import_all(args: argparse.Namespace) -> str:
+    """Restore every backup file in FOLDER; studies already in the library are left as they are."""
+    from pathlib import Path
+
+    from .store import StudyLibrary
+
+    files = sorted(Path(args.folder).glob("*.json"))
+    if not files:
+        raise QRAInputError(f"{args.folder}: no backup files (*.json) to restore")
+    library = StudyLibrary(args.db)
+    restored, refused = [], []
+    for path in files:
+        try:
+            restored.append(library.import_backup(path))
+        except QRAInputError as error:
+            refused.append(str(error))
+    lines = [f"restored {len(restored)} of {len(files)} studies (every revision) into {library.path}"]
+    lines += [f"not restored: {reason}" for reason in refused]
+    if refused and not restored:
+        raise QRAInputError("; ".join(lines))
+    return "\n".join(lines) + "\n"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="qra-widgets", description="Quantified reproducibility assessment (QRA++) of NLP results.")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -89,6 +113,10 @@ def build_parser() -> argparse.ArgumentParser:
     backup.add_argument("folder")
     backup.add_argument("--db", help="study library file (default: $QRA_WIDGETS_DB or the user data directory)")
     backup.set_defaults(run=_export_all)
+    restore = commands.add_parser("import-all", help="restore an export-all backup folder into a library (existing studies are kept)")
+    restore.add_argument("folder")
+    restore.add_argument("--db", help="study library file (default: $QRA_WIDGETS_DB or the user data directory)")
+    restore.set_defaults(run=_import_all)
     return parser
 
 

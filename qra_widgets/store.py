@@ -27,7 +27,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from .errors import QRAInputError
-from .io import atomic_write_text, study_from_json, study_to_json
+from .io import _decode, _read_bytes, atomic_write_text, study_from_dict, study_from_json, study_to_json
 from .study import Study
 
 ENV_VAR = "QRA_WIDGETS_DB"
@@ -242,9 +242,69 @@ class StudyLibrary:
             written.append(path)
         return written
 
+    def import_backup(self, path: str | os.PathLike) -> str:
+        """Restore one study from an :meth:`export_all` file, every revision as it was.
+
+        Revision numbers, ``based_on``, conflict marks, save times and the deleted state
+        are kept.  Every revision is validated before anything is written, and the restore
+        is one transaction.  A study whose id is already in the library is refused
+        (:class:`~qra_widgets.QRAInputError`): a restore never merges into or overwrites
+        what is there; restore into a new library file instead.  Returns the study id.
+        """
+        path = Path(path)
+        backup = _parse_backup(_read_bytes(path), path.name)
+        study_id = backup["id"]
+        with self._write() as db:
+            if db.execute("SELECT 1 FROM studies WHERE id = ?", (study_id,)).fetchone():
+                raise QRAInputError(f"{path.name}: study {study_id!r} is already in the library {self.path}; "
+                                    "restore into a new library file (--db) so nothing there is overwritten")
+            db.execute("INSERT INTO studies (id, latest, deleted_at) VALUES (?, ?, ?)",
+                       (study_id, backup["latest"], _now() if backup["deleted"] else None))
+            db.executemany(
+                "INSERT INTO revisions (study_id, revision, based_on, conflict, name, saved_at, body) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [(study_id, r["revision"], r["based_on"], int(r["conflict"]), r["name"], r["saved_at"], r["body"])
+                 for r in backup["revisions"]])
+        return study_id
+
     def integrity_check(self) -> str:
         with self._connection() as db:
             return db.execute("PRAGMA integrity_check").fetchone()[0]
+
+
+def _parse_backup(data: bytes, source: str) -> dict:
+    """Read and check an :meth:`StudyLibrary.export_all` file; each revision is validated as a study."""
+    try:
+        backup = json.loads(_decode(data, source))
+    except json.JSONDecodeError as error:
+        raise QRAInputError(f"{source}: not valid JSON (line {error.lineno}, column {error.colno}: {error.msg})") from None
+    if not isinstance(backup, dict) or not isinstance(backup.get("revisions"), list) or not backup["revisions"]:
+        raise QRAInputError(f"{source}: not a qra-widgets library backup (expected an object with a non-empty 'revisions' list)")
+    study_id, latest = backup.get("id"), backup.get("latest")
+    if not isinstance(study_id, str) or not study_id:
+        raise QRAInputError(f"{source}: id must be a non-empty text, got {study_id!r}")
+    revisions, numbers = [], []
+    for i, record in enumerate(backup["revisions"]):
+        where = f"{source}: revisions[{i}]"
+        number = record.get("revision") if isinstance(record, dict) else None
+        if not isinstance(number, int) or isinstance(number, bool) or number < 1:
+            raise QRAInputError(f"{where}: revision must be a whole number >= 1, got {number!r}")
+        based_on = record.get("based_on")
+        if based_on is not None and (not isinstance(based_on, int) or isinstance(based_on, bool)):
+            raise QRAInputError(f"{where}: based_on must be a revision number or null, got {based_on!r}")
+        try:
+            study = study_from_dict(record.get("study"))
+        except QRAInputError as error:
+            raise QRAInputError(f"{where}: {error}") from None
+        if study.id != study_id:
+            raise QRAInputError(f"{where}: holds study {study.id!r}, but the backup is of {study_id!r}")
+        numbers.append(number)
+        revisions.append({"revision": number, "based_on": based_on, "conflict": bool(record.get("conflict")),
+                          "name": study.name, "saved_at": str(record.get("saved_at") or _now()), "body": study_to_json(study)})
+    if len(set(numbers)) != len(numbers):
+        raise QRAInputError(f"{source}: revision numbers repeat")
+    if latest not in numbers or any(r["conflict"] for r in revisions if r["revision"] == latest):
+        raise QRAInputError(f"{source}: latest ({latest!r}) must name one of its revisions that is not a conflict")
+    return {"id": study_id, "latest": latest, "deleted": bool(backup.get("deleted")), "revisions": revisions}
 
 
 def _safe_file_name(name: str) -> str:

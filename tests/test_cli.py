@@ -70,3 +70,22 @@ def test_export_all_backs_up_every_revision(capsys, tmp_path):
     assert status == 0 and out.startswith("exported 1 studies")
     backup = json.loads((tmp_path / "backup" / "qrapp-example1.json").read_text())
     assert [r["revision"] for r in backup["revisions"]] == [1, 2] and backup["latest"] == 2
+
+
+def test_import_all_restores_an_export_all_backup(capsys, tmp_path):
+    from qra_widgets import examples
+    from qra_widgets.store import StudyLibrary
+
+    source = StudyLibrary(tmp_path / "lib.sqlite3")
+    for name in ("qrapp_example1", "qra2022_nts"):
+        source.save(examples.load(name))
+    run(capsys, "export-all", str(tmp_path / "backup"), "--db", str(tmp_path / "lib.sqlite3"))
+    status, out, _ = run(capsys, "import-all", str(tmp_path / "backup"), "--db", str(tmp_path / "new.sqlite3"))
+    assert status == 0 and out.startswith("restored 2 of 2 studies")
+    restored = StudyLibrary(tmp_path / "new.sqlite3")
+    assert [s.id for s in restored.list()] == ["qra2022-nts", "qrapp-example1"]
+    assert restored.open("qrapp-example1") == examples.load("qrapp_example1")
+    status, _, err = run(capsys, "import-all", str(tmp_path / "backup"), "--db", str(tmp_path / "new.sqlite3"))
+    assert status == 2 and "already in the library" in err  # a second restore changes nothing
+    status, _, err = run(capsys, "import-all", str(tmp_path / "empty"), "--db", str(tmp_path / "new.sqlite3"))
+    assert status == 2 and "no backup files" in err

@@ -96,6 +96,68 @@ def test_export_import_and_files(library, tmp_path):
     assert [p.name for p in written] == ["qra2022-nts.json"]
 
 
+def test_a_backup_restores_every_revision_conflict_and_deletion(library, tmp_path):
+    """export_all then import_backup: the restored library is the same, revision by revision."""
+    essay, nts = examples.load("qra2022_essay_scoring"), examples.load("qra2022_nts")
+    library.save(essay)
+    essay.set_score("wF1", "mult-base", "VajjalaRama2018", 0.61)
+    library.save(essay, expected_revision=1)
+    essay.set_score("wF1", "mult-base", "VajjalaRama2018", 0.62)
+    with pytest.raises(ConflictError):
+        library.save(essay, expected_revision=1)  # kept as conflict revision 3
+    library.save(nts)
+    library.delete(nts.id)
+    restored = StudyLibrary(tmp_path / "restored.sqlite3")
+    for path in library.export_all(tmp_path / "backup"):
+        restored.import_backup(path)
+    for study_id in (essay.id, nts.id):
+        assert restored.history(study_id) == library.history(study_id)
+        for revision in library.history(study_id):
+            assert restored.open(study_id, revision.revision) == library.open(study_id, revision.revision)
+    assert [(r.revision, r.conflict) for r in restored.history(essay.id)] == [(1, False), (2, False), (3, True)]
+    assert restored.open(essay.id).scores[("wF1", "mult-base", "VajjalaRama2018")] == 0.61
+    assert [s.id for s in restored.list()] == [essay.id]  # the deleted study stays deleted...
+    restored.restore(nts.id)  # ...and can be brought back
+    assert restored.open(nts.id) == nts
+    assert restored.integrity_check() == "ok"
+
+
+def test_a_restore_never_overwrites_a_study_already_there(library, tmp_path):
+    study = examples.load("qrapp_example1")
+    library.save(study)
+    [backup] = library.export_all(tmp_path / "backup")
+    study.set_score("Fluency", "SVM", "Li2024", 3.3)
+    library.save(study, expected_revision=1)
+    with pytest.raises(QRAInputError, match="'qrapp-example1' is already in the library"):
+        library.import_backup(backup)
+    assert library.latest_revision(study.id) == 2
+    assert library.open(study.id).scores[("Fluency", "SVM", "Li2024")] == 3.3
+
+
+@pytest.mark.parametrize("content, message", [
+    ('{"id": "x", "latest": 1', "not valid JSON"),
+    ('{"id": "x", "latest": 1, "revisions": []}', "not a qra-widgets library backup"),
+    ('{"id": "x", "latest": 1, "revisions": [{"revision": 0, "study": {}}]}', r"revisions\[0\]: revision must be a whole number >= 1"),
+    ('{"id": "x", "latest": 1, "revisions": [{"revision": 1, "study": {"schema": "other"}}]}', r"revisions\[0\]: schema: expected"),
+])
+def test_a_malformed_backup_is_refused_and_nothing_is_written(library, tmp_path, content, message):
+    path = tmp_path / "broken.json"
+    path.write_text(content)
+    with pytest.raises(QRAInputError, match=message):
+        library.import_backup(path)
+    assert library.list(include_deleted=True) == []
+
+
+def test_a_backup_whose_latest_is_a_conflict_is_refused(library, tmp_path):
+    library.save(examples.load("qrapp_example1"))
+    [path] = library.export_all(tmp_path / "backup")
+    backup = __import__("json").loads(path.read_text())
+    backup["revisions"][0]["conflict"] = True
+    path.write_text(__import__("json").dumps(backup))
+    with pytest.raises(QRAInputError, match="latest"):
+        StudyLibrary(tmp_path / "other.sqlite3").import_backup(path)
+
+
 def _save_many(path, worker, count):
     library = StudyLibrary(path)
     for i in range(count):
