@@ -33,39 +33,33 @@ class RankCounts:
         return self.same / self.compared
 
 
-def _tied_pairs(*columns: np.ndarray) -> int:
-    """Pairs of systems equal in every given column: sort, then count runs of equal rows."""
-    order = np.lexsort(columns[::-1])
-    same_as_previous = np.ones(len(order) - 1, dtype=bool)
-    for column in columns:
-        ranked = column[order]
-        same_as_previous &= ranked[1:] == ranked[:-1]
-    run_starts = np.flatnonzero(np.concatenate([[True], ~same_as_previous, [True]]))
-    lengths = np.diff(run_starts)
+def _pairs_in_runs(sorted_values: np.ndarray) -> int:
+    """Pairs of equal values in a sorted array: sum of k(k-1)/2 over its runs of equal values."""
+    starts = np.flatnonzero(np.concatenate(([True], sorted_values[1:] != sorted_values[:-1], [True])))
+    lengths = np.diff(starts)
     return int((lengths * (lengths - 1) // 2).sum())
 
 
-def _tied_groups(x: np.ndarray) -> tuple[int, np.ndarray, np.ndarray]:
-    """Pairs tied in x, plus the positions and group ids of the values that share their x."""
-    order = np.argsort(x, kind="stable")
-    ranked = x[order]
-    equal = ranked[1:] == ranked[:-1]
-    starts = np.concatenate([[True], ~equal])
-    group = np.cumsum(starts) - 1
-    sizes = np.bincount(group)
-    in_tie = sizes[group] > 1
-    return int((sizes * (sizes - 1) // 2).sum()), order[in_tie], group[in_tie]
+@dataclass(frozen=True)
+class _Ties:
+    """One experiment's scores as integer codes that are equal exactly where the scores are,
+    and how many system pairs they tie; computed once per experiment, reused by every pair."""
+
+    pairs: int
+    codes: np.ndarray
+
+    @classmethod
+    def of(cls, scores: np.ndarray) -> _Ties:
+        _, codes, counts = np.unique(scores, return_inverse=True, return_counts=True)
+        return cls(int((counts * (counts - 1) // 2).sum()), codes.astype(np.int64))
+
+    def tied_with(self, other: _Ties) -> int:
+        """Pairs tied in both experiments: equal joint codes, counted after one integer sort."""
+        joint = self.codes * (int(other.codes.max()) + 1) + other.codes
+        return _pairs_in_runs(np.sort(joint))
 
 
-def _tied_in_both(x_ties: tuple[int, np.ndarray, np.ndarray], y: np.ndarray) -> int:
-    """Pairs tied in x and in y: only systems inside an x-tie group can be, so only they are sorted."""
-    _, positions, group = x_ties
-    if not len(positions):
-        return 0
-    return _tied_pairs(group.astype(float), y[positions])
-
-
-def _same_sign_pairs(x: np.ndarray, y: np.ndarray, x_ties=None, y_ties=None) -> RankCounts:
+def _same_sign_pairs(x: np.ndarray, y: np.ndarray, x_ties: _Ties | None = None, y_ties: _Ties | None = None) -> RankCounts:
     """System pairs whose differences have equal signs in x and y, in O(S log S) time.
 
     Equal signs = concordant pairs + pairs tied in both.  C - D comes from Kendall's tau-b
@@ -73,11 +67,10 @@ def _same_sign_pairs(x: np.ndarray, y: np.ndarray, x_ties=None, y_ties=None) -> 
     """
     k = x.size
     total = k * (k - 1) // 2
-    x_ties = _tied_groups(x) if x_ties is None else x_ties
-    tied_x = x_ties[0]
-    tied_y = (_tied_groups(y) if y_ties is None else y_ties)[0]
-    tied_both = _tied_in_both(x_ties, y)
-    untied_x, untied_y = total - tied_x, total - tied_y
+    x_ties = _Ties.of(x) if x_ties is None else x_ties
+    y_ties = _Ties.of(y) if y_ties is None else y_ties
+    tied_both = x_ties.tied_with(y_ties)
+    untied_x, untied_y = total - x_ties.pairs, total - y_ties.pairs
     if untied_x == 0 or untied_y == 0:
         concordant_minus_discordant = 0
     else:
@@ -85,7 +78,7 @@ def _same_sign_pairs(x: np.ndarray, y: np.ndarray, x_ties=None, y_ties=None) -> 
 
         tau_b = kendalltau(x, y, variant="b").statistic
         concordant_minus_discordant = round(tau_b * np.sqrt(float(untied_x) * float(untied_y)))
-    concordant_plus_discordant = total - tied_x - tied_y + tied_both
+    concordant_plus_discordant = total - x_ties.pairs - y_ties.pairs + tied_both
     concordant = (concordant_plus_discordant + concordant_minus_discordant) // 2
     return RankCounts(concordant + tied_both, total)
 
@@ -99,7 +92,7 @@ def rank_counts(scores) -> RankCounts:
     matrix = as_score_matrix(scores)
     scored = ~np.isnan(matrix)
     complete = scored.all(axis=1)
-    ties = [_tied_groups(row) if full else None for row, full in zip(matrix, complete)]  # reused by every pair
+    ties = [_Ties.of(row) if full else None for row, full in zip(matrix, complete)]  # reused by every pair
     counts = RankCounts(0, 0)
     for i, j in combinations(range(matrix.shape[0]), 2):
         if complete[i] and complete[j]:
