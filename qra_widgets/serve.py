@@ -1,8 +1,13 @@
 """Running the Voila app from Python: for ``qra-widgets app``, the browser tests and the
-benchmarks, so all three start it the same way."""
+benchmarks, so all three start it the same way.
+
+``python -m qra_widgets.serve ARGS`` is Voila's own command line with one repair (see
+:func:`finished_kernels_only`); :func:`voila_command` runs it.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import socket
 import subprocess
@@ -34,7 +39,7 @@ def voila_command(port: int, no_browser: bool, host: str = "127.0.0.1", pool_siz
 
     notebook = str(resources.files("qra_widgets").joinpath("app.ipynb"))
     return [
-        sys.executable, "-m", "voila", notebook, f"--port={port}", f"--Voila.ip={host}",
+        sys.executable, "-m", "qra_widgets.serve", notebook, f"--port={port}", f"--Voila.ip={host}",
         *(["--no-browser"] if no_browser else []),
         *(["--preheat_kernel=True", f"--pool_size={pool_size}"] if preheat else []),
         f"--MappingKernelManager.cull_idle_timeout={cull_idle_timeout}", f"--MappingKernelManager.cull_interval={cull_interval}",
@@ -95,3 +100,65 @@ def chromium(viewport: dict | None = None):
             yield context
         finally:
             context.close()
+
+
+POOL_WAIT_SECONDS = 300
+
+
+def finished_kernels_only(factory):
+    """Wrap Voila's kernel-manager factory so that a pre-heated kernel is handed to a page
+    only after its notebook has finished rendering.
+
+    Voila 0.5 hands out a pool kernel whose notebook is still executing, stops its render
+    task after the running cell and resumes the suspended render generator from the
+    page's request.  Under a burst of visitors that continuation intermittently never
+    completes: the page stays at "Executing 1 of 2" and never connects to its kernel
+    (seen here in about one page in twelve when ten tabs opened one after another).
+    Waiting for the render to finish costs nothing a visitor would not wait for anyway,
+    and the page is then served from the complete pre-rendered cache, Voila's usual path.
+    """
+    def factory_with_finished_kernels(base_class, preheat_kernel, default_pool_size, *args, **kwargs):
+        manager_class = factory(base_class, preheat_kernel, default_pool_size, *args, **kwargs)
+        if not preheat_kernel:
+            return manager_class
+
+        class FinishedKernelManager(manager_class):
+            async def get_rendered_notebook(self, notebook_name, *args, **kwargs):
+                await _head_of_pool_rendered(self._pools, notebook_name)
+                return await super().get_rendered_notebook(notebook_name, *args, **kwargs)
+
+        return FinishedKernelManager
+
+    return factory_with_finished_kernels
+
+
+async def _head_of_pool_rendered(pools: dict, notebook_name: str) -> None:
+    """Return once the first pooled kernel of ``notebook_name`` has rendered its notebook.
+
+    Another page may take that kernel while we wait; then wait for the next one (Voila
+    refills the pool after each use).  Nothing awaits between this returning and the
+    caller taking the kernel, so the kernel taken is the one that finished.
+    """
+    deadline = asyncio.get_running_loop().time() + POOL_WAIT_SECONDS
+    while asyncio.get_running_loop().time() < deadline:
+        pool = pools.get(notebook_name, [])
+        if not pool:
+            await asyncio.sleep(0.1)
+            continue
+        head = pool[0]
+        content = await head
+        await asyncio.wait([content["task"]])
+        if pools.get(notebook_name) and pools[notebook_name][0] is head:
+            return
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Voila's command line (``python -m qra_widgets.serve NOTEBOOK --port=...``), repaired."""
+    import voila.app
+
+    voila.app.voila_kernel_manager_factory = finished_kernels_only(voila.app.voila_kernel_manager_factory)
+    voila.app.main(argv)
+
+
+if __name__ == "__main__":
+    main()
