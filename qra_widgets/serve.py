@@ -103,19 +103,22 @@ def chromium(viewport: dict | None = None):
 
 
 POOL_WAIT_SECONDS = 300
+RENDER_TIMEOUT_SECONDS = 60.0  # a healthy pre-heat render takes 3-15 s on a busy 2-core machine
 
 
 def finished_kernels_only(factory):
-    """Wrap Voila's kernel-manager factory so that a pre-heated kernel is handed to a page
-    only after its notebook has finished rendering.
+    """Wrap Voila's kernel-manager factory so that a page gets a pre-heated kernel only once
+    its notebook has finished rendering, and a kernel whose render never finishes is replaced.
 
-    Voila 0.5 hands out a pool kernel whose notebook is still executing, stops its render
-    task after the running cell and resumes the suspended render generator from the
-    page's request.  Under a burst of visitors that continuation intermittently never
-    completes: the page stays at "Executing 1 of 2" and never connects to its kernel
-    (seen here in about one page in twelve when ten tabs opened one after another).
-    Waiting for the render to finish costs nothing a visitor would not wait for anyway,
-    and the page is then served from the complete pre-rendered cache, Voila's usual path.
+    Voila 0.5 hands a page the first pooled kernel whatever state its pre-heat render is in.
+    That render intermittently never completes: kernel and server sit idle, waiting for a
+    kernel message that never comes (py-spy showed every process idle), and the page stays
+    at "Executing 1 of 2" for good (about one page in twelve when ten tabs opened one after
+    another).  So the page waits until the first kernel has rendered (which it would have
+    had to wait for anyway); a kernel whose render fails, or has not finished after
+    :data:`RENDER_TIMEOUT_SECONDS`, is taken out of the pool, shut down and replaced, and
+    the page moves on to the next one.  The page is then served from the complete
+    pre-rendered cache, Voila's usual path.
     """
     def factory_with_finished_kernels(base_class, preheat_kernel, default_pool_size, *args, **kwargs):
         manager_class = factory(base_class, preheat_kernel, default_pool_size, *args, **kwargs)
@@ -124,7 +127,7 @@ def finished_kernels_only(factory):
 
         class FinishedKernelManager(manager_class):
             async def get_rendered_notebook(self, notebook_name, *args, **kwargs):
-                await _head_of_pool_rendered(self._pools, notebook_name)
+                await _head_of_pool_rendered(self, notebook_name)
                 return await super().get_rendered_notebook(notebook_name, *args, **kwargs)
 
         return FinishedKernelManager
@@ -132,24 +135,44 @@ def finished_kernels_only(factory):
     return factory_with_finished_kernels
 
 
-async def _head_of_pool_rendered(pools: dict, notebook_name: str) -> None:
+async def _head_of_pool_rendered(manager, notebook_name: str) -> None:
     """Return once the first pooled kernel of ``notebook_name`` has rendered its notebook.
 
     Another page may take that kernel while we wait; then wait for the next one (Voila
     refills the pool after each use).  Nothing awaits between this returning and the
     caller taking the kernel, so the kernel taken is the one that finished.
     """
-    deadline = asyncio.get_running_loop().time() + POOL_WAIT_SECONDS
-    while asyncio.get_running_loop().time() < deadline:
-        pool = pools.get(notebook_name, [])
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + POOL_WAIT_SECONDS
+    while loop.time() < deadline:
+        pool = manager._pools.get(notebook_name, [])
         if not pool:
             await asyncio.sleep(0.1)
             continue
         head = pool[0]
         content = await head
-        await asyncio.wait([content["task"]])
-        if pools.get(notebook_name) and pools[notebook_name][0] is head:
-            return
+        task = content["task"]
+        done, _ = await asyncio.wait([task], timeout=RENDER_TIMEOUT_SECONDS)
+        if done and not task.cancelled() and task.exception() is None:
+            if manager._pools.get(notebook_name) and manager._pools[notebook_name][0] is head:
+                return
+            continue
+        await _replace_broken_kernel(manager, notebook_name, head, content)
+
+
+async def _replace_broken_kernel(manager, notebook_name: str, head, content: dict) -> None:
+    """Take a pooled kernel whose render failed or hangs out of the pool, stop it, refill."""
+    pool = manager._pools.get(notebook_name, [])
+    if head in pool:
+        pool.remove(head)
+    content["task"].cancel()
+    manager.log.warning("Pre-heated kernel %s did not finish rendering %s; replacing it",
+                        content.get("kernel_id"), notebook_name)
+    try:
+        await manager.shutdown_kernel(content["kernel_id"], now=True)
+    except Exception:  # noqa: BLE001 - already gone, or never started: the pool is what matters
+        manager.log.warning("Could not shut down kernel %s", content.get("kernel_id"), exc_info=True)
+    manager.fill_if_needed(delay=0, notebook_name=notebook_name)
 
 
 def main(argv: list[str] | None = None) -> None:
