@@ -148,11 +148,18 @@ def naive_p(scores):
     return same, total
 
 
-@given(arrays(np.float64, st.tuples(st.integers(2, 5), st.integers(2, 12)),
-              elements=st.one_of(st.integers(0, 4).map(float), st.just(np.nan))))
-def test_rank_agreement_matches_the_double_loop(scores):
+@pytest.mark.parametrize("pair_signs_up_to", [m.ranking.PAIR_SIGNS_UP_TO, 1], ids=["pair signs", "sorting"])
+@given(scores=arrays(np.float64, st.tuples(st.integers(2, 5), st.integers(2, 12)),
+                     elements=st.one_of(st.integers(0, 4).map(float), st.just(np.nan))))
+def test_rank_agreement_matches_the_double_loop(pair_signs_up_to, scores):
+    """Both ways of counting P (pair signs for few systems, sorting for many) against the loop."""
     same, total = naive_p(scores)
-    assert m.rank_counts(scores) == m.RankCounts(same, total)
+    original = m.ranking.PAIR_SIGNS_UP_TO
+    m.ranking.PAIR_SIGNS_UP_TO = pair_signs_up_to
+    try:
+        assert m.rank_counts(scores) == m.RankCounts(same, total)
+    finally:
+        m.ranking.PAIR_SIGNS_UP_TO = original
 
 
 @given(st.integers(2, 6), st.integers(2, 15), st.randoms(use_true_random=False))
