@@ -348,30 +348,22 @@ def _type_three(rows: list[_Row], study: Study, qc) -> None:
     Works on the label columns: items become units (sorted by system, so each system's units
     are one block of the QC's category-count matrix) and every measure reads counts.
     """
-    import pandas as pd
-
-    systems, items, experiments, labels = study.labels.for_criterion(qc.name)
-    experiment_row = pd.Index(study.experiment_ids).get_indexer(experiments)
-    present = np.unique(experiment_row)
+    coded = study.labels.coded_for_criterion(qc.name, study.systems, study.experiment_ids)
+    present = np.unique(coded.experiment_row)
     n = len(present)
     if n < 2:
         return
-    system_code = pd.Index(study.systems).get_indexer(systems).astype(np.int64)
-    item_code, _ = pd.factorize(items)
-    unit_keys, unit = np.unique(system_code * (int(item_code.max()) + 1) + item_code, return_inverse=True)
-    unit_system = unit_keys // (int(item_code.max()) + 1)
-    codes, categories = m.agreement.encode_values(labels)
-    q = max(len(categories), 1)
+    q, n_units = max(len(coded.categories), 1), len(coded.unit_system)
     if n == 2:
-        table = np.full((2, len(unit_keys)), np.nan)
-        table[np.searchsorted(present, experiment_row), unit] = codes
+        table = np.full((2, n_units), np.nan)
+        table[np.searchsorted(present, coded.experiment_row), coded.unit] = coded.code
         measures = [("kappa", lambda cols: m.cohen_kappa(table[0, cols], table[1, cols], categories=list(range(q))))]
     else:
-        counts = np.bincount(unit * q + codes, minlength=len(unit_keys) * q).reshape(len(unit_keys), q)
-        scoped = lambda cols: m.CategoryCounts(counts[cols], categories)
+        counts = np.bincount(coded.unit * q + coded.code, minlength=n_units * q).reshape(n_units, q)
+        scoped = lambda cols: m.CategoryCounts(counts[cols], coded.categories)
         measures = [("fleiss_kappa", lambda cols: m.fleiss_kappa(scoped(cols))),
                     ("alpha", lambda cols: m.krippendorff_alpha(scoped(cols), qc.label_level))]
-    bounds = np.searchsorted(unit_system, np.arange(len(study.systems) + 1))
+    bounds = np.searchsorted(coded.unit_system, np.arange(len(study.systems) + 1))
     scopes = [("qc", None, slice(None))] + [("system", s, slice(bounds[i], bounds[i + 1]))
                                             for i, s in enumerate(study.systems) if bounds[i + 1] > bounds[i]]
     for level, system, columns in scopes:

@@ -10,11 +10,29 @@ edited.
 from __future__ import annotations
 
 from collections.abc import Iterator, MutableMapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 KEY_FIELDS = ("quality_criterion", "system", "item", "experiment")
+
+
+@dataclass(frozen=True)
+class CodedLabels:
+    """One criterion's labels as integers, ready for the agreement core.
+
+    Units are (system, item) pairs numbered in system order, so each system's units are one
+    block: ``unit_system[u]`` is unit u's index in the study's systems.  Per label:
+    ``unit``, ``experiment_row`` (index in the study's experiments) and ``code`` (index in
+    ``categories``).
+    """
+
+    unit: np.ndarray
+    unit_system: np.ndarray
+    experiment_row: np.ndarray
+    code: np.ndarray
+    categories: np.ndarray
 
 
 def _column(values) -> np.ndarray:
@@ -31,6 +49,7 @@ class Labels(MutableMapping):
         self._columns: tuple[np.ndarray, ...] | None = None
         self._validated_for = None  # set by Study.validate; any change clears it
         self._rows_by_criterion: dict[str, np.ndarray] | None = None
+        self._derived: dict = {}  # coded criteria and the experiment set, until the labels change
 
     @classmethod
     def from_columns(cls, quality_criterion, system, item, experiment, label) -> Labels:
@@ -61,6 +80,7 @@ class Labels(MutableMapping):
 
     def _changed(self) -> None:
         self._columns, self._validated_for, self._rows_by_criterion = None, None, None
+        self._derived = {}
 
     # ------------------------------------------------------------------ mapping interface
 
@@ -124,7 +144,21 @@ class Labels(MutableMapping):
         """The experiments that gave labels."""
         import pandas as pd
 
-        return set(pd.unique(self.columns()[3])) if len(self) else set()
+        if "experiments" not in self._derived:
+            self._derived["experiments"] = set(pd.unique(self.columns()[3])) if len(self) else set()
+        return set(self._derived["experiments"])
+
+    def coded_for_criterion(self, quality_criterion: str, systems, experiment_ids) -> CodedLabels:
+        """The labels of one criterion as :class:`CodedLabels`, for the study's ``systems`` and
+        ``experiment_ids`` (names must be valid: the study validates them first).
+
+        Turning names into integers is most of the cost of assessing labels, and the labels do
+        not change while scores are edited, so the result is kept until the labels change.
+        """
+        key = ("coded", quality_criterion, tuple(systems), tuple(experiment_ids))
+        if key not in self._derived:
+            self._derived[key] = _coded(*self.for_criterion(quality_criterion), systems, experiment_ids)
+        return self._derived[key]
 
     def criteria(self) -> set[str]:
         """The quality criteria that have labels."""
@@ -135,6 +169,19 @@ class Labels(MutableMapping):
         rows = self._criterion_rows().get(quality_criterion, np.array([], dtype=np.int64))
         _qc, system, item, experiment, label = self.columns()
         return system[rows], item[rows], experiment[rows], label[rows]
+
+
+def _coded(system, item, experiment, label, systems, experiment_ids) -> CodedLabels:
+    import pandas as pd
+
+    from .measures.agreement import encode_values
+
+    system_code = pd.Index(list(systems)).get_indexer(system).astype(np.int64)
+    item_code, _ = pd.factorize(item)
+    stride = int(item_code.max()) + 1 if len(item_code) else 1
+    unit_keys, unit = np.unique(system_code * stride + item_code, return_inverse=True)
+    code, categories = encode_values(label)
+    return CodedLabels(unit, unit_keys // stride, pd.Index(list(experiment_ids)).get_indexer(experiment), code, categories)
 
 
 def _deduplicated(columns: tuple[np.ndarray, ...]) -> tuple[np.ndarray, ...]:
