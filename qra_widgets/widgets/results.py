@@ -3,12 +3,10 @@
 
 from __future__ import annotations
 
-import copy
 import html
 
 import ipywidgets as w
 import plotly.graph_objects as go
-from IPython.display import display
 
 from .. import charts
 from ..compare import compare_subsets, experiment_attributes
@@ -17,26 +15,12 @@ from .state import AppState
 
 
 def show_figure(output: w.Output, figure: go.Figure) -> None:
-    """Render a read-only figure through the Plotly mime renderer (its JS is cached by the
-    browser, unlike a FigureWidget's, which is sent over the websocket)."""
-    output.clear_output(wait=True)
-    with output:
-        display({"application/vnd.plotly.v1+json": figure.to_plotly_json()}, raw=True)
-
-
-def keep_render_state_current(figure: go.FigureWidget) -> None:
-    """Make a FigureWidget's render state match the figure after an update.
-
-    Since plotly 6 (anywidget), a browser view of a FigureWidget first draws
-    ``_widget_data`` / ``_widget_layout``, which plotly refreshes only in
-    ``_repr_mimebundle_``; a FigureWidget inside a container never gets that call
-    (plotly.py issue #4998).  A view created after an update (a tab shown for the first
-    time, a reconnect) then drew the stale, empty figure, and the incremental update
-    messages it had missed never arrived again.  Sending the current state after each
-    update makes every view, whenever it renders, draw the same figure as Python holds.
-    """
-    figure._widget_data = copy.deepcopy(figure._data)
-    figure._widget_layout = copy.deepcopy(figure._layout_obj._props)
+    """Show a figure through the Plotly mime renderer (its JS is cached by the browser, unlike
+    a FigureWidget's, which is sent over the websocket).  The Output's contents are replaced
+    in one state update, as ``Output.append_display_data`` does, so this works from any
+    callback (no kernel output capture) and the page never shows a half-cleared chart."""
+    output.outputs = ({"output_type": "display_data", "metadata": {},
+                       "data": {"application/vnd.plotly.v1+json": figure.to_plotly_json()}},)
 
 
 class AssessmentView:
@@ -87,13 +71,21 @@ class AssessmentView:
 
 
 class ChartsView:
-    """CV* by system is a live FigureWidget updated in place; the other charts are rendered
-    read-only (one FigureWidget per page keeps the websocket traffic down)."""
+    """CV* by system, P and W by criterion, and scores by experiment, each rendered through
+    Plotly's mime renderer and redrawn whole on every change.
+
+    No FigureWidget: with plotly >= 6 (anywidget) a FigureWidget's browser view
+    intermittently missed the update that adds its traces and stayed blank (plotly.py
+    #4998 and its kin), and each one sends the whole plotly.js (~5 MB) over the websocket
+    on every page load.  A mime-rendered figure always shows the figure it was given; the
+    price is that zoom resets when the scores change.  ``cv_figure`` is the figure shown.
+    """
 
     def __init__(self, state: AppState, status: Status):
         self.state, self.status = state, status
-        self.cv_figure = go.FigureWidget(layout={"template": charts.TEMPLATE})
-        self.cv_figure.add_class("qra-cv-chart")
+        self.cv_figure = go.Figure()
+        self.cv_chart = w.Output()
+        self.cv_chart.add_class("qra-cv-chart")
         self.guides = w.Checkbox(description="Show the QRA++ §6.1 guide lines (12 human, 1 metric)", value=False, indent=False,
                                  layout=w.Layout(width="auto"))
         self.score_qc = w.Dropdown(description="Criterion")
@@ -108,7 +100,7 @@ class ChartsView:
             button.on_click(lambda _, n=name: self.on_save(n))
         state.on("scores", self.refresh)
         state.on("study", self.on_structure)
-        self.widget = w.VBox([self.guides, self.cv_figure, self.p_and_w, self.score_qc, self.scores,
+        self.widget = w.VBox([self.guides, self.cv_chart, self.p_and_w, self.score_qc, self.scores,
                               w.HBox(list(self.save_buttons.values())), self.saved])
         self.widget.add_class("qra-charts")
         self.on_structure()
@@ -127,32 +119,14 @@ class ChartsView:
 
     def refresh(self) -> None:
         figures = self.figures()
-        cv = figures.get("CV*", go.Figure())
-        self._update_cv_traces(cv)
-        with self.cv_figure.batch_update():
-            self.cv_figure.layout.shapes = cv.layout.shapes
-            self.cv_figure.layout.annotations = cv.layout.annotations
-            self.cv_figure.update_layout(title=cv.layout.title, template=cv.layout.template, barmode="group", yaxis_title="CV* (%)",
-                                         xaxis_title="system", legend_title="quality criterion")
-        keep_render_state_current(self.cv_figure)
+        self.cv_figure = figures.get("CV*", go.Figure())
+        if "CV*" in figures:
+            show_figure(self.cv_chart, self.cv_figure)
+        else:
+            self.cv_chart.outputs = ()
         if "P and W" in figures:
             show_figure(self.p_and_w, figures["P and W"])
         self.show_scores()
-
-    def _update_cv_traces(self, figure: go.Figure) -> None:
-        """Restyle the traces in place when only values changed (every grid edit); replace them,
-        in two separate messages, when the criteria or systems changed.  (Deleting and adding
-        traces inside one batch sometimes left the browser's chart empty.)"""
-        old, new = self.cv_figure.data, figure.data
-        if len(old) == len(new) and all(o.type == n.type for o, n in zip(old, new)):
-            with self.cv_figure.batch_update():
-                for trace, replacement in zip(old, new):
-                    trace.update(replacement.to_plotly_json(), overwrite=True)
-            return
-        if old:
-            self.cv_figure.data = ()
-        if new:
-            self.cv_figure.add_traces(list(new))
 
     def show_scores(self) -> None:
         if self.score_qc.value and self.score_qc.value in self.state.study.qc_names:
