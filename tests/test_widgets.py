@@ -216,8 +216,11 @@ def test_compare_and_overview(app):
     app.compare.attribute.value = ("object: Seed", "procedure: Test set")
     app.compare.run.click()
     assert "object: Seed = seed 1, procedure: Test set = i1 (n = 4)" in app.compare.table.value
+    [drawn] = app.compare.chart.outputs  # the subset chart the page is sent
+    assert "application/vnd.plotly.v1+json" in drawn["data"]
     app.library.save.click()
     load_example(app, "qrapp_example1")
+    assert app.compare.chart.outputs == ()  # another study: the old comparison is gone
     app.library.save.click()
     app.overview.update.click()
     assert "qra2022-essay-scoring" in app.overview.table.value and "qrapp-example1" in app.overview.table.value

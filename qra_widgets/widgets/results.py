@@ -23,6 +23,11 @@ def show_figure(output: w.Output, figure: go.Figure) -> None:
                        "data": {"application/vnd.plotly.v1+json": figure.to_plotly_json()}},)
 
 
+def clear_figure(output: w.Output) -> None:
+    """Remove a figure shown by :func:`show_figure` (the same one-update way)."""
+    output.outputs = ()
+
+
 class AssessmentView:
     def __init__(self, state: AppState, status: Status):
         self.state, self.status = state, status
@@ -118,14 +123,16 @@ class ChartsView:
         return figures
 
     def refresh(self) -> None:
-        figures = self.figures()
-        self.cv_figure = figures.get("CV*", go.Figure())
-        if "CV*" in figures:
-            show_figure(self.cv_chart, self.cv_figure)
+        """Redraw after every score change; each figure is built once (the scores chart by
+        :meth:`show_scores`, not also here)."""
+        result = self.state.assessment
+        if result is None:
+            self.cv_figure = go.Figure()
+            clear_figure(self.cv_chart)
         else:
-            self.cv_chart.outputs = ()
-        if "P and W" in figures:
-            show_figure(self.p_and_w, figures["P and W"])
+            self.cv_figure = charts.cv_by_system(result, guides=self.guides.value)
+            show_figure(self.cv_chart, self.cv_figure)
+            show_figure(self.p_and_w, charts.p_and_w_by_qc(result))
         self.show_scores()
 
     def show_scores(self) -> None:
@@ -176,7 +183,7 @@ class CompareView:
         self.figures = {"heatmap": charts.property_heatmap(self.state.study)}
         show_figure(self.heatmap, self.figures["heatmap"])
         self.table.value = "" if names else "<p>Give the experiments properties or conditions (Experiments tab) to compare subsets.</p>"
-        self.chart.clear_output()
+        clear_figure(self.chart)
 
     @guarded(lambda self: self.status)
     def on_run(self, _=None) -> None:
@@ -191,7 +198,7 @@ class CompareView:
             show_figure(self.chart, self.figures["subsets"])
         else:
             self.figures.pop("subsets", None)
-            self.chart.clear_output()
+            clear_figure(self.chart)
 
     @guarded(lambda self: self.status)
     def on_save(self, name: str) -> None:
