@@ -1,11 +1,13 @@
 """Benchmarks of the served app with ``qra-widgets app``'s defaults, in headless Chromium.
 
-    python benchmarks/app.py [--runs N] [--pool-size P] [--arrivals N] [--one-after-another N]
+    python benchmarks/app.py [--runs N] [--pool-size P] [--fill-delay D] [--arrivals N] [--one-after-another N]
+    python benchmarks/app.py --only-load --arrivals 20 --pool-size 20 --fill-delay 60 --control
 
 Prints: first full render (page request to the dashboard drawn) cold (server just
 started, kernel not preheated) and preheated; grid edit -> chart updated; websocket bytes
 received per page load; N tabs opened at once (slowest render, kernel memory per tab, kernels
-left after the tabs close); N tabs opened one after another (renders that never finish).
+left after the tabs close); N tabs opened one after another (renders that never finish);
+with ``--control``, the same arrivals on a one-widget notebook with the same server settings.
 Targets on a 2-core machine: preheated < 5 s, edit < 300 ms, < 8 MB per page load, 20 tabs
 opened at once all rendered within 30 s.
 """
@@ -24,8 +26,16 @@ import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the test helpers live in tests/, not in the package
 from qra_widgets.examples import titles
-from qra_widgets.serve import FILL_DELAY, POOL_SIZE
-from tests.browser import chromium_browser, close_tab, kernels, open_at_once, running_app, wait_until_serving
+from qra_widgets.serve import FILL_DELAY, POOL_SIZE, voila_command
+from tests.browser import (
+    chromium_browser,
+    close_tab,
+    kernels,
+    navigate_all,
+    new_visitors,
+    running_app,
+    wait_until_serving,
+)
 
 CV_POINTS = "() => document.querySelectorAll('.qra-cv-chart .barlayer .point').length > 0"
 
@@ -100,8 +110,15 @@ ARRIVAL_TIMEOUT = 180
 DRAWN_AT = """
 new MutationObserver((_, observer) => {
   if (document.querySelector('.qra-study-name input')) { window.qraDrawnAt = Date.now(); observer.disconnect(); }
-}).observe(document, {childList: true, subtree: true});
+}).observe(document, {childList: true, subtree: true, attributes: true, attributeFilter: ['class']});
 """
+#: The control: a notebook with one Text widget (the same class, so the same wait), served with
+#: the app's own settings.  What the arrivals cost Voila and Chromium with no app at all.
+CONTROL_NOTEBOOK = {
+    "cells": [{"cell_type": "code", "execution_count": None, "id": "control", "metadata": {}, "outputs": [],
+               "source": "import ipywidgets as w\nname = w.Text(value='control')\nname.add_class('qra-study-name')\nname"}],
+    "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"}},
+    "nbformat": 4, "nbformat_minor": 5}
 
 
 def cpu_seconds(processes) -> float:
@@ -131,15 +148,20 @@ def arrivals(browser, url: str, server: psutil.Process, tabs: int, pool_size: in
     """``tabs`` visitors open the app at the same moment: seconds until each sees the dashboard,
     kernel memory, and kernels left once they close their tabs.
 
+    The visitors' blank pages (a browser context each) are made before the clock starts: making
+    them is the test harness's work, not the server's, and in use each browser is a visitor's own.
+    The clock starts when the first navigation is started; each tab records when it drew.
     CPU is counted per role over the window from the first tab opened to the last one drawn:
     Chromium (all its processes; renderers started in the window count whole), the Voila
     server, and the kernels (pooled ones count what they used in the window; new ones whole).
     """
+    pages = new_visitors(browser, tabs, init_script=DRAWN_AT)
+    time.sleep(2)  # the new renderers settle
     load_before = os.getloadavg()[0]
     pooled = kernels(server)
     cpu_before = {"browser": cpu_seconds(browser_processes()), "server": cpu_seconds([server]), "kernels": cpu_seconds(pooled)}
     start, epoch = time.perf_counter(), time.time()
-    pages = open_at_once(browser, url, tabs, init_script=DRAWN_AT)
+    navigate_all(pages, url)
     seconds, stuck = [], []
     for page in pages:
         try:
@@ -191,15 +213,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--arrivals", type=int, default=20, help="tabs opened at once (default 20; 0 to skip)")
     parser.add_argument("--one-after-another", type=int, default=0, help="tabs opened one after another, to count renders that never finish")
     parser.add_argument("--only-load", action="store_true", help="only the arrivals and one-after-another measurements")
+    parser.add_argument("--control", action="store_true",
+                        help="also the same arrivals on a one-Text-widget notebook served by plain Voila (the floor)")
     args = parser.parse_args(argv)
     folder = Path(tempfile.mkdtemp())
+    if args.only_load:
+        with chromium_browser() as browser:
+            with running_app(folder, wait=False, pool_size=args.pool_size, fill_delay=args.fill_delay) as (url, process):
+                wait_until_serving(url, process)
+                wait_for_pool(psutil.Process(process.pid), args.pool_size)
+                report_load(browser, browser.new_context(viewport={"width": 1400, "height": 1000}), url, process, args)
+            if args.control:  # after the app's server stopped, so that its pool refills do not overlap
+                control(browser, folder, args)
+        return 0
     with chromium_browser() as browser, running_app(folder, wait=False, pool_size=args.pool_size,
                                                          fill_delay=args.fill_delay) as (url, process):
         context = browser.new_context(viewport={"width": 1400, "height": 1000})
-        if args.only_load:
-            wait_until_serving(url, process)
-            wait_for_pool(psutil.Process(process.pid), args.pool_size)
-            return report_load(browser, context, url, process, args)
         started = time.perf_counter()
         wait_until_serving(url, process)
         server_start = time.perf_counter() - started
@@ -227,6 +256,30 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def control(browser, folder: Path, args) -> None:
+    """The arrivals row for :data:`CONTROL_NOTEBOOK`: the same server command (template, extensions,
+    pool, fill delay), only the notebook differs."""
+    import json
+
+    notebook = folder / "control.ipynb"
+    notebook.write_text(json.dumps(CONTROL_NOTEBOOK))
+
+    def command(port: int) -> list[str]:
+        argv = voila_command(port, no_browser=True, pool_size=args.pool_size, fill_delay=args.fill_delay)
+        return [str(notebook) if part.endswith("app.ipynb") else part for part in argv]
+
+    with running_app(folder, wait=False, command=command) as (url, process):
+        wait_until_serving(url, process)
+        server = psutil.Process(process.pid)
+        wait_for_pool(server, args.pool_size)
+        load = arrivals(browser, url, server, args.arrivals, args.pool_size)
+    used = load["cpu_window"]
+    print(f"| control: {load['tabs']} tabs of a one-Text-widget notebook, same server settings: "
+          f"slowest / median render | {load['slowest']:.1f} s / {load['median']:.1f} s | – |")
+    print(f"| ... CPU until the last tab was drawn: Chromium / kernels / Voila server | "
+          f"{used['browser']:.1f} s / {used['kernels']:.1f} s / {used['server']:.1f} s | – |")
+
+
 def print_header() -> None:
     print("| measurement | value | target |")
     print("|---|---:|---|")
@@ -238,7 +291,7 @@ def report_load(browser, context, url: str, process, args, header: bool = True) 
         print_header()
     if args.arrivals:
         load = arrivals(browser, url, server, args.arrivals, args.pool_size)
-        print(f"| {load['tabs']} tabs opened at once, pool of {args.pool_size}: slowest / median render | "
+        print(f"| {load['tabs']} tabs opened at once, pool of {args.pool_size}, fill delay {args.fill_delay:g} s: slowest / median render | "
               f"{load['slowest']:.1f} s / {load['median']:.1f} s | slowest < 30 s |")
         print(f"| ... CPU time per kernel to start and render (user + system) | {load['cpu_per_kernel']:.1f} s | – |")
         used = load["cpu_window"]

@@ -140,7 +140,7 @@ def _app(args: argparse.Namespace) -> str:
     import subprocess
 
     _require_app_extra()
-    from .serve import POOL_SIZE, voila_command
+    from .serve import FILL_DELAY, POOL_SIZE, voila_command
     from .store import default_path
 
     environment = dict(os.environ)
@@ -149,7 +149,9 @@ def _app(args: argparse.Namespace) -> str:
     library = environment.get("QRA_WIDGETS_DB") or default_path()
     print(f"qra-widgets: serving on http://{args.host}:{args.port}/ (library: {library})", file=sys.stderr)
     voila = subprocess.Popen(voila_command(args.port, args.no_browser, args.host,
-                                           POOL_SIZE if args.pool_size is None else args.pool_size), env=environment)
+                                           POOL_SIZE if args.pool_size is None else args.pool_size,
+                                           fill_delay=FILL_DELAY if args.fill_delay is None else args.fill_delay),
+                             env=environment)
     stopping: list[int] = []
 
     def stop(signum, _frame):
@@ -322,6 +324,9 @@ def build_parser() -> argparse.ArgumentParser:
     app.add_argument("--db", help="study library file (default: $QRA_WIDGETS_DB or the user data directory)")
     app.add_argument("--pool-size", type=int, default=None,
                      help="preheated kernels kept ready (default 2; 0 starts a kernel per page)")
+    app.add_argument("--fill-delay", type=float, default=None,
+                     help="seconds before a handed-out preheated kernel is replaced (default 1); for a class "
+                          "opening the app at once, --pool-size 20 --fill-delay 60 keeps refills out of the rush")
     app.set_defaults(run=_app)
     backup = commands.add_parser("export-all", help="back up the study library: one JSON file per study, every revision")
     backup.add_argument("folder")

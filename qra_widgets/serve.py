@@ -37,6 +37,12 @@ SHARE = Path(__file__).parent / "share" / "jupyter"
 POOL_SIZE = 2
 #: Seconds Voila waits after handing out a preheated kernel before starting its replacement (Voila's default: 1).
 FILL_DELAY = 1.0
+#: The JupyterLab extensions the page loads: the widgets, Voila's widget manager (it keeps the one
+#: for the installed ipywidgets) and Plotly's renderer.  Voila loads
+#: every extension installed in the environment otherwise (anywidget alone is 0.37 MB of
+#: JavaScript more for every visitor, and a user's own JupyterLab extensions would follow).
+FRONT_END_EXTENSIONS = ("@jupyter-widgets/jupyterlab-manager", "@voila-dashboards/widgets-manager7",
+                        "@voila-dashboards/widgets-manager8", "jupyterlab-plotly")
 CULL_IDLE_TIMEOUT = 600
 CULL_INTERVAL = 60
 #: Seconds nbclient waits for a cell's output once the kernel has replied (nbclient's default: 4).
@@ -74,6 +80,7 @@ def voila_command(port: int, no_browser: bool, host: str = "127.0.0.1", pool_siz
         f"--VoilaExecutor.iopub_timeout={IOPUB_TIMEOUT}",
         f"--Voila.identity_provider_class={__name__}.XSRFCookieIdentityProvider",
         f"--VoilaConfiguration.template={TEMPLATE}",
+        f"--VoilaConfiguration.extension_allowlist={list(FRONT_END_EXTENSIONS)}",
         "--VoilaConfiguration.show_tracebacks=False", "--VoilaConfiguration.strip_sources=True",
     ]
 

@@ -117,11 +117,9 @@ def chromium_browser():
             browser.close()
 
 
-def open_at_once(browser, url: str, tabs: int, init_script: str | None = None) -> list:
-    """Open ``tabs`` pages of ``url`` at the same moment, each as a separate visitor.
+def new_visitors(browser, tabs: int, init_script: str | None = None) -> list:
+    """``tabs`` blank pages, each a separate visitor (its own context: cookies, cache, connections).
 
-    ``page.goto`` would block until the server sends its first byte, which Voila does only once
-    the page's kernel has rendered, so the navigation is started from the page instead.
     ``init_script`` runs in each page before the app's own scripts.
     """
     pages = []
@@ -131,8 +129,23 @@ def open_at_once(browser, url: str, tabs: int, init_script: str | None = None) -
         if init_script:
             page.add_init_script(init_script)
         pages.append(page)
+    return pages
+
+
+def navigate_all(pages: list, url: str) -> None:
+    """Start every page's navigation to ``url`` at (nearly) the same moment.
+
+    ``page.goto`` would block until the server sends its first byte, which Voila does only once
+    the page's kernel has rendered, so the navigation is started from the page instead.
+    """
     for page in pages:
         page.evaluate("url => { window.location.href = url; }", url)
+
+
+def open_at_once(browser, url: str, tabs: int, init_script: str | None = None) -> list:
+    """Open ``tabs`` pages of ``url`` at the same moment, each as a separate visitor."""
+    pages = new_visitors(browser, tabs, init_script)
+    navigate_all(pages, url)
     return pages
 
 

@@ -1,5 +1,12 @@
 """The whole app: a header (study, saved state, revision), an examples bar, a status line and
-one tab per task, styled by the package's own ``static/theme.css`` (no external requests)."""
+one tab per task, styled by the package's own ``static/theme.css`` (no external requests).
+
+Only the Study tab is built with the dashboard; every other tab's view is built the first time
+it is shown (or asked for, e.g. ``dashboard.charts``) and then kept.  A view renders the
+current state when it is built, so nothing is missed.  Each widget costs every visitor's
+browser a model and a view: the first page had 875 widget models, most of them for tabs not
+opened yet (issue 14, "20 tabs opened at once").
+"""
 
 from __future__ import annotations
 
@@ -19,12 +26,34 @@ from .state import AppState
 TITLES = ("Study", "Experiments", "Scores", "Assessment", "Charts", "Compare", "Library", "Overview", "Annotations", "Intervals")
 
 
+def _annotations_view():
+    from .annotations import AnnotationsView
+
+    return AnnotationsView
+
+
+def _uncertainty_view():
+    from .uncertainty import UncertaintyView
+
+    return UncertaintyView
+
+
+#: Each later tab's view class, by the dashboard attribute that holds it (a function, so the
+#: two views with heavier imports are imported when first built).
+VIEWS = {"experiments": lambda: ExperimentsView, "scores": lambda: ScoresView, "assessment": lambda: AssessmentView,
+         "charts": lambda: ChartsView, "compare": lambda: CompareView, "library": lambda: LibraryView,
+         "overview": lambda: OverviewView, "annotations": _annotations_view, "uncertainty": _uncertainty_view}
+#: The tab each of those views fills.
+VIEW_TITLES = dict(zip(VIEWS, TITLES[1:]))
+
+
 class Dashboard:
     """``Dashboard(study=None, library_path=None)``: display it (or its ``.widget``) in a notebook.
 
     The dashboard edits a **copy** of ``study``: the object you pass in, and any
     ``assess(study)`` result you made from it, stay as they were.  The edited study is
-    ``dashboard.state.study``; every chart is drawn at once.
+    ``dashboard.state.study``.  A tab is built when first shown, and then draws every chart
+    at once.
     """
 
     def __init__(self, study: Study | None = None, library_path=None, *, conventions=None):
@@ -34,21 +63,8 @@ class Dashboard:
         from .study_form import StudyView
 
         self.study_view = StudyView(self.state, self.status)
-        self.experiments = ExperimentsView(self.state, self.status)
-        self.scores = ScoresView(self.state, self.status)
-        self.assessment = AssessmentView(self.state, self.status)
-        self.charts = ChartsView(self.state, self.status)
-        self.compare = CompareView(self.state, self.status)
-        self.library = LibraryView(self.state, self.status)
-        self.overview = OverviewView(self.state, self.status)
-        from .annotations import AnnotationsView
-        from .uncertainty import UncertaintyView
-
-        self.annotations = AnnotationsView(self.state, self.status)
-        self.uncertainty = UncertaintyView(self.state, self.status)
-        views = (self.study_view, self.experiments, self.scores, self.assessment, self.charts, self.compare, self.library, self.overview,
-                 self.annotations, self.uncertainty)
-        self.tabs = w.Tab(children=[v.widget for v in views], titles=TITLES)
+        self._views: dict[str, object] = {}
+        self.tabs = w.Tab(children=[self.study_view.widget, *(w.VBox() for _ in VIEWS)], titles=TITLES)
         self.tabs.observe(self._on_tab, "selected_index")
         self.study_view.navigate = self.show_tab
         self.title = w.HTML()
@@ -59,6 +75,24 @@ class Dashboard:
         self.style = w.HTML(f"<style>{theme_css()}</style>")
         self.widget = w.VBox([self.style, self.title, self.examples.widget, self.status, self.tabs])
         self.widget.add_class("qra-dashboard")
+
+    def __getattr__(self, name: str):
+        """``dashboard.charts`` and the other later tabs' views, built on first use."""
+        if name.startswith("_") or name not in VIEWS:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        return self._view(name)
+
+    def _view(self, name: str):
+        """The view ``name``, built and put in its tab the first time it is asked for."""
+        view = self._views.get(name)
+        if view is None:
+            view = self._views[name] = VIEWS[name]()(self.state, self.status)
+            index = TITLES.index(VIEW_TITLES[name])
+            children = list(self.tabs.children)
+            placeholder, children[index] = children[index], view.widget
+            self.tabs.children = children
+            placeholder.close()
+        return view
 
     def show_tab(self, title: str) -> None:
         self.tabs.selected_index = TITLES.index(title)
@@ -77,11 +111,16 @@ class Dashboard:
 
     def _on_tab(self, change) -> None:
         self.status.clear()  # a message belongs to the tab it was given on
-        if TITLES[change["new"]] == "Library":
-            self.library.refresh()
-        self.experiments.visible = TITLES[change["new"]] == "Experiments"
-        if self.experiments.visible:
-            self.experiments.ensure_form()
+        title = TITLES[change["new"]]
+        name = next((name for name, view_title in VIEW_TITLES.items() if view_title == title), None)
+        if name is not None:
+            view = self._view(name)
+            if name == "library":
+                view.refresh()
+        if "experiments" in self._views:
+            self._views["experiments"].visible = title == "Experiments"
+        if title == "Experiments":
+            self._views["experiments"].ensure_form()
 
     def _repr_mimebundle_(self, **kwargs):
         return self.widget._repr_mimebundle_(**kwargs)
