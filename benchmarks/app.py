@@ -63,10 +63,11 @@ def edit_latency(context, url: str, edits: int) -> list[float]:
     page.wait_for_selector(".qra-dashboard")
     page.select_option(".qra-example-choice select", label=titles()["qrapp_example1"])
     page.click(".qra-load-example")
-    page.wait_for_function("() => document.querySelector('.qra-assessment').innerText.includes('30.76')")
+    page.click(".lm-TabBar-tab:has-text('Assessment')")  # a tab is built when first shown
+    page.wait_for_function("() => document.querySelector('.qra-assessment')?.innerText.includes('30.76')")
     page.click(".lm-TabBar-tab:has-text('Charts')")
     page.wait_for_function(CV_POINTS)
-    plot = "(() => { const el = document.querySelector('.qra-cv-chart'); return el.classList.contains('js-plotly-plot') ? el : el.querySelector('.js-plotly-plot'); })()"
+    plot = "(() => { const el = document.querySelector('.qra-cv-chart'); return !el ? null : el.classList.contains('js-plotly-plot') ? el : el.querySelector('.js-plotly-plot'); })()"
     times = []
     for k in range(edits):
         value = f"{3.0 + (k % 5) / 10 + 0.01:.2f}"

@@ -1,5 +1,6 @@
 """A new study's first render (what every ``qra-widgets app`` tab's kernel does) imports no
-pandas, scipy or plotly and draws no chart: issue 14 §4 "Arrivals" (20 tabs opened at once)."""
+pandas, scipy or plotly, draws no chart and builds only the Study tab: issue 14 §4 "Arrivals"
+(20 tabs opened at once)."""
 
 from __future__ import annotations
 
@@ -13,9 +14,13 @@ ROOT = Path(__file__).resolve().parents[1]
 
 PROBE = """
 import json, sys
+from ipywidgets.widgets.widget import _instances
 from qra_widgets.widgets import Dashboard
+before = len(_instances)
 app = Dashboard()
-print(json.dumps({"modules": sorted(m for m in ("pandas", "scipy", "plotly") if m in sys.modules),
+models = len(_instances) - before
+modules = sorted(m for m in ("pandas", "scipy", "plotly") if m in sys.modules)
+print(json.dumps({"modules": modules, "models": models,
                   "outputs": [len(o.outputs) for o in (app.charts.cv_chart, app.charts.p_and_w, app.charts.scores,
                                                        app.compare.heatmap, app.compare.chart)]}))
 """
@@ -33,6 +38,30 @@ def test_a_new_study_renders_without_pandas_scipy_plotly_or_a_chart():
     assert found["outputs"] == [0, 0, 0, 0, 0]
 
 
+def test_the_first_page_has_only_the_study_tabs_widgets():
+    # 875 widget models (layouts and styles included) when every tab was built with the page;
+    # each one is state the visitor's browser receives and a model it builds.
+    assert probe()["models"] < 250
+
+
+def test_a_tab_is_built_when_first_shown_and_shows_the_current_study(tmp_path):
+    from qra_widgets import examples
+    from qra_widgets.widgets import Dashboard
+    from qra_widgets.widgets.dashboard import TITLES
+
+    app = Dashboard(library_path=tmp_path / "library.sqlite3")
+    assert app._views == {}
+    assert [len(child.children) for child in app.tabs.children[1:]] == [0] * 9  # empty placeholders
+    app.state.load(examples.load("qrapp_example1"))
+    app.show_tab("Charts")
+    assert set(app._views) == {"charts"}
+    assert app.tabs.children[TITLES.index("Charts")] is app.charts.widget
+    bars = app.charts.cv_chart.outputs[0]["data"]["application/vnd.plotly.v1+json"]["data"][0]
+    assert [round(y, 2) for y in bars["y"]] == [19.96, 29.9, 30.76]  # QRA++ Table 3, loaded before the tab was built
+    view = app.assessment  # asked for by name: built and put in its tab
+    assert app.tabs.children[TITLES.index("Assessment")] is view.widget and app.assessment is view
+
+
 def test_the_heatmap_appears_with_experiments_and_the_empty_cv_figure_is_a_figure(tmp_path):
     from qra_widgets import examples
     from qra_widgets.widgets import Dashboard
@@ -45,4 +74,4 @@ def test_the_heatmap_appears_with_experiments_and_the_empty_cv_figure_is_a_figur
     heatmap = app.compare.heatmap.outputs[0]["data"]["application/vnd.plotly.v1+json"]
     assert heatmap["data"][0]["type"] == "heatmap"
     assert len(heatmap["data"][0]["x"]) == len(app.state.study.experiments)
-    assert [t.type for t in app.charts.cv_figure.data][0] == "bar"
+    assert app.charts.cv_figure.data[0].type == "bar"

@@ -30,6 +30,33 @@ def test_qra_widgets_app_runs_plain_voila_with_its_settings():
         assert setting in command, setting
 
 
+def test_the_page_loads_only_the_extensions_the_app_needs():
+    command = voila_command(8866, no_browser=True)
+    allow = next(part for part in command if part.startswith("--VoilaConfiguration.extension_allowlist="))
+    assert allow == ("--VoilaConfiguration.extension_allowlist=['@jupyter-widgets/jupyterlab-manager', "
+                     "'@voila-dashboards/widgets-manager7', '@voila-dashboards/widgets-manager8', 'jupyterlab-plotly']")
+
+
+def test_the_app_command_passes_pool_size_and_fill_delay(monkeypatch):
+    from qra_widgets import cli
+
+    seen = {}
+
+    class Voila:
+        def __init__(self, argv, env):
+            seen["argv"] = argv
+
+        def poll(self):
+            return 0
+
+        def wait(self):
+            return 0
+
+    monkeypatch.setattr("subprocess.Popen", Voila)
+    cli.main(["app", "--no-browser", "--pool-size", "20", "--fill-delay", "60"])
+    assert "--pool_size=20" in seen["argv"] and "--VoilaKernelManager.fill_delay=60.0" in seen["argv"]
+
+
 def test_pool_size_zero_starts_a_kernel_per_page():
     command = voila_command(8866, no_browser=True, pool_size=0)
     assert not any(part.startswith(("--preheat_kernel", "--pool_size")) for part in command)

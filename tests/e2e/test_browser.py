@@ -8,7 +8,7 @@ from .conftest import OUTPUT
 
 EXAMPLE1 = titles()["qrapp_example1"]
 CV_PLOT = ("(() => { const el = document.querySelector('.qra-cv-chart'); "
-           "return el.classList.contains('js-plotly-plot') ? el : el.querySelector('.js-plotly-plot'); })()")
+           "return !el ? null : el.classList.contains('js-plotly-plot') ? el : el.querySelector('.js-plotly-plot'); })()")
 
 FORBIDDEN = ("Traceback (most recent call last)", "from qra_widgets.widgets import Dashboard", "site-packages", "/work/")
 
@@ -23,14 +23,16 @@ def tab(page, title):
 
 
 def assessment_html(page) -> str:
-    return page.evaluate("() => document.querySelector('.qra-assessment').innerHTML")
+    page.wait_for_selector(".qra-assessment", state="attached")  # a tab's view arrives when the tab is first shown
+    return page.evaluate("() => document.querySelector('.qra-assessment')?.innerHTML")
 
 
 def load_example1(page, url):
     open_app(page, url)
     page.select_option(".qra-example-choice select", label=EXAMPLE1)
     page.click(".qra-load-example")
-    page.wait_for_function("() => document.querySelector('.qra-assessment').innerText.includes('30.76')")
+    tab(page, "Assessment")  # a tab is built when first shown
+    page.wait_for_function("() => document.querySelector('.qra-assessment')?.innerText.includes('30.76')")
 
 
 def check_no_code_or_traceback(page):
@@ -54,14 +56,14 @@ def test_load_edit_save_reload(page, server):
     cell = page.locator(".qra-cell-0-0-2 input")
     cell.fill("3.5")
     cell.press("Enter")
-    page.wait_for_function("() => !document.querySelector('.qra-assessment').innerText.includes('19.96')")
+    page.wait_for_function("() => !document.querySelector('.qra-assessment')?.innerText.includes('19.96')")
     tab(page, "Charts")
     page.wait_for_function(f"() => {{ const y = {CV_PLOT}.data[0]?.y?.[0]; return y !== undefined && y.toFixed(2) !== '19.96'; }}")
     page.screenshot(path=str(OUTPUT / "dashboard-charts.png"), full_page=True)
 
     tab(page, "Library")
     page.click(".qra-save")
-    page.wait_for_function("() => document.querySelector('.qra-status').innerText.includes('Saved')")
+    page.wait_for_function("() => document.querySelector('.qra-status')?.innerText.includes('Saved')")
     check_no_code_or_traceback(page)
 
     page.reload(wait_until="commit")
@@ -70,7 +72,7 @@ def test_load_edit_save_reload(page, server):
     page.wait_for_function("() => document.querySelectorAll('.qra-library-list option').length >= 1")
     page.select_option(".qra-library-list select", index=0)
     page.click(".qra-open")
-    page.wait_for_function("() => document.querySelector('.qra-status').innerText.includes('Opened')")
+    page.wait_for_function("() => document.querySelector('.qra-status')?.innerText.includes('Opened')")
     tab(page, "Scores")
     assert page.locator(".qra-cell-0-0-2 input").input_value() == "3.5"
     tab(page, "Assessment")

@@ -111,9 +111,9 @@ def test_oversized_upload_is_refused_before_parsing(server, page, tmp_path):
     with page.expect_file_chooser() as chooser:  # ipywidgets' FileUpload opens a file chooser on click
         page.click(".qra-scores-upload")
     chooser.value.set_files(str(big))
-    page.wait_for_function("() => document.querySelector('.qra-scores-upload').innerText.includes('(1)')")
+    page.wait_for_function("() => document.querySelector('.qra-scores-upload')?.innerText.includes('(1)')")
     page.click(".qra-scores-upload-button")
-    page.wait_for_function("() => document.querySelector('.qra-status').innerText.includes('uploads are limited to 5 MiB')")
+    page.wait_for_function("() => document.querySelector('.qra-status')?.innerText.includes('uploads are limited to 5 MiB')")
     check_no_code_or_traceback(page)
     tab(page, "Study")  # the page still answers
     page.wait_for_selector(".qra-study-name")
@@ -159,7 +159,8 @@ def test_ten_simultaneous_sessions_save_without_loss(tmp_path, browser):
                 page.select_option(".qra-example-choice select", label=EXAMPLE1)
                 page.click(".qra-load-example")
             for i, page in enumerate(pages):
-                page.wait_for_function("() => document.querySelector('.qra-assessment').innerText.includes('30.76')")
+                tab(page, "Assessment")  # a tab is built when first shown
+                page.wait_for_function("() => document.querySelector('.qra-assessment')?.innerText.includes('30.76')")
                 tab(page, "Study")
                 page.fill(".qra-study-id input", f"session-{i}")
                 page.press(".qra-study-id input", "Enter")
@@ -167,7 +168,7 @@ def test_ten_simultaneous_sessions_save_without_loss(tmp_path, browser):
                 tab(page, "Library")
                 page.click(".qra-save")
             for page in pages:
-                page.wait_for_function("() => document.querySelector('.qra-status').innerText.includes('Saved')")
+                page.wait_for_function("() => document.querySelector('.qra-status')?.innerText.includes('Saved')")
                 check_no_code_or_traceback(page)
             tree = [psutil.Process(process.pid), *_kernels(psutil.Process(process.pid))]
             memory = sum(p.memory_info().rss for p in tree) / 2**20

@@ -59,7 +59,7 @@ def test_compute_intervals_in_the_page_after_uploading_annotations(page, server)
     page.fill(".qra-annotations-renames textarea", "\n".join(f"{a} = {b}" for a, b in spec["systems"].items()))
     page.fill(".qra-annotations-study-id input", "fluency")
     page.click(".qra-annotations-load")
-    page.wait_for_function("() => document.querySelector('.qra-status').innerText.includes('ratings from 2 experiments')")
+    page.wait_for_function("() => document.querySelector('.qra-status')?.innerText.includes('ratings from 2 experiments')")
 
     page.click(".lm-TabBar-tab:has-text('Intervals')")
     box = page.locator(".qra-uncertainty-tab")

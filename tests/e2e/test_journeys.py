@@ -18,8 +18,8 @@ from .conftest import OUTPUT
 from .test_browser import check_no_code_or_traceback, open_app, tab
 
 DOCS = Path(__file__).parents[2] / "docs"
-STATUS = "document.querySelector('.qra-status').innerText"
-HEADER = "document.querySelector('.qra-header').innerText"
+STATUS = "document.querySelector('.qra-status')?.innerText"
+HEADER = "document.querySelector('.qra-header')?.innerText"
 
 
 def wait_status(page, text: str) -> None:
@@ -81,7 +81,7 @@ def test_researcher_from_an_empty_study(page, server):
     tab(page, "Assessment")
     # every system has two scores: no CV* is n/a any more
     page.wait_for_function("() => document.querySelectorAll('.qra-assessment .qra-system-row').length === 2 && "
-                           "!document.querySelector('.qra-assessment .qra-type-I').innerText.includes('n/a')")
+                           "!document.querySelector('.qra-assessment .qra-type-I')?.innerText.includes('n/a')")
     table = page.inner_text(".qra-assessment")
     assert "Baseline" in table and "Ours" in table and "nan" not in table
     cards = page.text_content(".qra-headline")
@@ -101,7 +101,7 @@ def test_upload_without_scales_asks_for_the_scale(page, server):
     with page.expect_file_chooser() as chooser:  # ipywidgets' FileUpload keeps its <input type=file> off the page
         click(page, ".qra-scores-upload")
     chooser.value.set_files(files=[{"name": "clarity.csv", "mimeType": "text/csv", "buffer": csv}])
-    page.wait_for_function("() => document.querySelector('.qra-scores-upload').innerText.includes('(1)')")
+    page.wait_for_function("() => document.querySelector('.qra-scores-upload')?.innerText.includes('(1)')")
     click(page, ".qra-scores-upload-button")
     page.wait_for_selector(".qra-scale-prompt .qra-scale-min input")
     assert "no scale_min column" in page.inner_text(".qra-scale-prompt")
@@ -115,7 +115,7 @@ def test_upload_without_scales_asks_for_the_scale(page, server):
     page.wait_for_function("() => getComputedStyle(document.querySelector('.qra-scale-prompt')).display === 'none'")
     tab(page, "Study")
     page.select_option(".qra-criteria-list select", index=0)
-    page.wait_for_function("() => document.querySelector('.qra-qc-name input').value === 'Clarity'")
+    page.wait_for_function("() => document.querySelector('.qra-qc-name input')?.value === 'Clarity'")
     assert page.locator(".qra-qc-min input").input_value() == "1" and page.locator(".qra-qc-max input").input_value() == "7"
     check_no_code_or_traceback(page)
 
@@ -203,7 +203,7 @@ def test_teacher_sees_published_numbers_beside_computed(page, server):
     assert "13.193" in published and "13.240" in published and "unrounded means" in published
     assert "16.372" in published and "✓ same" in published
     page.select_option(".qra-conventions select", label="QRA3 (organisers' tool)")
-    page.wait_for_function("() => document.querySelector('.qra-assessment').innerText.includes('conventions: qra3')")
+    page.wait_for_function("() => document.querySelector('.qra-assessment')?.innerText.includes('conventions: qra3')")
     page.check(".qra-compare-presets input")
     page.wait_for_selector(".qra-side-by-side")
     screenshot(page, "screenshot-teacher.png")

@@ -121,7 +121,7 @@ def test_dashboard_in_jupyterlab_draws_every_chart_and_edits_a_copy(tmp_path):
                     page.locator(".widget-tab .lm-TabBar-tab", has_text="Study").click()
                     page.locator(".qra-system-list select").select_option("SVM")
                     # the kernel answers the pick by filling the name field: wait for it before typing
-                    page.wait_for_function("() => document.querySelector('.qra-system-name input').value === 'SVM'")
+                    page.wait_for_function("() => document.querySelector('.qra-system-name input')?.value === 'SVM'")
                     page.locator(".qra-system-name input").fill("SVM (edited)")
                     page.locator("button.qra-rename-system").click()
                     page.wait_for_selector(".qra-status:has-text(\"Renamed system 'SVM' to 'SVM (edited)'\")")

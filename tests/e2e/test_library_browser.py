@@ -15,7 +15,7 @@ from .conftest import OUTPUT
 from .test_browser import check_no_code_or_traceback, open_app, tab
 
 QRA3 = Path(__file__).parents[1] / "data" / "qra3"
-STATUS = "document.querySelector('.qra-status').innerText"
+STATUS = "document.querySelector('.qra-status')?.innerText"
 PAIR = [{"name": "metrics-4-studies.csv", "mimeType": "text/csv", "buffer": (QRA3 / "metrics-4-studies.csv").read_bytes()},
         {"name": "config-4-studies.json", "mimeType": "application/json", "buffer": (QRA3 / "config-4-studies.json").read_bytes()}]
 
@@ -39,11 +39,11 @@ def test_import_qra3_files_open_the_study_refuse_a_repeat_and_download_the_repor
     choose_files(page, ".qra-qra3-upload", PAIR)
     page.locator(".qra-import-qra3").click()
     wait_status(page, "Imported 1 study from metrics-4-studies.csv + config-4-studies.json: 'Yao2022'. Opened 'Yao2022' (revision 1).")
-    page.wait_for_function("() => document.querySelector('.qra-header').innerText.includes('saved · revision 1')")
+    page.wait_for_function("() => document.querySelector('.qra-header')?.innerText.includes('saved · revision 1')")
     assert "Yao2022" in page.inner_text(".qra-header")
     assert page.locator(".qra-library-list select").input_value() == "Yao2022 · rev 1 · Yao2022"  # selected in the list
     tab(page, "Assessment")
-    page.wait_for_function("() => document.querySelector('.qra-assessment').innerText.includes('12.01')")
+    page.wait_for_function("() => document.querySelector('.qra-assessment')?.innerText.includes('12.01')")
 
     tab(page, "Library")
     choose_files(page, ".qra-qra3-upload", PAIR)

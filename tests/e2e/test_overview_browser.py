@@ -55,7 +55,7 @@ def test_overview_of_300_studies_filters_sorts_and_opens_a_study(page, big_serve
     page.wait_for_selector(".qra-dashboard")
     page.click(".lm-TabBar-tab:has-text('Overview')")
     page.click(".qra-overview-update")
-    page.wait_for_function("() => document.querySelector('.qra-status').innerText.includes('Overview of 300 studies')")
+    page.wait_for_function("() => document.querySelector('.qra-status')?.innerText.includes('Overview of 300 studies')")
     page.wait_for_function("() => document.querySelectorAll('.qra-overview-row').length === 25")
     assert "page 1 of 12 · 300 quality criteria" in page.inner_text(".qra-overview-where")
     worst = expected.criteria.study.iloc[0]

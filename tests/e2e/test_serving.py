@@ -102,6 +102,22 @@ def test_no_request_leaves_the_server(server, page):
     assert outside == []
 
 
+def test_the_page_loads_two_extensions_and_never_animates_while_loading(server, page):
+    """Issue 14, arrivals: what each visitor's browser must run before the dashboard draws."""
+    url, _library, _log = server
+    open_app(page, url)
+    extensions = page.evaluate("() => JSON.parse(document.getElementById('jupyter-config-data').textContent)"
+                               ".federated_extensions.map(e => e.name).sort()")
+    assert extensions == ["@jupyter-widgets/jupyterlab-manager", "@voila-dashboards/widgets-manager8", "jupyterlab-plotly"]
+    animations = page.evaluate("""() => ['spinner', 'voila-skeleton-post'].map(name => {
+        const outer = document.createElement('div'); outer.className = name;
+        outer.innerHTML = '<div class="voila-skeleton-avatar"></div><div class="voila-skeleton-line"></div>';
+        document.body.appendChild(outer);
+        const names = [outer, ...outer.children].map(el => getComputedStyle(el).animationName);
+        outer.remove(); return names; })""")
+    assert animations == [["none", "none", "none"], ["none", "none", "none"]]
+
+
 def test_a_failing_callback_sends_no_traceback_and_logs_it(tmp_path, browser):
     """Issue 15 §1: an unexpected error in a callback reaches the server log, not the page."""
     environment = {"PYTHONPATH": os.pathsep.join([str(REPOSITORY), str(FAULTS)]), "QRA_WIDGETS_TEST_FAULT": "examples.load"}
@@ -117,7 +133,7 @@ def test_a_failing_callback_sends_no_traceback_and_logs_it(tmp_path, browser):
             open_app(page, url)
             page.select_option(".qra-example-choice select", index=1)
             page.click(".qra-load-example")
-            page.wait_for_function("() => document.querySelector('.qra-status').innerText.includes('server log')")
+            page.wait_for_function("() => document.querySelector('.qra-status')?.innerText.includes('server log')")
             page.wait_for_timeout(1500)  # any stream message would follow the status update
             content = page.content()
             page.close()
