@@ -79,6 +79,9 @@ class Assessment:
     conventions: Conventions = field(default_factory=Conventions)
     intervals: dict = field(default_factory=dict)  # (measure, level, qc, system) -> (low, high, method, note)
     bootstrap_info: dict = field(default_factory=dict)  # B, seed, ci, ci_method, resample, paired (empty: none)
+    # what a later ``assess(..., reuse=this)`` may take over: per criterion (inputs, rows, cv, counts)
+    # and per (criterion, system) (values, scale_min, CVStar, reason); see :func:`assess`
+    _reusable: dict = field(default_factory=dict, compare=False)
 
     def __repr__(self) -> str:
         return f"{self.caption()}\n{self.table().to_string(index=False)}"
@@ -376,7 +379,8 @@ def _measure_label(row: _Row, result_type: str) -> str:
 
 
 def assess(study: Study, conventions: str | Conventions | None = None, *, bootstrap: int = 0, seed: int | None = None,
-           ci: float = 0.95, ci_method: str = "percentile", resample: str = "items", progress=None) -> Assessment:
+           ci: float = 0.95, ci_method: str = "percentile", resample: str = "items", progress=None,
+           reuse: Assessment | None = None) -> Assessment:
     """Compute every applicable QRA++ measure of ``study`` at system, QC and study level.
 
     ``conventions`` is a preset name (``"qrapp"`` or ``"qra3"``) or a
@@ -390,8 +394,17 @@ def assess(study: Study, conventions: str | Conventions | None = None, *, bootst
     ``ci_method`` ``"percentile"`` or ``"bca"``; ``resample`` ``"items"``,
     ``"items+raters"`` or ``"systems"``; the same ``seed`` gives the same intervals and is
     recorded in :attr:`Assessment.bootstrap_info`.  ``progress(done)`` is called per chunk.
+
+    ``reuse`` is an earlier assessment with the same conventions (the app passes the one
+    made before an edit): a quality criterion whose inputs are unchanged (the same score
+    matrix, systems, scale minimum and findings, and no labels) keeps that assessment's
+    rows, and in a changed criterion a system whose values are unchanged keeps its CV*.
+    The values are those of assessing from scratch; only the unchanged part is not
+    computed again (an edit of one score of a 200-system study recomputes one CV*).
     """
     conventions = resolve(conventions if conventions is not None else stored_conventions(study.metadata))
+    if reuse is not None and reuse.conventions != conventions:
+        reuse = None
     study.validate()
     with_results = {e for (_q, _s, e) in study.scores} | study.labels.experiments() | {k[1] for k in study.findings}
     if len(with_results) < 2:
@@ -399,7 +412,7 @@ def assess(study: Study, conventions: str | Conventions | None = None, *, bootst
     assessment = Assessment(study, [], conventions=conventions)
     pooled = m.RankCounts(0, 0)
     for qc in study.quality_criteria:
-        pooled += _assess_qc(assessment, qc.name)
+        pooled += _assess_qc(assessment, qc.name, reuse._reusable if reuse is not None else {})
     _study_level(assessment, pooled)
     if bootstrap:
         from .uncertainty import assessment_intervals
@@ -416,31 +429,56 @@ def _scored_rows(matrix: np.ndarray) -> np.ndarray:
     return matrix[~np.isnan(matrix).all(axis=1)]
 
 
-def _assess_qc(assessment: Assessment, qc_name: str) -> m.RankCounts:
+def _assess_qc(assessment: Assessment, qc_name: str, earlier: dict) -> m.RankCounts:
+    """Assess one quality criterion into ``assessment``; ``earlier`` is the ``_reusable`` of
+    an assessment with the same conventions (or empty): its rows are taken over when this
+    criterion's inputs are the same, else its unchanged systems' CV*s are."""
     study = assessment.study
     qc = study.quality_criterion(qc_name)
     matrix = study.score_matrix(qc_name)
+    signs = study.sign_matrix(qc_name)
+    conventions = assessment.conventions
+    scale_min = qc.scale_min if conventions.scale_shift else None
+    # everything the rows below depend on; labels are not compared, so with labels nothing is reused
+    inputs = None if study.has_labels(qc_name) else (
+        matrix.shape, matrix.tobytes(), tuple(study.systems), scale_min, None if signs is None else signs.tobytes())
+    found = earlier.get(qc_name)
+    if inputs is not None and found is not None and found[0] == inputs:
+        _, rows, cv, counts = found
+        assessment.rows.extend(rows)
+        assessment.cv.update(cv)
+        assessment._reusable[qc_name] = found
+        return counts
+    start = len(assessment.rows)
     scored = _scored_rows(matrix)
     n = scored.shape[0]
     rows = assessment.rows
-    conventions = assessment.conventions
     if n >= 2:
-        _type_one(assessment, qc_name, qc.scale_min if conventions.scale_shift else None, matrix)
+        _type_one(assessment, qc_name, scale_min, matrix, earlier)
         _type_two(rows, qc_name, scored, conventions)
-    counts = _type_four(rows, study, qc_name, scored, conventions)
-    if study.has_labels(qc_name):
+    counts = _type_four(rows, study, qc_name, scored, conventions, signs)
+    if inputs is None:
         _type_three(rows, study, qc, conventions)
+    else:
+        cv = {key: value for key, value in assessment.cv.items() if key[0] == qc_name}
+        assessment._reusable[qc_name] = (inputs, tuple(rows[start:]), cv, counts)
     return counts
 
 
-def _type_one(assessment: Assessment, qc: str, scale_min: float | None, matrix: np.ndarray) -> None:
+def _type_one(assessment: Assessment, qc: str, scale_min: float | None, matrix: np.ndarray, earlier: dict) -> None:
     system_rows = []
     for j, system in enumerate(assessment.study.systems):
         values = matrix[:, j][~np.isnan(matrix[:, j])]
         if values.size == 1:
             system_rows.append(_Row("I", "CV*", "system", qc, system, np.nan, 1, note="CV* needs at least 2 values"))
         elif values.size >= 2:
-            result, reason = _measured(m.cv_star, values, scale_min=scale_min, **assessment.conventions.to_kwargs("cv_star"))
+            inputs = (values.tobytes(), scale_min)
+            found = earlier.get((qc, system))
+            if found is not None and found[0] == inputs:  # the same values: the same CV*
+                result, reason = found[1]
+            else:
+                result, reason = _measured(m.cv_star, values, scale_min=scale_min, **assessment.conventions.to_kwargs("cv_star"))
+            assessment._reusable[(qc, system)] = (inputs, (result, reason))
             assessment.cv[(qc, system)] = result
             system_rows.append(_Row("I", "CV*", "system", qc, system, result.cv_star, result.n, note=reason))
     defined = [r.value for r in system_rows if not np.isnan(r.value)]
@@ -472,8 +510,8 @@ def _type_two(rows: list[_Row], qc: str, scored: np.ndarray, conventions: Conven
     rows.append(_Row("II", "W", "qc", qc, None, value, n, complete, reason))
 
 
-def _type_four(rows: list[_Row], study: Study, qc: str, scored: np.ndarray, conventions: Conventions) -> m.RankCounts:
-    signs = study.sign_matrix(qc)
+def _type_four(rows: list[_Row], study: Study, qc: str, scored: np.ndarray, conventions: Conventions,
+               signs: np.ndarray | None) -> m.RankCounts:
     if signs is not None:
         stated = signs[~np.isnan(signs).all(axis=1)]
         if stated.shape[0] < 2:
