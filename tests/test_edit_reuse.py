@@ -13,7 +13,7 @@ import pytest
 from pandas.testing import assert_frame_equal
 
 import qra_widgets as qw
-from qra_widgets import QualityCriterion, charts, examples
+from qra_widgets import QualityCriterion, charts, examples, measures
 from qra_widgets.widgets import Dashboard
 
 PLOTLY = "application/vnd.plotly.v1+json"
@@ -94,12 +94,37 @@ def test_an_edit_reassesses_only_the_criterion_and_system_it_changed():
 
 
 def big_study(systems=40, experiments=4):
-    """Above charts.LINES_UP_TO systems the scores chart is a heatmap."""
+    """Above charts.LINES_UP_TO systems the scores chart is a heatmap; above
+    measures.ranking.PAIR_SIGNS_UP_TO P is counted pair of experiments by pair."""
     rng = np.random.default_rng(3)
     names = [f"s{i}" for i in range(systems)]
     exps = [qw.Experiment(f"e{j}") for j in range(experiments)]
     scores = {("Q", s, e.id): float(rng.uniform(1, 5)) for s in names for e in exps}
     return qw.Study("big", quality_criteria=[QualityCriterion("Q", 1, 5)], systems=names, experiments=exps, scores=scores)
+
+
+def test_an_edit_of_a_200_system_study_recomputes_one_cv_and_the_pairs_of_its_experiment(monkeypatch):
+    study = big_study(systems=200, experiments=8)
+    calls = {"cv_star": 0, "rank_counts": 0}
+    for name in calls:
+        function = getattr(measures, name)
+
+        def counted(*args, name=name, function=function, **kwargs):
+            calls[name] += 1
+            return function(*args, **kwargs)
+
+        monkeypatch.setattr(measures, name, counted)
+    first = qw.assess(study)
+    study.set_score("Q", "s0", "e0", 1.5)
+    earlier = qw.assess(study, reuse=first)  # an edit's assessment keeps P's counts pair by pair
+    calls.update(cv_star=0, rank_counts=0)
+    study.set_score("Q", "s7", "e2", 4.5)
+    edited = qw.assess(study, reuse=earlier)
+    assert calls == {"cv_star": 1, "rank_counts": 7}  # s7's CV*; P of the 7 pairs with e2, not all 28
+    assert_frame_equal(edited.to_frame(), qw.assess(study).to_frame())
+    calls.update(cv_star=0, rank_counts=0)
+    assert_frame_equal(qw.assess(study, reuse=edited).to_frame(), edited.to_frame())
+    assert calls == {"cv_star": 0, "rank_counts": 0}  # nothing changed: nothing recomputed
 
 
 @pytest.mark.parametrize("study", [nts(), examples.load("qrapp_example1"), big_study()], ids=["nts", "qrapp_example1", "40 systems"])
