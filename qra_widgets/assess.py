@@ -409,9 +409,11 @@ def assess(study: Study, conventions: str | Conventions | None = None, *, bootst
     ``reuse`` is an earlier assessment with the same conventions (the app passes the one
     made before an edit): a quality criterion whose inputs are unchanged (the same score
     matrix, systems, scale minimum and findings, and no labels) keeps that assessment's
-    rows, and in a changed criterion a system whose values are unchanged keeps its CV*.
-    The values are those of assessing from scratch; only the unchanged part is not
-    computed again (an edit of one score of a 200-system study recomputes one CV*).
+    rows; in a changed criterion a system whose values are unchanged keeps its CV*, and
+    (above ``measures.ranking.PAIR_SIGNS_UP_TO`` systems) a pair of experiments whose
+    scores are unchanged keeps its P counts.  The values are those of assessing from
+    scratch; only the unchanged part is not computed again (an edit of one score of a
+    200-system x 8-experiment study recomputes one CV* and 7 of the 28 pairs of P).
     """
     conventions = resolve(conventions if conventions is not None else stored_conventions(study.metadata))
     if reuse is not None and reuse.conventions != conventions:
@@ -470,7 +472,6 @@ def _assess_qc(assessment: Assessment, qc_name: str, earlier: _Kept | None) -> m
     if inputs is None:
         _type_three(rows, study, qc, conventions)
     kept.rows = tuple(rows[start:])
-    kept.cv = {key: value for key, value in assessment.cv.items() if key[0] == qc_name}
     return kept.counts
 
 
@@ -490,6 +491,7 @@ def _type_one(assessment: Assessment, qc: str, scale_min: float | None, matrix: 
                 result, reason = _measured(m.cv_star, values, scale_min=scale_min, **assessment.conventions.to_kwargs("cv_star"))
             if kept is not None:
                 kept.systems[system] = (inputs, (result, reason))
+                kept.cv[(qc, system)] = result
             assessment.cv[(qc, system)] = result
             system_rows.append(_Row("I", "CV*", "system", qc, system, result.cv_star, result.n, note=reason))
     defined = [r.value for r in system_rows if not np.isnan(r.value)]
