@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import html
+import math
 from itertools import cycle
 from typing import TYPE_CHECKING
 
@@ -107,7 +108,9 @@ def _bar_height(bars: int) -> int:
 
 
 def _nan_to_none(values) -> list:
-    return [None if v is None or (isinstance(v, float) and np.isnan(v)) else v for v in values]
+    """NaN (a gap to Plotly) as ``None``; ``math.isnan`` is ~10x faster than ``np.isnan`` on one float
+    (the scores heatmap of a 200 x 8 study converts 1,600 values on every edit)."""
+    return [None if v is None or (isinstance(v, float) and math.isnan(v)) else v for v in values]
 
 
 def cv_by_system(result: Assessment, guides: bool = False) -> go.Figure:
