@@ -26,6 +26,7 @@ import html
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from itertools import combinations
 
 import numpy as np
 
@@ -69,6 +70,18 @@ def _measured(function: Callable, *args, **kwargs) -> tuple[float, str]:
     return value, "; ".join(reasons)
 
 
+@dataclass
+class _Kept:
+    """What a later ``assess(..., reuse=)`` can take over from one quality criterion."""
+
+    inputs: tuple | None  # everything its rows depend on (None: it has labels, which are not compared)
+    rows: tuple = ()
+    cv: dict = field(default_factory=dict)  # (qc, system) -> CVStar
+    counts: m.RankCounts = field(default_factory=lambda: m.RankCounts(0, 0))
+    systems: dict = field(default_factory=dict)  # system -> ((values, scale_min), (CVStar, reason))
+    pairs: dict = field(default_factory=dict)  # (row bytes, row bytes) -> RankCounts of that experiment pair
+
+
 @dataclass(repr=False)
 class Assessment:
     """The result of :func:`assess`: a tidy frame plus the views papers need."""
@@ -79,6 +92,7 @@ class Assessment:
     conventions: Conventions = field(default_factory=Conventions)
     intervals: dict = field(default_factory=dict)  # (measure, level, qc, system) -> (low, high, method, note)
     bootstrap_info: dict = field(default_factory=dict)  # B, seed, ci, ci_method, resample, paired (empty: none)
+    _reusable: dict[str, _Kept] = field(default_factory=dict, compare=False)  # for assess(..., reuse=this)
 
     def __repr__(self) -> str:
         return f"{self.caption()}\n{self.table().to_string(index=False)}"
@@ -376,7 +390,8 @@ def _measure_label(row: _Row, result_type: str) -> str:
 
 
 def assess(study: Study, conventions: str | Conventions | None = None, *, bootstrap: int = 0, seed: int | None = None,
-           ci: float = 0.95, ci_method: str = "percentile", resample: str = "items", progress=None) -> Assessment:
+           ci: float = 0.95, ci_method: str = "percentile", resample: str = "items", progress=None,
+           reuse: Assessment | None = None) -> Assessment:
     """Compute every applicable QRA++ measure of ``study`` at system, QC and study level.
 
     ``conventions`` is a preset name (``"qrapp"`` or ``"qra3"``) or a
@@ -390,8 +405,19 @@ def assess(study: Study, conventions: str | Conventions | None = None, *, bootst
     ``ci_method`` ``"percentile"`` or ``"bca"``; ``resample`` ``"items"``,
     ``"items+raters"`` or ``"systems"``; the same ``seed`` gives the same intervals and is
     recorded in :attr:`Assessment.bootstrap_info`.  ``progress(done)`` is called per chunk.
+
+    ``reuse`` is an earlier assessment with the same conventions (the app passes the one
+    made before an edit): a quality criterion whose inputs are unchanged (the same score
+    matrix, systems, scale minimum and findings, and no labels) keeps that assessment's
+    rows; in a changed criterion a system whose values are unchanged keeps its CV*, and
+    (above ``measures.ranking.PAIR_SIGNS_UP_TO`` systems) a pair of experiments whose
+    scores are unchanged keeps its P counts.  The values are those of assessing from
+    scratch; only the unchanged part is not computed again (an edit of one score of a
+    200-system x 8-experiment study recomputes one CV* and 7 of the 28 pairs of P).
     """
     conventions = resolve(conventions if conventions is not None else stored_conventions(study.metadata))
+    if reuse is not None and reuse.conventions != conventions:
+        reuse = None
     study.validate()
     with_results = {e for (_q, _s, e) in study.scores} | study.labels.experiments() | {k[1] for k in study.findings}
     if len(with_results) < 2:
@@ -399,7 +425,7 @@ def assess(study: Study, conventions: str | Conventions | None = None, *, bootst
     assessment = Assessment(study, [], conventions=conventions)
     pooled = m.RankCounts(0, 0)
     for qc in study.quality_criteria:
-        pooled += _assess_qc(assessment, qc.name)
+        pooled += _assess_qc(assessment, qc.name, None if reuse is None else reuse._reusable.get(qc.name, _Kept(None)))
     _study_level(assessment, pooled)
     if bootstrap:
         from .uncertainty import assessment_intervals
@@ -416,31 +442,56 @@ def _scored_rows(matrix: np.ndarray) -> np.ndarray:
     return matrix[~np.isnan(matrix).all(axis=1)]
 
 
-def _assess_qc(assessment: Assessment, qc_name: str) -> m.RankCounts:
+def _assess_qc(assessment: Assessment, qc_name: str, earlier: _Kept | None) -> m.RankCounts:
+    """Assess one quality criterion into ``assessment``.  ``earlier`` (``None``: nothing is
+    reused) is what an assessment with the same conventions kept of it: all its rows when this
+    criterion's inputs are the same, else the CV* of each unchanged system and the P counts of
+    each unchanged pair of experiments."""
     study = assessment.study
     qc = study.quality_criterion(qc_name)
     matrix = study.score_matrix(qc_name)
+    signs = study.sign_matrix(qc_name)
+    conventions = assessment.conventions
+    scale_min = qc.scale_min if conventions.scale_shift else None
+    inputs = None if study.has_labels(qc_name) else (
+        matrix.shape, matrix.tobytes(), tuple(study.systems), scale_min, None if signs is None else signs.tobytes())
+    if inputs is not None and earlier is not None and earlier.inputs == inputs:
+        assessment.rows.extend(earlier.rows)
+        assessment.cv.update(earlier.cv)
+        assessment._reusable[qc_name] = earlier
+        return earlier.counts
+    kept = assessment._reusable[qc_name] = _Kept(inputs)
+    start = len(assessment.rows)
     scored = _scored_rows(matrix)
     n = scored.shape[0]
     rows = assessment.rows
-    conventions = assessment.conventions
     if n >= 2:
-        _type_one(assessment, qc_name, qc.scale_min if conventions.scale_shift else None, matrix)
+        _type_one(assessment, qc_name, scale_min, matrix, earlier, kept)
         _type_two(rows, qc_name, scored, conventions)
-    counts = _type_four(rows, study, qc_name, scored, conventions)
-    if study.has_labels(qc_name):
+    kept.counts = _type_four(rows, study, qc_name, scored, conventions, signs, earlier, kept)
+    if inputs is None:
         _type_three(rows, study, qc, conventions)
-    return counts
+    kept.rows = tuple(rows[start:])
+    return kept.counts
 
 
-def _type_one(assessment: Assessment, qc: str, scale_min: float | None, matrix: np.ndarray) -> None:
+def _type_one(assessment: Assessment, qc: str, scale_min: float | None, matrix: np.ndarray,
+              earlier: _Kept | None = None, kept: _Kept | None = None) -> None:
     system_rows = []
     for j, system in enumerate(assessment.study.systems):
         values = matrix[:, j][~np.isnan(matrix[:, j])]
         if values.size == 1:
             system_rows.append(_Row("I", "CV*", "system", qc, system, np.nan, 1, note="CV* needs at least 2 values"))
         elif values.size >= 2:
-            result, reason = _measured(m.cv_star, values, scale_min=scale_min, **assessment.conventions.to_kwargs("cv_star"))
+            inputs = (values.tobytes(), scale_min)
+            found = earlier.systems.get(system) if earlier is not None else None
+            if found is not None and found[0] == inputs:  # the same values: the same CV*
+                result, reason = found[1]
+            else:
+                result, reason = _measured(m.cv_star, values, scale_min=scale_min, **assessment.conventions.to_kwargs("cv_star"))
+            if kept is not None:
+                kept.systems[system] = (inputs, (result, reason))
+                kept.cv[(qc, system)] = result
             assessment.cv[(qc, system)] = result
             system_rows.append(_Row("I", "CV*", "system", qc, system, result.cv_star, result.n, note=reason))
     defined = [r.value for r in system_rows if not np.isnan(r.value)]
@@ -472,19 +523,41 @@ def _type_two(rows: list[_Row], qc: str, scored: np.ndarray, conventions: Conven
     rows.append(_Row("II", "W", "qc", qc, None, value, n, complete, reason))
 
 
-def _type_four(rows: list[_Row], study: Study, qc: str, scored: np.ndarray, conventions: Conventions) -> m.RankCounts:
-    signs = study.sign_matrix(qc)
+def _type_four(rows: list[_Row], study: Study, qc: str, scored: np.ndarray, conventions: Conventions,
+               signs: np.ndarray | None, earlier: _Kept | None = None, kept: _Kept | None = None) -> m.RankCounts:
     if signs is not None:
         stated = signs[~np.isnan(signs).all(axis=1)]
         if stated.shape[0] < 2:
             return m.RankCounts(0, 0)
         counts, n, systems = m.sign_counts(stated, **conventions.to_kwargs("sign_counts")), stated.shape[0], len(study.systems)
     elif scored.shape[0] >= 2 and scored.shape[1] >= 2:
-        counts, n, systems = m.rank_counts(scored, **conventions.to_kwargs("rank_counts")), scored.shape[0], int((~np.isnan(scored)).any(axis=0).sum())
+        kwargs = conventions.to_kwargs("rank_counts")
+        if earlier is not None and kept is not None and scored.shape[1] > m.ranking.PAIR_SIGNS_UP_TO:
+            counts = _rank_counts_by_pair(scored, kwargs, earlier.pairs, kept.pairs)
+        else:
+            counts = m.rank_counts(scored, **kwargs)
+        n, systems = scored.shape[0], int((~np.isnan(scored)).any(axis=0).sum())
     else:
         return m.RankCounts(0, 0)
     value, reason = _measured(counts.proportion)
     rows.append(_Row("IV", "P", "qc", qc, None, value, n, systems, reason))
+    return counts
+
+
+def _rank_counts_by_pair(scored: np.ndarray, kwargs: dict, earlier: dict, kept: dict) -> m.RankCounts:
+    """``m.rank_counts(scored)`` as the sum of its experiment pairs' counts (counts add up:
+    :class:`~qra_widgets.measures.RankCounts`), each pair's taken from ``earlier`` when both
+    its rows of scores are unchanged.  Only for many systems, where ``rank_counts`` counts
+    pair by pair anyway: an edit in one of E experiments recounts E - 1 pairs, not E(E-1)/2."""
+    rows = [row.tobytes() for row in scored]  # one bytes object per row, shared by its pairs' keys
+    counts = m.RankCounts(0, 0)
+    for i, j in combinations(range(len(rows)), 2):
+        key = (rows[i], rows[j])
+        pair = earlier.get(key)
+        if pair is None:
+            pair = m.rank_counts(scored[[i, j]], **kwargs)
+        kept[key] = pair
+        counts += pair
     return counts
 
 

@@ -19,13 +19,15 @@ if TYPE_CHECKING:  # plotly is imported by the first figure built (an empty stud
     import plotly.graph_objects as go
 
 
-def show_figure(output: w.Output, figure: go.Figure) -> None:
-    """Show a figure through the Plotly mime renderer (its JS is cached by the browser, unlike
+def show_figure(output: w.Output, figure: go.Figure | dict) -> None:
+    """Show a figure (a ``go.Figure``, or its plain Plotly JSON from a ``charts.*_json``
+    builder) through the Plotly mime renderer (its JS is cached by the browser, unlike
     a FigureWidget's, which is sent over the websocket).  The Output's contents are replaced
     in one state update, as ``Output.append_display_data`` does, so this works from any
     callback (no kernel output capture) and the page never shows a half-cleared chart."""
+    spec = figure if isinstance(figure, dict) else figure.to_plotly_json()
     output.outputs = ({"output_type": "display_data", "metadata": {},
-                       "data": {"application/vnd.plotly.v1+json": figure.to_plotly_json()}},)
+                       "data": {"application/vnd.plotly.v1+json": spec}},)
 
 
 def clear_figure(output: w.Output) -> None:
@@ -143,6 +145,12 @@ class ChartsView:
     """CV* by system, P and W by criterion, and scores by experiment, each rendered through
     Plotly's mime renderer and redrawn whole on every change.
 
+    An edit builds the figures as plain Plotly JSON (``charts.*_json``), which is all the
+    mime renderer takes: no ``go.Figure`` is built per edit (it deep-copies every trace
+    twice and leaves reference cycles, garbage that made the full collections of a big
+    study's kernel part of an edit's time).  ``cv_figure`` builds the ``go.Figure`` of the
+    JSON shown when asked for.
+
     No FigureWidget: with plotly >= 6 (anywidget) a FigureWidget's browser view
     intermittently missed the update that adds its traces and stayed blank (plotly.py
     #4998 and its kin), and each one sends the whole plotly.js (~5 MB) over the websocket
@@ -153,7 +161,8 @@ class ChartsView:
 
     def __init__(self, state: AppState, status: Status):
         self.state, self.status = state, status
-        self._cv_figure = None  # go.Figure() when first asked for: an empty study imports no plotly
+        self._cv_json: dict | None = None  # the CV* figure shown, as Plotly JSON
+        self._cv_figure = None  # its go.Figure, built when first asked for (an empty study imports no plotly)
         self.cv_chart = w.Output()
         self.cv_chart.add_class("qra-cv-chart")
         self.guides = w.Checkbox(description="Show the QRA++ §6.1 guide lines (12 human, 1 metric)", value=False, indent=False,
@@ -183,14 +192,8 @@ class ChartsView:
     def cv_figure(self) -> go.Figure:
         """The CV* figure shown (an empty figure before the first assessment)."""
         if self._cv_figure is None:
-            import plotly.graph_objects as go
-
-            self._cv_figure = go.Figure()
+            self._cv_figure = charts.as_figure(self._cv_json or {})
         return self._cv_figure
-
-    @cv_figure.setter
-    def cv_figure(self, figure: go.Figure) -> None:
-        self._cv_figure = figure
 
     def on_structure(self, event=None) -> None:
         self._quiet = True  # the "scores" part of the same event redraws: do not draw the scores chart twice
@@ -213,23 +216,24 @@ class ChartsView:
         :meth:`show_scores`, not also here)."""
         result = self.state.assessment
         self.saved.value = ""
+        self._cv_figure = None
         if result is None:
-            self._cv_figure = None
+            self._cv_json = None
             for output in (self.cv_chart, self.p_and_w):
                 clear_figure(output)
             self.empty.value = f"<p class='qra-not-assessed'>No charts yet: {html.escape(self.state.assessment_problem)}</p>"
         else:
             self.empty.value = ""
-            self.cv_figure = charts.cv_by_system(result, guides=self.guides.value)
-            show_figure(self.cv_chart, self.cv_figure)
-            show_figure(self.p_and_w, charts.p_and_w_by_qc(result))
+            self._cv_json = charts.cv_by_system_json(result, guides=self.guides.value)
+            show_figure(self.cv_chart, self._cv_json)
+            show_figure(self.p_and_w, charts.p_and_w_by_qc_json(result))
         self.show_scores()
 
     def show_scores(self) -> None:
         if getattr(self, "_quiet", False):
             return
         if self.score_qc.value and self.score_qc.value in self.state.study.qc_names and self.state.study.experiments:
-            show_figure(self.scores, charts.scores_by_experiment(self.state.study, self.score_qc.value))
+            show_figure(self.scores, charts.scores_by_experiment_json(self.state.study, self.score_qc.value))
         else:
             clear_figure(self.scores)
 

@@ -142,8 +142,10 @@ class AppState:
         return event
 
     def reassess(self) -> None:
+        """Assess the study again; what an edit left unchanged (a criterion's rows, a system's
+        CV*) is taken over from the current assessment (``assess(..., reuse=...)``), not recomputed."""
         try:
-            self.assessment, self.assessment_problem = assess(self.study, conventions=self.conventions), ""
+            self.assessment, self.assessment_problem = assess(self.study, conventions=self.conventions, reuse=self.assessment), ""
         except QRAInputError as error:
             self.assessment, self.assessment_problem = None, str(error)
 
