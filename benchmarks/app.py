@@ -74,10 +74,11 @@ def edit_latency(context, url: str, edits: int) -> list[float]:
         page.click(".lm-TabBar-tab:has-text('Scores')")
         cell = page.locator(".qra-cell-0-0-2 input")
         cell.fill(value)
-        before = page.evaluate(f"() => {plot}.data[0]?.y?.[0]")
+        page.wait_for_function(f"() => {plot}?.data?.[0]?.y?.[0] !== undefined")  # drawn (a redraw replaces the plot's element)
+        before = page.evaluate(f"() => {plot}.data[0].y[0]")
         start = time.perf_counter()
         cell.press("Enter")
-        page.wait_for_function(f"() => {{ const y = {plot}.data[0]?.y?.[0]; return y !== undefined && y !== {before}; }}")
+        page.wait_for_function(f"() => {{ const y = {plot}?.data[0]?.y?.[0]; return y !== undefined && y !== {before}; }}")
         times.append(time.perf_counter() - start)
     page.close()
     return times

@@ -55,11 +55,11 @@ def test_a_tab_is_built_when_first_shown_and_shows_the_current_study(tmp_path):
     app.state.load(examples.load("qrapp_example1"))
     app.show_tab("Charts")
     assert set(app._views) == {"charts"}
-    assert app.tabs.children[TITLES.index("Charts")] is app.charts.widget
+    assert app.tabs.children[TITLES.index("Charts")].children == (app.charts.widget,)
     bars = app.charts.cv_chart.outputs[0]["data"]["application/vnd.plotly.v1+json"]["data"][0]
     assert [round(y, 2) for y in bars["y"]] == [19.96, 29.9, 30.76]  # QRA++ Table 3, loaded before the tab was built
     view = app.assessment  # asked for by name: built and put in its tab
-    assert app.tabs.children[TITLES.index("Assessment")] is view.widget and app.assessment is view
+    assert app.tabs.children[TITLES.index("Assessment")].children == (view.widget,) and app.assessment is view
 
 
 def test_the_heatmap_appears_with_experiments_and_the_empty_cv_figure_is_a_figure(tmp_path):

@@ -64,7 +64,8 @@ class Dashboard:
 
         self.study_view = StudyView(self.state, self.status)
         self._views: dict[str, object] = {}
-        self.tabs = w.Tab(children=[self.study_view.widget, *(w.VBox() for _ in VIEWS)], titles=TITLES)
+        boxes = [w.VBox(layout=w.Layout(width="100%")) for _ in VIEWS]  # each gets its view when first shown
+        self.tabs = w.Tab(children=[self.study_view.widget, *boxes], titles=TITLES)
         self.tabs.observe(self._on_tab, "selected_index")
         self.study_view.navigate = self.show_tab
         self.title = w.HTML()
@@ -83,15 +84,14 @@ class Dashboard:
         return self._view(name)
 
     def _view(self, name: str):
-        """The view ``name``, built and put in its tab the first time it is asked for."""
+        """The view ``name``, built and put in its tab's box the first time it is asked for.
+
+        The box stays: changing the Tab's own children would make the browser rebuild the
+        views of every later tab (ipywidgets keeps only the views before the first change)."""
         view = self._views.get(name)
         if view is None:
             view = self._views[name] = VIEWS[name]()(self.state, self.status)
-            index = TITLES.index(VIEW_TITLES[name])
-            children = list(self.tabs.children)
-            placeholder, children[index] = children[index], view.widget
-            self.tabs.children = children
-            placeholder.close()
+            self.tabs.children[TITLES.index(VIEW_TITLES[name])].children = (view.widget,)
         return view
 
     def show_tab(self, title: str) -> None:
