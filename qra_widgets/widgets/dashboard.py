@@ -43,8 +43,9 @@ def _uncertainty_view():
 VIEWS = {"experiments": lambda: ExperimentsView, "scores": lambda: ScoresView, "assessment": lambda: AssessmentView,
          "charts": lambda: ChartsView, "compare": lambda: CompareView, "library": lambda: LibraryView,
          "overview": lambda: OverviewView, "annotations": _annotations_view, "uncertainty": _uncertainty_view}
-#: The tab each of those views fills.
+#: The tab each of those views fills, and the view of each of those tabs.
 VIEW_TITLES = dict(zip(VIEWS, TITLES[1:]))
+TITLE_VIEWS = {title: name for name, title in VIEW_TITLES.items()}
 
 
 class Dashboard:
@@ -112,7 +113,7 @@ class Dashboard:
     def _on_tab(self, change) -> None:
         self.status.clear()  # a message belongs to the tab it was given on
         title = TITLES[change["new"]]
-        name = next((name for name, view_title in VIEW_TITLES.items() if view_title == title), None)
+        name = TITLE_VIEWS.get(title)
         if name is not None:
             view = self._view(name)
             if name == "library":
