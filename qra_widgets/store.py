@@ -139,10 +139,20 @@ class StudyLibrary:
         except OSError as error:
             raise LibraryError(f"{self.path.parent}: cannot create the library's folder ({error.strerror or error})") from None
         with self._connection() as db:
+            self._refuse_foreign(db)
             if db.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
                 self._set_wal(db)
             db.executescript(_SCHEMA)
             db.executescript(_RESULTS_SCHEMA)
+
+    def _refuse_foreign(self, db: sqlite3.Connection) -> None:
+        """Refuse another application's SQLite database before anything is written to it (the
+        WAL switch and the schema would change it): it has tables, and not the library's."""
+        tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if tables and not {"studies", "revisions"} <= tables:
+            listed = ", ".join(sorted(tables)[:5]) + (", …" if len(tables) > 5 else "")
+            raise LibraryError(f"{self.path}: is an SQLite database of another application (tables: {listed}), "
+                               "not a qra-widgets library; give a new file or an existing library")
 
     def _set_wal(self, db: sqlite3.Connection) -> None:
         try:

@@ -84,6 +84,22 @@ def test_a_corrupted_library_file(capsys, tmp_path):
                                            "restore it from a backup (import-all) into a new file")
 
 
+def test_another_applications_sqlite_file_is_refused_and_left_unchanged(capsys, tmp_path):
+    import sqlite3
+
+    db = tmp_path / "other.sqlite3"
+    with sqlite3.connect(db) as other:
+        other.execute("CREATE TABLE users (name TEXT)")
+        other.execute("INSERT INTO users VALUES ('ada')")
+    other.close()
+    before = db.read_bytes()
+    status, _, err = run(capsys, "export-all", tmp_path / "out", "--db", db)
+    assert one_line_error(err, status) == (f"{db}: is an SQLite database of another application (tables: users), "
+                                           "not a qra-widgets library; give a new file or an existing library")
+    assert db.read_bytes() == before  # no WAL switch, no tables added
+    assert not (tmp_path / "other.sqlite3-wal").exists()
+
+
 def test_db_that_is_a_folder_or_cannot_be_created(capsys, tmp_path):
     status, _, err = run(capsys, "export-all", tmp_path / "out", "--db", tmp_path)
     assert one_line_error(err, status) == f"{tmp_path}: is a folder; the library must be a file (for example {tmp_path / 'library.sqlite3'})"
