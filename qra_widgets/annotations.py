@@ -38,7 +38,7 @@ from __future__ import annotations
 import io
 import os
 import re
-from pathlib import Path
+from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
 
 import numpy as np
@@ -317,6 +317,42 @@ def _check_items(merged: dict, source: str, columns: dict) -> None:
                             f"rates item {frame['item'].iat[i]!r} on {frame.quality_criterion.iat[i]!r} twice")
 
 
+def spec_file_bytes(name: str, *, files: dict[str, bytes] | None = None, root: str | os.PathLike | None = None) -> bytes:
+    """The bytes of a file a spec names: an uploaded file is data, never a path.
+
+    With ``files`` (the app's uploads, a bundle's members) the name is looked up there and
+    only there: nothing is read from disk.  Otherwise the name must be a relative path under
+    ``root`` (the spec's folder or the caller's data root): an absolute path, a ``..``
+    component, or a link that leads out of the root is refused.  Messages never show the
+    root, only the name the spec gave.
+    """
+    shown = _shown(name)
+    if files is not None:
+        if name not in files:
+            raise QRAInputError(f"{shown}: not among the uploaded files ({', '.join(_shown(n) for n in list(files)[:10]) or 'none'})")
+        return files[name]
+    pure = PurePosixPath(name.replace("\\", "/"))
+    if (not name or pure.is_absolute() or PureWindowsPath(name).is_absolute() or PureWindowsPath(name).drive
+            or ".." in pure.parts or "\x00" in name):
+        raise QRAInputError(f"{shown}: a spec names files relative to its own folder; absolute paths and '..' are refused")
+    root_path = Path(root if root is not None else Path.cwd()).resolve()
+    target = (root_path / Path(*pure.parts)).resolve()
+    if target != root_path and root_path not in target.parents:
+        raise QRAInputError(f"{shown}: leads outside the spec's folder (through a link); refused")
+    if not target.is_file():
+        raise QRAInputError(f"{shown}: no such file beside the spec")
+    try:
+        return read_bytes(target)
+    except QRAInputError as error:
+        raise QRAInputError(f"{shown}: cannot be read") from error
+
+
+def _shown(text: str, limit: int = 40) -> str:
+    """A value quoted from a user's file or spec in a message: printable and cut."""
+    text = "".join(c if c.isprintable() else "?" for c in str(text))
+    return repr(text if len(text) <= limit else text[: limit - 1] + "…")
+
+
 def load_spec(path: str | os.PathLike) -> dict:
     """Read and check an annotation spec file."""
     path = Path(path)
@@ -348,7 +384,8 @@ def load_annotations(spec_or_path: dict | str | os.PathLike, *, base: str | os.P
     if isinstance(spec_or_path, dict):
         spec, folder = check_spec(spec_or_path), Path(base) if base is not None else Path.cwd()
     else:
-        spec, folder = load_spec(spec_or_path), Path(spec_or_path).parent
+        spec = load_spec(spec_or_path)
+        folder = Path(base) if base is not None else Path(spec_or_path).parent
     criteria = _criteria(spec)
     missing = set(spec.get("missing", DEFAULT_MISSING))
     how = aggregation or spec.get("aggregation", "mean")
@@ -356,7 +393,7 @@ def load_annotations(spec_or_path: dict | str | os.PathLike, *, base: str | os.P
     parts, experiments = [], []
     for entry in spec["experiments"]:
         source = entry["file"]
-        data = files[source] if files and source in files else read_bytes(folder / source)
+        data = spec_file_bytes(source, files=files, root=folder)
         frame = read_frame(data, Path(source).name, entry.get("sheet"))
         if frame.empty:
             raise QRAInputError(f"{Path(source).name}: experiment {entry['id']!r} has a header but no rows")

@@ -156,10 +156,12 @@ def _read_annotation_spec(name: str, data: bytes):
     except ImportError:
         raise QRAInputError("not a qra-widgets study; as an annotation spec it needs qra_widgets.annotations, "
                             "which this qra-widgets does not have") from None
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / PurePosixPath(name).name
-        path.write_bytes(data)
-        return [load_annotations(path)]
+    from .annotations import check_spec
+    from .reading import load_json
+
+    spec = check_spec(load_json(data, PurePosixPath(name).name))
+    # An uploaded spec is data, never a path: its files are read only from what came with it.
+    return [load_annotations(spec, files={})]
 
 
 def _read_table(name: str, data: bytes):
