@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import io
 import os
-import tempfile
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath

@@ -55,7 +55,7 @@ def test_a_spec_on_disk_cannot_name_a_file_outside_its_folder(secret, kind):
 
 
 def test_an_uploaded_spec_reads_only_the_uploaded_files(secret, monkeypatch):
-    inside, target = secret
+    _inside, target = secret
     monkeypatch.chdir(target.parent)  # even a bare name that exists in the working directory is not read
     with pytest.raises(QRAInputError, match="not among the uploaded files") as caught:
         load_annotations(_spec("secret.csv"), files={"r.csv": b"system,item,x\nA,1,1\n"})
@@ -65,7 +65,7 @@ def test_an_uploaded_spec_reads_only_the_uploaded_files(secret, monkeypatch):
 def test_a_spec_imported_in_bulk_never_reads_the_servers_disk(secret, tmp_path):
     from qra_widgets.bulk import import_bytes
 
-    inside, target = secret
+    _inside, target = secret
     report = import_bytes(tmp_path / "library.sqlite3", {"spec.json": json.dumps(_spec(str(target))).encode()})
     assert report.added == []
     assert [source for source, _ in report.refused] == ["spec.json"]
