@@ -25,11 +25,37 @@ REPOSITORY = Path(__file__).resolve().parents[1]
 _OUTSIDE = os.path.join(str(REPOSITORY.parent), "shared") + os.sep
 
 
+# Published data fetched from public repositories is never committed: tests read it only from the
+# folder named by QRA_WIDGETS_FIELD_DATA (``.ci/run`` sets it to ../shared/data when that exists)
+# and skip, saying why, when it is not set (the ``field_data`` fixture).
+FIELD_DATA_VARIABLE = "QRA_WIDGETS_FIELD_DATA"
+_FIELD = os.environ.get(FIELD_DATA_VARIABLE)
+_FIELD = os.path.join(os.path.abspath(_FIELD), "") if _FIELD else None
+
+
 def _refuse_shared_data(event: str, args: tuple) -> None:
     if event == "open" and isinstance(args[0], (str, os.PathLike)):
         path = os.path.abspath(os.fspath(args[0]))
-        if path.startswith(_OUTSIDE):
-            raise PermissionError(f"tests must not read outside the repository: {path} (copy what you need to tests/data/)")
+        if path.startswith(_OUTSIDE) and not (_FIELD and path.startswith(_FIELD)):
+            raise PermissionError(f"tests must not read outside the repository: {path} "
+                                  f"(published data is read through ${FIELD_DATA_VARIABLE}, the field_data fixture)")
+
+
+def field_data_folder() -> Path | None:
+    """The folder of published field data named by ``$QRA_WIDGETS_FIELD_DATA``, or None."""
+    return Path(_FIELD) if _FIELD else None
+
+
+@pytest.fixture(scope="session")
+def field_data() -> Path:
+    """The published field data (``../shared/data`` in CI); the test is skipped, saying why, without it."""
+    folder = field_data_folder()
+    if folder is None:
+        pytest.skip(f"published field data not available: set ${FIELD_DATA_VARIABLE} to the data folder "
+                    "(.ci/run sets it to ../shared/data when that folder exists)")
+    if not folder.is_dir():
+        pytest.fail(f"${FIELD_DATA_VARIABLE} names {folder}, which is not a folder")
+    return folder
 
 
 sys.addaudithook(_refuse_shared_data)
