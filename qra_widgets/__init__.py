@@ -13,10 +13,10 @@ little more than numpy.
 
 from __future__ import annotations
 
-from .annotations import load_annotations
+from .io.annotations import load_annotations
 from .assess import Assessment, assess  # binds the name ``assess`` to the function, not the module
 from .errors import QRAInputError, UndefinedMeasureWarning
-from .heds import import_heds
+from .io.heds import import_heds
 from .io import load_study
 from .overview import Overview, overview  # binds ``overview`` to the function, as for ``assess``
 from .qra3 import read_qra3

@@ -255,8 +255,8 @@ class Assessment:
     def to_csv(self) -> str:
         """The tidy frame as CSV; with item-level ratings, a blank line and the annotator-agreement
         table follow.  Text cells a spreadsheet would run as formulas get a leading ``'``
-        (:mod:`qra_widgets.csvsafe`)."""
-        from .csvsafe import frame_to_csv
+        (:mod:`qra_widgets.report.csvsafe`)."""
+        from .report.csvsafe import frame_to_csv
 
         text = frame_to_csv(self.to_frame())
         agreement = self.annotator_agreement()

@@ -7,7 +7,7 @@
 * a long CSV with a ``study`` column: one study per value of that column;
 * QRA3 ``metrics.csv`` + ``config.json`` pairs in the same folder (read by
   ``qra_widgets.qra3.read_qra3``, loaded only when such a pair is found);
-* annotation specs (any other JSON object; read by ``qra_widgets.annotations.load_annotations``).
+* annotation specs (any other JSON object; read by ``qra_widgets.io.annotations.load_annotations``).
 
 Nothing already in the library is overwritten: a study whose id exists (deleted ones included)
 is reported under ``existed`` and left alone.  Every file that cannot be read is reported under
@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from .errors import QRAInputError
-from .reading import check_size, check_zip, load_json
+from .io.reading import check_size, check_zip, load_json
 
 STUDY_SUFFIXES = (".json", ".csv", ".tsv", ".txt", ".xlsx")
 MAX_ZIP_MEMBERS = 10_000
@@ -87,7 +87,7 @@ def _gather(paths, report: ImportReport) -> dict[str, bytes]:
 
 
 def _zip_members(data: bytes, source: str) -> dict[str, bytes]:
-    """The study files in a zip, after :func:`~qra_widgets.reading.check_zip` has checked its
+    """The study files in a zip, after :func:`~qra_widgets.io.reading.check_zip` has checked its
     directory (no byte is decompressed before that) and each member's size."""
     check_zip(data, source)
     with zipfile.ZipFile(io.BytesIO(data)) as archive:
@@ -151,12 +151,12 @@ def _read_qra3_pair(metrics: str, config: str, files: dict[str, bytes]):
 
 def _read_annotation_spec(name: str, data: bytes):
     try:
-        from .annotations import load_annotations
+        from .io.annotations import load_annotations
     except ImportError:
-        raise QRAInputError("not a qra-widgets study; as an annotation spec it needs qra_widgets.annotations, "
+        raise QRAInputError("not a qra-widgets study; as an annotation spec it needs qra_widgets.io.annotations, "
                             "which this qra-widgets does not have") from None
-    from .annotations import check_spec
-    from .reading import load_json
+    from .io.annotations import check_spec
+    from .io.reading import load_json
 
     spec = check_spec(load_json(data, PurePosixPath(name).name))
     # An uploaded spec is data, never a path: its files are read only from what came with it.
@@ -269,7 +269,7 @@ def import_bytes(library, named_bytes: dict[str, bytes]) -> ImportReport:
     """:func:`import_paths` for uploaded files: ``{file name: bytes}`` (the app's "Import many").
 
     The files are taken as one folder: QRA3 ``metrics.csv`` + ``config.json`` pairs among them
-    are found by content; a ``.zip`` is checked (:func:`~qra_widgets.reading.check_zip`) and its
+    are found by content; a ``.zip`` is checked (:func:`~qra_widgets.io.reading.check_zip`) and its
     members read as a folder of their own.  Nothing is written to disk.
 
     >>> import tempfile, pathlib

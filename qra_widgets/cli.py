@@ -38,7 +38,7 @@ def _report(args: argparse.Namespace) -> str:
     if args.example:
         study = examples.load(args.example)
     elif str(args.file).lower().endswith(".json") and _is_annotation_spec(args.file):
-        from .annotations import load_annotations
+        from .io.annotations import load_annotations
 
         study = load_annotations(args.file)
     else:
@@ -86,7 +86,7 @@ def _export_qra3(args: argparse.Namespace) -> str:
 
 
 def _is_annotation_spec(path) -> bool:
-    from .annotations import is_spec
+    from .io.annotations import is_spec
 
     return is_spec(path)
 
@@ -276,7 +276,7 @@ def _import(args: argparse.Namespace) -> str:
 
 
 def _site(args: argparse.Namespace) -> str:
-    from .site import build_site
+    from .report.site import build_site
 
     written = build_site(args.source, args.out)
     return f"wrote {len(written)} files to {args.out}; open {args.out}/index.html (works offline)\n"

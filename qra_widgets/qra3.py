@@ -46,7 +46,7 @@ level; the QC and study means leave it out, as :func:`~qra_widgets.assess` does 
 ``note`` says why).  QRA3 itself tests ``mean != 0`` and would print a huge CV* there.
 
 ``table.csv`` is read by people, so its text cells are neutralised against spreadsheet
-formulas (:func:`qra_widgets.csvsafe.safe_cell`); ``metrics.csv`` from :func:`export` is
+formulas (:func:`qra_widgets.report.csvsafe.safe_cell`); ``metrics.csv`` from :func:`export` is
 machine-read input for the organisers' tool and is written exactly (see :func:`export`).
 """
 
@@ -63,9 +63,9 @@ from typing import Any
 import numpy as np
 
 from .conventions import QRA3, QRAPP, Conventions, resolve, stored_conventions
-from .csvsafe import safe_cell
+from .report.csvsafe import safe_cell
 from .errors import QRAInputError
-from .reading import check_size, decode, load_json, read_bytes
+from .io.reading import check_size, decode, load_json, read_bytes
 from .study import Experiment, QualityCriterion, Study
 
 METRICS_COLUMNS = ("Key", "Study", "Experiment", "System", "Criterion", "Result")
@@ -602,7 +602,7 @@ def table_csv(data: dict) -> str:
     The header, row order, blank separator rows and labels are those of QRA3's Yao 2022
     output; several criteria are stacked inside each result type (QC named on its first row).
     The table is for people and spreadsheets, so its text cells pass through
-    :func:`qra_widgets.csvsafe.safe_cell` (a system ``=x`` is written ``'=x``; numbers and
+    :func:`qra_widgets.report.csvsafe.safe_cell` (a system ``=x`` is written ``'=x``; numbers and
     ordinary names are unchanged).
     """
     import csv
@@ -868,7 +868,7 @@ def export(studies: list[Study]) -> tuple[str, dict]:
     ``metrics.csv`` is machine-read input, handed to the organisers' tool as is, so its
     cells are written exactly as the names are (a system ``-GT`` stays ``-GT``, a study
     ``=evil`` keeps its config key): unlike every other CSV qra-widgets writes, it is
-    *not* neutralised against spreadsheet formulas (:mod:`qra_widgets.csvsafe`), because
+    *not* neutralised against spreadsheet formulas (:mod:`qra_widgets.report.csvsafe`), because
     an added ``'`` would change the names the tool and :func:`read_qra3` read back.  Open
     it in a spreadsheet only as text.
 

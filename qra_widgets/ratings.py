@@ -17,7 +17,7 @@ experiment, rater).  :class:`Ratings` keeps them as six arrays (like
   Krippendorff's alpha at the criterion's level, Fleiss' kappa, Cohen's kappa (exactly two
   raters), Gwet's AC1 and Brennan-Prediger generalised to many raters (Gwet 2014).
 
-Numbers only; reading files is :mod:`qra_widgets.annotations`' job.
+Numbers only; reading files is :mod:`qra_widgets.io.annotations`' job.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ def _objects(values) -> np.ndarray:
 class Ratings:
     """Ratings keyed by ``(quality_criterion, system, item, experiment, rater)``, column-wise.
 
-    ``spec`` is the annotation spec they were read with (:mod:`qra_widgets.annotations`),
+    ``spec`` is the annotation spec they were read with (:mod:`qra_widgets.io.annotations`),
     kept so that a saved study says where its ratings came from.
 
     >>> r = Ratings.from_columns(["Q"] * 4, ["A", "A", "B", "B"], ["i1", "i1", "i2", "i2"],

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 import qra_widgets as qw
-from qra_widgets.annotations import guess_mapping, load_annotations, preview
+from qra_widgets.io.annotations import guess_mapping, load_annotations, preview
 from qra_widgets.cli import main
 
 TOY = Path(__file__).parent / "data" / "annotations"

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from qra_widgets.annotations import load_annotations
+from qra_widgets.io.annotations import load_annotations
 from qra_widgets.widgets.annotations import NONE, AnnotationsView, parse_renames
 from qra_widgets.widgets.common import Status
 from qra_widgets.widgets.state import AppState

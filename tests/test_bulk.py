@@ -13,7 +13,7 @@ from qra_widgets import examples
 from qra_widgets.bulk import import_paths
 from qra_widgets.cli import main
 from qra_widgets.io import save_study
-from qra_widgets.reading import MAX_PACKING_RATIO
+from qra_widgets.io.reading import MAX_PACKING_RATIO
 from qra_widgets.store import StudyLibrary
 
 LONG_CSV = """study,experiment,quality_criterion,system,score

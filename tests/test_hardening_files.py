@@ -12,8 +12,9 @@ import zipfile
 import pandas as pd
 import pytest
 
-from qra_widgets import QRAInputError, Study, assess, examples, load_study, reading
-from qra_widgets.csvsafe import frame_to_csv, safe_cell
+from qra_widgets import QRAInputError, Study, assess, examples, load_study
+from qra_widgets.io import reading
+from qra_widgets.report.csvsafe import frame_to_csv, safe_cell
 from qra_widgets.io import (
     LABEL_COLUMNS,
     SCORE_COLUMNS,
@@ -235,7 +236,7 @@ def test_an_unreadable_file(tmp_path, monkeypatch):
 def test_a_full_disk_leaves_the_old_file_and_says_so(tmp_path, monkeypatch):
     import errno
 
-    from qra_widgets import io as study_io
+    from qra_widgets.io import study_json as study_io
 
     path = tmp_path / "study.json"
     path.write_text("old")

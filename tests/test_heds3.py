@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 import qra_widgets as qw
 from qra_widgets.cli import main
-from qra_widgets.heds import HEDSImport, detect_version, heds_from_bytes, heds_from_dict, import_heds, match_criteria
+from qra_widgets.io.heds import HEDSImport, detect_version, heds_from_bytes, heds_from_dict, import_heds, match_criteria
 from qra_widgets.properties import check_properties
 
 DATA = Path(__file__).parent / "data"

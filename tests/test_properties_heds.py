@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from qra_widgets import Experiment, QRAInputError, QualityCriterion, Study
-from qra_widgets.heds import heds_from_dict, import_heds
+from qra_widgets.io.heds import heds_from_dict, import_heds
 from qra_widgets.properties import PROPERTIES, check_properties, qcet_search, qcet_taxonomy
 
 HEDS_DIR = Path(__file__).parent / "data" / "heds2"  # copied from shared/data/heds2

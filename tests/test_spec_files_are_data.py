@@ -11,7 +11,7 @@ import os
 
 import pytest
 
-from qra_widgets.annotations import load_annotations, spec_file_bytes
+from qra_widgets.io.annotations import load_annotations, spec_file_bytes
 from qra_widgets.errors import QRAInputError
 
 

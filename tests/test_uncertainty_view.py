@@ -20,7 +20,7 @@ import pytest
 
 import qra_widgets as qw
 from qra_widgets import examples
-from qra_widgets.annotations import load_annotations
+from qra_widgets.io.annotations import load_annotations
 from qra_widgets.uncertainty import plan_reproduction
 from qra_widgets.widgets.common import Status
 from qra_widgets.widgets.state import AppState, IntervalsDropped

@@ -1,7 +1,7 @@
 """Annotations tab: upload one item-level annotation file per experiment, see its first rows,
 map its columns with dropdowns (the guessed mapping pre-selected), name the criteria and
 their scales, and load.  The view only builds the annotation spec (issue 12 §1): reading,
-checking and aggregating are :mod:`qra_widgets.annotations`' job, called through
+checking and aggregating are :mod:`qra_widgets.io.annotations`' job, called through
 :meth:`AppState.load_annotations`.  Wide files only (one column per criterion); a long file
 (criterion and rating columns) is read from a spec with ``qra-widgets report SPEC.json``.
 """
@@ -14,8 +14,8 @@ from pathlib import Path
 
 import ipywidgets as w
 
-from .. import parse
-from ..annotations import SCHEMA, SCHEMA_VERSION, guess_mapping, preview
+from ..io import parse
+from ..io.annotations import SCHEMA, SCHEMA_VERSION, guess_mapping, preview
 from ..errors import QRAInputError
 from ..study import LABEL_LEVELS
 from .common import (

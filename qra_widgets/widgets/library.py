@@ -11,7 +11,7 @@ import ipywidgets as w
 
 from .. import examples
 from ..errors import QRAInputError
-from ..reading import check_size
+from ..io.reading import check_size
 from .common import (
     Confirm,
     Status,
@@ -34,7 +34,7 @@ BULK_TYPES = ".json,.csv,.tsv,.txt,.xlsx,.zip"
 
 def uploaded_files(upload: w.FileUpload) -> dict[str, bytes]:
     """``{name: bytes}`` of every file in a FileUpload, each refused before parsing if over
-    :data:`~qra_widgets.reading.MAX_FILE_BYTES`, and all together if over :data:`MAX_UPLOAD_TOTAL_BYTES`."""
+    :data:`~qra_widgets.io.reading.MAX_FILE_BYTES`, and all together if over :data:`MAX_UPLOAD_TOTAL_BYTES`."""
     if not upload.value:
         raise QRAInputError("upload: choose a file first")
     total = sum(len(item["content"]) for item in upload.value)

@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
-from .. import parse
+from ..io import parse
 from ..assess import Assessment, assess
 from ..conventions import PRESETS, Conventions, resolve
 from ..errors import QRAInputError
@@ -328,7 +328,7 @@ class AppState:
         """Merge a HEDS datasheet's answers into an experiment, and fill the study's criteria's
         evaluation type and QCET id where the sheet says and the study does not.  Returns ``(event, HEDSImport,
         criteria of the datasheet that are not in the study)``."""
-        from ..heds import heds_from_bytes
+        from ..io.heds import heds_from_bytes
         from ..properties import check_properties
 
         experiment = self.study.experiment(experiment_id)
@@ -512,9 +512,9 @@ class AppState:
         return _qra3_texts(studies), len(studies)
 
     def report_html(self) -> str:
-        """The open study's report page (:func:`qra_widgets.site.study_page_html`) with the
+        """The open study's report page (:func:`qra_widgets.report.site.study_page_html`) with the
         assessment the app shows (its conventions); one self-contained offline HTML file."""
-        from ..site import study_page_html
+        from ..report.site import study_page_html
 
         if self.assessment is None:
             raise QRAInputError(f"report: nothing to report yet ({self.assessment_problem})")
@@ -531,7 +531,7 @@ class AppState:
     def load_annotations(self, spec: dict, files: dict[str, bytes]) -> Event:
         """Make the study read from an annotation ``spec`` and its uploaded ``files`` ({name: bytes})
         the one being edited (its ratings keep the spec, so both are saved with the study)."""
-        from ..annotations import load_annotations
+        from ..io.annotations import load_annotations
 
         for i, entry in enumerate(spec.get("experiments") or []):
             name = entry.get("file") if isinstance(entry, dict) else None

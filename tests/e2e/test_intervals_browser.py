@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 import qra_widgets as qw
-from qra_widgets.annotations import load_annotations
+from qra_widgets.io.annotations import load_annotations
 
 from .conftest import OUTPUT
 

@@ -4,19 +4,7 @@ Every file a user gives qra-widgets (study JSON, score and label tables, HEDS da
 QRA3 files, annotation files, backups) is read through these functions, so the limits
 are the same everywhere and each refusal names the file and the problem.
 
-The limits (module constants, so other readers and the README quote the same numbers):
-
-========================== ============================================================
-:data:`MAX_FILE_BYTES`      20 MiB per file, checked before anything is parsed
-:data:`MAX_UNPACKED_BYTES`  100 MiB unpacked from a .xlsx/.zip (the sum its zip directory
-                            declares; :mod:`zipfile` refuses to inflate a member past it)
-:data:`MAX_PACKING_RATIO`   100: a member that unpacks to over 100 times its packed size
-                            (and to more than 1 MiB) is a zip bomb, not a spreadsheet
-:data:`MAX_ROWS`            1,048,576 table rows (Excel's own sheet limit)
-:data:`MAX_COLUMNS`         1,000 table columns
-:data:`MAX_JSON_DEPTH`      64 nested JSON arrays/objects
-:data:`MAX_INT_DIGITS`      20 digits in a JSON integer (2**64 has 20)
-========================== ============================================================
+The limits are :mod:`qra_widgets.limits` (one table of documented numbers for every layer).
 
 >>> decode(b"\\xef\\xbb\\xbfa,b", "scores.csv")
 'a,b'
@@ -44,15 +32,16 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-from .errors import QRAInputError
-
-MAX_FILE_BYTES = 20 * 1024 * 1024
-MAX_UNPACKED_BYTES = 100 * 1024 * 1024
-MAX_PACKING_RATIO = 100
-MAX_ROWS = 1_048_576
-MAX_COLUMNS = 1_000
-MAX_JSON_DEPTH = 64
-MAX_INT_DIGITS = 20
+from ..errors import QRAInputError
+from ..limits import (  # noqa: F401 (re-exported: the readers quote the same numbers)
+    MAX_COLUMNS,
+    MAX_FILE_BYTES,
+    MAX_INT_DIGITS,
+    MAX_JSON_DEPTH,
+    MAX_PACKING_RATIO,
+    MAX_ROWS,
+    MAX_UNPACKED_BYTES,
+)
 
 _ZIP_MAGIC = b"PK\x03\x04"
 

@@ -27,7 +27,7 @@ _FIGURE_CONFIG = {"displaylogo": False, "responsive": True}
 def _environment():
     from jinja2 import Environment, PackageLoader, select_autoescape
 
-    return Environment(loader=PackageLoader("qra_widgets", "templates"), autoescape=select_autoescape(["html"]))
+    return Environment(loader=PackageLoader("qra_widgets.report", "templates"), autoescape=select_autoescape(["html"]))
 
 
 def _figure_html(figure) -> str:
@@ -41,7 +41,7 @@ def _plotly_js() -> str:
 
 
 def frame_to_csv(frame) -> str:
-    """CSV of a frame with list cells joined by '; ', through :func:`qra_widgets.csvsafe.frame_to_csv`
+    """CSV of a frame with list cells joined by '; ', through :func:`qra_widgets.report.csvsafe.frame_to_csv`
     (formula-like text neutralised, numbers left alone)."""
     from .csvsafe import frame_to_csv as safe_csv
 
@@ -85,9 +85,9 @@ def page_name(study_id: str) -> str:
 
 
 def _study_context(study, assessment=None) -> dict:
-    from . import __version__, charts
-    from .assess import assess
-    from .errors import QRAInputError
+    from .. import __version__, charts
+    from ..assess import assess
+    from ..errors import QRAInputError
 
     criteria = [{"name": q.name, "evaluation_type": q.evaluation_type, "qcet": q.qcet_id} for q in study.quality_criteria]
     context = {"title": study.name or study.id, "description": study.description, "criteria": criteria, "version": __version__,
@@ -134,13 +134,13 @@ def study_page_html(study, *, assessment=None, plotly_src: str | None = None, in
 
 
 def _study_downloads(study, assessment, folder: Path, stem: str) -> list[tuple[str, str]]:
-    from .io import study_to_json
+    from ..io import study_to_json
 
     files = {f"{stem}.study.json": study_to_json(study)}
     if assessment is not None:
         files.update({f"{stem}.csv": assessment.to_csv(), f"{stem}.tex": assessment.to_latex(), f"{stem}.md": assessment.to_markdown()})
     try:
-        from .qra3 import export as qra3_export
+        from ..qra3 import export as qra3_export
     except ImportError:
         qra3_export = None
     if qra3_export is not None:
@@ -163,9 +163,9 @@ def _library_for(source):
     """A :class:`StudyLibrary` for a library file, or a temporary one filled from a folder of study files."""
     import tempfile
 
-    from .bulk import import_paths
-    from .errors import QRAInputError
-    from .store import StudyLibrary
+    from ..bulk import import_paths
+    from ..errors import QRAInputError
+    from ..store import StudyLibrary
 
     source = Path(source)
     if source.is_file() and source.suffix.lower() in (".sqlite3", ".sqlite", ".db"):
@@ -187,8 +187,8 @@ def build_site(source, out, *, title: str = "Reproducibility of the studies") ->
     Returns the files written.  The index reads the library's stored results
     (:func:`qra_widgets.overview`); each study page assesses its study once.
     """
-    from . import __version__, charts
-    from .overview import overview
+    from .. import __version__, charts
+    from ..overview import overview
 
     library, refused, scratch = _library_for(source)
     try:

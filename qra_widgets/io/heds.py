@@ -40,10 +40,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from .errors import QRAInputError
-from .properties import PROPERTIES, QCETNode, qcet_taxonomy
+from ..errors import QRAInputError
+from ..properties import PROPERTIES, QCETNode, qcet_taxonomy
+from ..study import Experiment, QualityCriterion
 from .reading import load_json, read_bytes
-from .study import Experiment, QualityCriterion
 
 CRITERIA_KEY = "heds-criteria-criterion"
 MAPPED_CRITERION_KEY = "heds-criteria-criterion-response_elicitation-qc_name-mapped_criterion_name"

@@ -20,8 +20,8 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
-from .errors import QRAInputError
-from .study import CONDITION_GROUPS
+from ..errors import QRAInputError
+from ..study import CONDITION_GROUPS
 
 
 def score(text: str) -> float | None:

@@ -43,7 +43,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import QRAInputError
+from ..errors import QRAInputError
 from .reading import check_shape, check_size, check_zip, decode, load_json, read_bytes, read_csv_frame
 
 SCHEMA = "qra-widgets/annotations"
@@ -59,7 +59,7 @@ TAB = (".tsv", ".tab")
 def read_frame(data: bytes, source: str, sheet: str | int | None = None):
     """A table of text cells from CSV / TSV / Excel bytes (the suffix of ``source`` decides).
 
-    The bytes go through :mod:`qra_widgets.reading`'s caps: the file size, the zip directory
+    The bytes go through :mod:`qra_widgets.io.reading`'s caps: the file size, the zip directory
     of a workbook (before openpyxl unpacks anything), and the row and column limits.
     """
     import pandas as pd
@@ -202,7 +202,7 @@ def check_spec(spec: Any) -> dict:
 
 
 def _criteria(spec: dict):
-    from .study import QualityCriterion
+    from ..study import QualityCriterion
 
     result = []
     for i, item in enumerate(spec["quality_criteria"]):
@@ -377,9 +377,9 @@ def load_annotations(spec_or_path: dict | str | os.PathLike, *, base: str | os.P
     ``files`` maps file names to their bytes (the app's uploads) instead of reading disk.
     ``aggregation`` overrides the spec's (``mean`` of all ratings by default).
     """
-    from .labels import Labels
-    from .ratings import Ratings
-    from .study import Experiment, Study
+    from ..labels import Labels
+    from ..ratings import Ratings
+    from ..study import Experiment, Study
 
     if isinstance(spec_or_path, dict):
         spec, folder = check_spec(spec_or_path), Path(base) if base is not None else Path.cwd()
