@@ -13,11 +13,11 @@ little more than numpy.
 
 from __future__ import annotations
 
-from .io.annotations import load_annotations
 from .assess import Assessment, assess  # binds the name ``assess`` to the function, not the module
 from .errors import QRAInputError, UndefinedMeasureWarning
-from .io.heds import import_heds
 from .io import load_study
+from .io.annotations import load_annotations
+from .io.heds import import_heds
 from .overview import Overview, overview  # binds ``overview`` to the function, as for ``assess``
 from .qra3 import read_qra3
 from .study import Experiment, QualityCriterion, Study

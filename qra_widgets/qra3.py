@@ -63,9 +63,9 @@ from typing import Any
 import numpy as np
 
 from .conventions import QRA3, QRAPP, Conventions, resolve, stored_conventions
-from .report.csvsafe import safe_cell
 from .errors import QRAInputError
 from .io.reading import check_size, decode, load_json, read_bytes
+from .report.csvsafe import safe_cell
 from .study import Experiment, QualityCriterion, Study
 
 METRICS_COLUMNS = ("Key", "Study", "Experiment", "System", "Criterion", "Result")

@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 
 import qra_widgets as qw
-from qra_widgets.io.annotations import guess_mapping, load_annotations, preview
 from qra_widgets.cli import main
+from qra_widgets.io.annotations import guess_mapping, load_annotations, preview
 
 TOY = Path(__file__).parent / "data" / "annotations"
 VM = Path(__file__).parent / "data" / "vanmiltenburg2024"

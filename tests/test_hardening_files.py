@@ -13,18 +13,18 @@ import pandas as pd
 import pytest
 
 from qra_widgets import QRAInputError, Study, assess, examples, load_study
-from qra_widgets.io import reading
-from qra_widgets.report.csvsafe import frame_to_csv, safe_cell
 from qra_widgets.io import (
     LABEL_COLUMNS,
     SCORE_COLUMNS,
     add_labels_table,
     read_table,
+    reading,
     save_study,
     study_from_json,
     study_to_json,
 )
 from qra_widgets.labels import Labels
+from qra_widgets.report.csvsafe import frame_to_csv, safe_cell
 from qra_widgets.study import Experiment, QualityCriterion
 
 HEADER = b"experiment,quality_criterion,system,score\n"

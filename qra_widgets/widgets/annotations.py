@@ -14,9 +14,9 @@ from pathlib import Path
 
 import ipywidgets as w
 
+from ..errors import QRAInputError
 from ..io import parse
 from ..io.annotations import SCHEMA, SCHEMA_VERSION, guess_mapping, preview
-from ..errors import QRAInputError
 from ..study import LABEL_LEVELS
 from .common import (
     Confirm,

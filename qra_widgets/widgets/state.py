@@ -26,10 +26,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
-from ..io import parse
 from ..assess import Assessment, assess
 from ..conventions import PRESETS, Conventions, resolve
 from ..errors import QRAInputError
+from ..io import parse
 from ..study import _EXPERIMENT_AT, Experiment, QualityCriterion, Study
 
 SCALE_COLUMNS = ("scale_min", "scale_max")
