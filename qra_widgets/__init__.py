@@ -22,8 +22,7 @@ from .overview import Overview, overview  # binds ``overview`` to the function, 
 from .qra3 import read_qra3
 from .study import Experiment, QualityCriterion, Study
 from .uncertainty import plan_reproduction
-
-__version__ = "0.1.0"
+from .version import __version__
 
 __all__ = [
     "Assessment",

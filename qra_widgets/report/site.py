@@ -85,9 +85,10 @@ def page_name(study_id: str) -> str:
 
 
 def _study_context(study, assessment=None) -> dict:
-    from .. import __version__, charts
+    from .. import charts
     from ..assess import assess
     from ..errors import QRAInputError
+    from ..version import __version__
 
     criteria = [{"name": q.name, "evaluation_type": q.evaluation_type, "qcet": q.qcet_id} for q in study.quality_criteria]
     context = {"title": study.name or study.id, "description": study.description, "criteria": criteria, "version": __version__,
@@ -187,8 +188,9 @@ def build_site(source, out, *, title: str = "Reproducibility of the studies") ->
     Returns the files written.  The index reads the library's stored results
     (:func:`qra_widgets.overview`); each study page assesses its study once.
     """
-    from .. import __version__, charts
+    from .. import charts
     from ..overview import overview
+    from ..version import __version__
 
     library, refused, scratch = _library_for(source)
     try:
