@@ -283,16 +283,6 @@ def subset_comparison(comparison) -> go.Figure:
     return _layout(figure, "Reproducibility of subsets of experiments", f"{len(groups)} groups", barmode="group", height=440)
 
 
-def cv_distribution(frame, by: str) -> go.Figure:
-    """Box plots of system-level CV* (a frame with ``value`` and a ``by`` column), for organisers."""
-    figure = _figure()
-    for (group, rows), colour in zip(frame.groupby(by, sort=True), cycle(PALETTE)):
-        figure.add_box(y=rows.value.tolist(), name=safe(group), marker_color=colour, boxpoints="all", jitter=0.3,
-                       customdata=[safe(s) for s in rows.get("study", rows.index)],
-                       hovertemplate="%{customdata}<br>CV* = %{y:.2f}<extra></extra>")
-    return _layout(figure, f"System-level CV* by {by}", yaxis_title="CV* (%)", showlegend=False)
-
-
 def to_html(figure: go.Figure) -> str:
     """A standalone HTML page of the figure (plotly.js inlined, so it works offline)."""
     return figure.to_html(include_plotlyjs=True, full_html=True)
