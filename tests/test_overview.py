@@ -246,7 +246,7 @@ def test_properties_with_too_few_pairs_are_marked_not_ranked():
 # ----------------------------------------------------------------------------- the Overview tab
 
 
-def test_overview_tab_filters_sorts_pages_and_opens_a_study_on_click(tmp_path):
+def test_overview_tab_loads_when_built_filters_sorts_by_header_pages_and_opens_a_study_on_click(tmp_path):
     from qra_widgets.widgets.common import Status
     from qra_widgets.widgets.overview import OverviewView
     from qra_widgets.widgets.state import AppState
@@ -256,22 +256,37 @@ def test_overview_tab_filters_sorts_pages_and_opens_a_study_on_click(tmp_path):
     for i in range(30):
         lib.save(simulated_study(i, rng, effect=0.02 * i, evaluation_type="human" if i % 3 else "metric"))
     state = AppState(library_path=lib.path)
-    view = OverviewView(state, Status())
-    view.update.click()
-    assert len(view.row_buttons) == 25 and "page 1 of 2 · 30 quality criteria" in view.where.value
-    worst = view.row_buttons[0].study_id
-    assert worst == view.data.criteria.sort_values("mean CV*").study.iloc[-1]  # highest CV* first
+    view = OverviewView(state, Status())  # no click: the library is read when the view is built
+    shown = []
+    view.navigate = shown.append
+    assert len(view.shown_studies) == 25 and "page 1 of 2 · 30 quality criteria" in view.where.value
+    human = view.data.criteria[view.data.criteria.evaluation_type == "human"]
+    assert view.shown_studies[0] == human.sort_values("mean CV*").study.iloc[-1]  # highest human CV* first
+    groups = [r["group"] for r in view.table.rows if "group" in r]
+    assert groups[0].startswith("Human evaluation · 20 quality criteria")
+    assert [c["title"] for c in view.table.columns][:5] == ["#", "Study", "Criterion", "Type", "QCET criterion"]
+    first = next(r for r in view.table.rows if "group" not in r)
+    assert first["cells"][0] == "1" and first["cells"][3] == "human"
+    assert first["titles"][1] == f"Simulated {int(first['key'][4:])} ({first['key']})"  # the full name on hover
     view.next.click()
-    assert len(view.row_buttons) == 5
+    assert len(view.shown_studies) == 5
     view.filters["evaluation_type"].value = "metric"
-    assert {b.study_id for b in view.row_buttons} == {f"sim-{i:04d}" for i in range(0, 30, 3)}
-    view.worst_first.value = False
-    best = view.row_buttons[0].study_id
-    assert best == view.view.criteria.sort_values("mean CV*").study.iloc[0]
+    assert set(view.shown_studies) == {f"sim-{i:04d}" for i in range(0, 30, 3)}
+    view.table.click_header("mean CV*")  # the sorted column again: best first
+    assert view.shown_studies[0] == view.view.criteria.sort_values("mean CV*").study.iloc[0]
+    assert view.table.sort == {"key": "mean CV*", "ascending": True}
+    view.table.click_header("P")  # another column: worst (lowest P) first
+    p_values = [float(r["cells"][6]) for r in view.table.rows if "group" not in r]
+    assert p_values == sorted(p_values)
+    view.table.click_header("rank")  # not sortable: nothing changes
+    assert view.sort_key == "P"
     view.level.value = "systems"
-    assert view.sort_by.value == "CV*" and "system" in view.table.value
-    view.row_buttons[3].click()
-    assert state.study.id == view.row_buttons[3].study_id and state.revision == 1
+    assert view.sort_key == "CV*" and [c["title"] for c in view.table.columns][3] == "System"
+    target = view.shown_studies[3]
+    view.table.click_row(target)
+    assert state.study.id == target and state.revision == 1 and shown == ["Assessment"]
+    view.table.click_row("not-shown")  # a key the page does not show is ignored
+    assert state.study.id == target
     assert next(o["data"].keys() for o in view.by_type.outputs) >= {"application/vnd.plotly.v1+json"}
 
 
@@ -334,9 +349,8 @@ def test_opening_from_the_overview_asks_first_when_the_study_being_edited_is_uns
     app = Dashboard(examples.load("qra2022_pass"), library_path=tmp_path / "lib.sqlite3")
     app.state.set_score("Fluency", "PASS", "Mille2021", 5.0)
     assert app.state.dirty
-    app.overview.on_update()
-    row = app.overview.rows.children[0]
-    row.click()
+    app.overview.table.click_row(app.overview.shown_studies[0])
     assert app.state.study.id == "qra2022-pass" and app.overview.confirm.widget.layout.display == "flex"
     app.overview.confirm.yes.click()
     assert app.state.study.id == "qrapp-example1" and not app.state.dirty
+    assert app.tabs.selected_index == app.tabs.titles.index("Assessment")  # the study opens on its Assessment tab
