@@ -31,6 +31,22 @@ def safe(text) -> str:
     return html.escape(str(text), quote=True)
 
 
+def wrap(text, width: int = 16) -> str:
+    """A user-given label, escaped, broken into lines of about ``width`` characters (``<br>``), so a
+    long category name fits under its bar instead of being rotated over its neighbours.
+
+    >>> wrap("Caines & Buttery (2020), R reimplementation")
+    'Caines &amp; Buttery<br>(2020), R<br>reimplementation'
+    """
+    lines: list[str] = []
+    for word in str(text).split():
+        if lines and len(lines[-1]) + 1 + len(word) <= width:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return "<br>".join(safe(line) for line in lines) or safe(text)
+
+
 BAR_PX, MIN_HEIGHT, MAX_HEIGHT = 22, 380, 2400  # horizontal bars: pixels per bar, and the figure's bounds
 HORIZONTAL_FROM = 13  # from this many systems, system names go on the y axis (they stay readable)
 LINES_UP_TO = 30  # scores by experiment: one line per system up to this many systems, then a heatmap
@@ -133,6 +149,7 @@ def cv_by_system_json(result: Assessment, guides: bool = False) -> dict:
     horizontal = len(names) >= HORIZONTAL_FROM
     value_key, name_key = ("x", "y") if horizontal else ("y", "x")
     data: list[dict] = []
+    mean_lines: list[dict] = []
     for qc, colour in zip(criteria, cycle(PALETTE)):
         rows = [r for r in system_rows if r.quality_criterion == qc]
         labels = [safe(r.system) for r in rows]
@@ -146,18 +163,17 @@ def cv_by_system_json(result: Assessment, guides: bool = False) -> dict:
             bar["error_x" if horizontal else "error_y"] = errors
         data.append(bar)
         mean = means.get(qc)
-        if mean is not None and not np.isnan(mean):
+        if mean is not None and not np.isnan(mean):  # the legend entry and hover; the line itself is a shape, on top
             data.append({"type": "scatter", "name": f"mean CV* ({safe(qc)}) = {mean:.2f}", "mode": "lines",
-                         "line": {"color": colour, "dash": "dash"}, "legendgroup": safe(qc), name_key: labels,
+                         "line": {"color": colour, "dash": "dash", "width": 2}, "legendgroup": safe(qc), name_key: labels,
                          value_key: [mean] * len(rows),
                          "hovertemplate": "mean CV* = %{" + value_key + ":.3f}<extra>" + safe(qc) + "</extra>"})
-    shapes = []
+            mean_lines.append(_reference_line(mean, horizontal, {"color": colour, "dash": "dash", "width": 2}))
+    shapes = mean_lines
     if guides:
         for value, label in ((HUMAN_GUIDE, "12: good for human evaluation"), (METRIC_GUIDE, "1: good for metrics")):
             line = {"color": "#999", "dash": "dot"}
-            shapes.append({"type": "line", "xref": "x", "x0": value, "x1": value, "yref": "paper", "y0": 0, "y1": 1, "line": line}
-                          if horizontal else
-                          {"type": "line", "yref": "y", "y0": value, "y1": value, "xref": "paper", "x0": 0, "x1": 1, "line": line})
+            shapes.append(_reference_line(value, horizontal, line))
             data.append({"type": "scatter", "x": [None], "y": [None], "mode": "lines", "line": line, "name": f"QRA++ §6.1 guide {label}"})
     bars = len(names) * max(1, len(criteria))
     value_axis = {"title": {"text": "CV* (%)"}, "rangemode": "tozero"}
@@ -165,6 +181,15 @@ def cv_by_system_json(result: Assessment, guides: bool = False) -> dict:
         if horizontal else {"yaxis": value_axis, "xaxis": {"title": {"text": "system"}}, "height": 440}
     return _spec(data, "CV* by system (lower is more reproducible)", subtitle(result), barmode="group", shapes=shapes,
                  legend={"orientation": "h", "yanchor": "top", "y": -0.18, "x": 0, "title": {"text": "quality criterion"}}, **axes)
+
+
+def _reference_line(value: float, horizontal: bool, line: dict) -> dict:
+    """A line across the plot at ``value`` on the value axis, drawn above the bars (``layer="above"``)."""
+    if horizontal:
+        return {"type": "line", "xref": "x", "x0": value, "x1": value, "yref": "paper", "y0": 0, "y1": 1, "line": line,
+                "layer": "above"}
+    return {"type": "line", "yref": "y", "y0": value, "y1": value, "xref": "paper", "x0": 0, "x1": 1, "line": line,
+            "layer": "above"}
 
 
 def _error_bars(result: Assessment, rows) -> dict | None:
@@ -225,7 +250,7 @@ def scores_by_experiment(study: Study, quality_criterion: str) -> go.Figure:
 def scores_by_experiment_json(study: Study, quality_criterion: str) -> dict:
     """:func:`scores_by_experiment` as plain Plotly JSON (what its ``to_plotly_json()`` gives), for the app."""
     matrix = study.score_matrix(quality_criterion)
-    labels = [safe(e.display_name) for e in study.experiments]
+    labels = [wrap(e.display_name, 16 if len(study.experiments) > 5 else 22) for e in study.experiments]
     qc = study.quality_criterion(quality_criterion)
     scored = int((~np.isnan(matrix)).any(axis=1).sum()) if matrix.size else 0
     scale = f"scale {qc.scale_min:g}–{qc.scale_max:g}" if qc.scale_max is not None else f"scale from {qc.scale_min:g}"
@@ -246,7 +271,7 @@ def scores_by_experiment_json(study: Study, quality_criterion: str) -> dict:
     if qc.scale_max is not None:
         axis["range"] = [qc.scale_min, qc.scale_max]
     height = int(min(MAX_HEIGHT, max(420, 120 + 18 * len(study.systems)))) if len(study.systems) > 12 else 420
-    return _spec(data, title, note, yaxis=axis, xaxis={"title": {"text": "experiment"}}, height=height,
+    return _spec(data, title, note, yaxis=axis, xaxis={"title": {"text": "experiment"}, "tickangle": 0}, height=height,
                  legend={"orientation": "v", "x": 1.02, "y": 1, "yanchor": "top", "title": {"text": "system"}})
 
 
@@ -283,16 +308,6 @@ def subset_comparison(comparison) -> go.Figure:
     return _layout(figure, "Reproducibility of subsets of experiments", f"{len(groups)} groups", barmode="group", height=440)
 
 
-def cv_distribution(frame, by: str) -> go.Figure:
-    """Box plots of system-level CV* (a frame with ``value`` and a ``by`` column), for organisers."""
-    figure = _figure()
-    for (group, rows), colour in zip(frame.groupby(by, sort=True), cycle(PALETTE)):
-        figure.add_box(y=rows.value.tolist(), name=safe(group), marker_color=colour, boxpoints="all", jitter=0.3,
-                       customdata=[safe(s) for s in rows.get("study", rows.index)],
-                       hovertemplate="%{customdata}<br>CV* = %{y:.2f}<extra></extra>")
-    return _layout(figure, f"System-level CV* by {by}", yaxis_title="CV* (%)", showlegend=False)
-
-
 def to_html(figure: go.Figure) -> str:
     """A standalone HTML page of the figure (plotly.js inlined, so it works offline)."""
     return figure.to_html(include_plotlyjs=True, full_html=True)
@@ -317,15 +332,27 @@ def measure_distribution(frame, by: str, measure: str = "CV*") -> go.Figure:
     points = "all" if len(frame) <= POINTS_UP_TO else "outliers"
     split = by != "evaluation_type" and "evaluation_type" in frame and frame["evaluation_type"].nunique() > 1
     keys = [by, "evaluation_type"] if split else by  # human and metric values are never pooled in one box
-    for (group, rows), colour in zip(frame.groupby(keys, sort=True), cycle(PALETTE)):
-        group = " · ".join(map(str, group)) if split else group
+    groups = list(frame.groupby(keys, sort=True))
+    names = [(" · ".join(map(str, group)) if split else str(group)) + f" (n = {len(rows)})" for group, rows in groups]
+    # long category names (QCET criteria) or many boxes: horizontal boxes, each name on one line beside its box
+    horizontal = len(groups) > 6 or max((len(n) for n in names), default=0) > 18
+    value_key = "x" if horizontal else "y"
+    for (_group, rows), name, colour in zip(groups, names, cycle(PALETTE)):
         where = [safe(f"{s} · {q}" + (f" · {m}" if m else "")) for s, q, m in zip(rows.study, rows.quality_criterion, rows.system)]
-        figure.add_box(y=rows.value.tolist(), name=f"{safe(group)} (n = {len(rows)})", marker_color=colour, boxpoints=points,
-                       jitter=0.3, pointpos=0, text=where, hovertemplate="%{text}<br>" + safe(measure) + " = %{y:.3f}<extra></extra>")
+        box = {value_key: rows.value.tolist(), "name": safe(name) if horizontal else wrap(name, 16), "marker_color": colour,
+               "boxpoints": points, "jitter": 0.3, "pointpos": 0, "text": where,
+               "hovertemplate": "%{text}<br>" + safe(measure) + " = %{" + value_key + ":.3f}<extra></extra>"}
+        if horizontal:
+            box["orientation"] = "h"
+        figure.add_box(**box)
     level = "System-level CV*" if measure == "CV*" else f"Criterion-level {measure}"
     labels = {"qcet_name": "QCET criterion", "evaluation_type": "evaluation type", "year": "year"}
-    return _layout(figure, f"{level} by {labels.get(by, by)}", yaxis_title=safe(measure) + (" (%)" if measure == "CV*" else ""),
-                   showlegend=False)
+    value_title = safe(measure) + (" (%)" if measure == "CV*" else "")
+    if horizontal:
+        return _layout(figure, f"{level} by {labels.get(by, by)}", xaxis_title=value_title, showlegend=False,
+                       yaxis={"autorange": "reversed", "automargin": True}, height=_bar_height(2 * len(groups)))
+    return _layout(figure, f"{level} by {labels.get(by, by)}", yaxis_title=value_title, showlegend=False,
+                   xaxis={"tickangle": 0, "automargin": True})
 
 
 def property_effects_chart(effects) -> go.Figure:

@@ -248,7 +248,7 @@ def test_compare_and_overview(app):
     assert app.compare.chart.outputs == ()  # another study: the old comparison is gone
     app.library.save.click()
     app.overview.update.click()
-    assert [b.study_id for b in app.overview.row_buttons][:2] == ["qrapp-example1", "qra2022-essay-scoring"]  # worst first
+    assert app.overview.shown_studies[:2] == ["qrapp-example1", "qra2022-essay-scoring"]  # human first, then metric
     assert "Overview of 2 studies" in app.status.value
 
 

@@ -221,7 +221,7 @@ def build_site(source, out, *, title: str = "Reproducibility of the studies") ->
         for name, frame in tables.items():
             write(out / name, frame_to_csv(frame))
         figures = []
-        for measure in ("CV*", "P", "W / τ", "α"):
+        for measure in ("CV*", "P", "W", "τ", "α"):
             values = view.values(measure)
             if len(values):
                 for by in (("qcet_name", "evaluation_type", "year") if measure == "CV*" else ("evaluation_type",)):
@@ -229,8 +229,8 @@ def build_site(source, out, *, title: str = "Reproducibility of the studies") ->
         if len(effects) and (effects.status != "too few pairs").any():
             figures.append(charts.property_effects_chart(effects))
         studies_columns = ["study", "name", "evaluation_type", "qcet", "teams", "years", "experiments", "systems",
-                           "mean CV*", "P", "W / τ", "α", "n", "problem"]
-        criteria_columns = ["study", "quality_criterion", "evaluation_type", "qcet_name", "mean CV*", "P", "W / τ", "α", "κ", "n",
+                           "mean CV*", "P", "W", "τ", "α", "n", "problem"]
+        criteria_columns = ["study", "quality_criterion", "evaluation_type", "qcet_name", "mean CV*", "P", "W", "τ", "α", "κ", "n",
                             "n_systems"]
         index = env.get_template("index.html").render(
             title=title, version=__version__, plotly_src=PLOTLY_FILE, plotly_inline=None, studies=view.studies,

@@ -175,3 +175,66 @@ def side_by_side(first, second) -> str:
     return (f"<table class='qra-template qra-side-by-side'><thead><tr><th>Measure</th><th>Level</th><th class='qra-num'>{name_a}</th>"
             f"<th class='qra-num'>{name_b}</th></tr></thead><tbody>{''.join(body)}</tbody></table>"
             "<p class='qra-hint'>Highlighted rows differ at the printed precision.</p>")
+
+
+#: Human column headers for the frames the app shows as tables (a column not listed keeps its name).
+HEADERS = {
+    "study": "Study", "name": "Name", "quality_criterion": "Criterion", "system": "System", "experiment": "Experiment",
+    "measure": "Measure", "level": "Level", "value": "Value", "ci_low": "95% CI low", "ci_high": "95% CI high",
+    "n": "n", "n_items": "Items", "n_raters": "Raters", "property": "Property", "effect": "Effect",
+    "pairs same": "Pairs same", "pairs differ": "Pairs differ", "studies same": "Studies same",
+    "studies differ": "Studies differ", "mean pair CV* (same)": "Mean pair CV* (same)",
+    "mean pair CV* (differ)": "Mean pair CV* (differ)", "status": "Status", "items": "Items",
+    "raters_per_item": "Raters per item", "expected_ci_width": "Expected CI width",
+    "expected_half_width": "Expected half-width", "evaluation_type": "Type", "qcet_name": "QCET criterion",
+}
+
+
+def frame_table(frame, *, caption: str = "", headers: dict | None = None, decimals: int = 3, index: bool = False,
+                css: str = "") -> str:
+    """Any frame in the app's one table style (the template's): human headers (:data:`HEADERS`),
+    numbers right-aligned at ``decimals`` places, "–" where a value is undefined, every cell escaped."""
+    import numpy as np
+    import pandas as pd
+
+    names = {**HEADERS, **(headers or {})}
+    frame = frame.reset_index() if index else frame
+    numeric = [pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c]) for c in frame.columns]
+    head = "".join(f"<th scope='col' class='{'qra-num' if num else ''}'>{html.escape(str(names.get(c, c)))}</th>"
+                   for c, num in zip(frame.columns, numeric))
+    body = []
+    for row in frame.itertuples(index=False):
+        cells = []
+        for value, num in zip(row, numeric):
+            if isinstance(value, list):
+                value = ", ".join(map(str, value))
+            if value is None or (not isinstance(value, str) and pd.isna(value)):
+                cells.append("<td class='qra-num qra-na'>–</td>" if num else "<td></td>")
+            elif num and isinstance(value, (float, np.floating)):
+                cells.append(f"<td class='qra-num'>{float(value):.{decimals}f}</td>")
+            elif num:
+                cells.append(f"<td class='qra-num'>{html.escape(str(value))}</td>")
+            else:
+                cells.append(f"<td>{html.escape(str(value))}</td>")
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    title = f"<caption>{html.escape(caption)}</caption>" if caption else ""
+    return (f"<div class='qra-scroll'><table class='qra-template {css}'>{title}<thead><tr>{head}</tr></thead>"
+            f"<tbody>{''.join(body)}</tbody></table></div>")
+
+
+def interval_template(assessment) -> str:
+    """The QRA++ template with each interval after its value ("12.01 [9.8, 14.3]"), in the template's
+    style: the value columns right-aligned, the caption saying how the intervals were made."""
+    table = assessment.table(intervals=True)
+    caption = html.escape(assessment.caption() + ". " + assessment.interval_caption())
+    value_columns = {c for c in table.columns if c.endswith("level")}
+    head = "".join(f"<th scope='col' class='{'qra-num' if c in value_columns else ''}'>{html.escape(c)}</th>"
+                   for c in table.columns)
+    body = []
+    for row in table.itertuples(index=False):
+        cells = [f"<td class='{'qra-num' if c in value_columns else ''}'>{html.escape(str(v))}</td>"
+                 for c, v in zip(table.columns, row)]
+        kind = " class='qra-type-start'" if str(row[0]).startswith("Type ") else ""
+        body.append(f"<tr{kind}>{''.join(cells)}</tr>")
+    return (f"<div class='qra-scroll'><p class='qra-caption'>{caption}</p><table class='qra-template qra-interval-table'>"
+            f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div>")
