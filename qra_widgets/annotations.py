@@ -312,7 +312,8 @@ def load_annotations(spec_or_path: dict | str | os.PathLike, *, base: str | os.P
     a team may or may not have applied; by default they are only recorded).
     """
     from .labels import Labels
-    from .layouts import Table, check_optional_exclude, read_entry, reported_scores, select_rows, system_values
+    from .layouts import (Table, check_optional_exclude, read_entry, reported_scores, select_rows, sign_test_records,
+                          system_values)
     from .ratings import Choices, Ratings
     from .study import Experiment, Study
 
@@ -385,6 +386,7 @@ def load_annotations(spec_or_path: dict | str | os.PathLike, *, base: str | os.P
     wanted = [s for s in dict.fromkeys(systems_map.values()) if s in seen]
     systems = wanted + [s for s in seen if s not in wanted]
     label_columns = [[], [], [], [], []]
+    tests: list[dict] = []
     rated = ratings.criteria()
     for qc in criteria:
         if qc.name not in rated:
@@ -406,6 +408,7 @@ def load_annotations(spec_or_path: dict | str | os.PathLike, *, base: str | os.P
                 what = rule.get("score", "best-worst score")
                 what = {"preference": "preference score", "win_rate": f"win rate (ties: {rule.get('ties')})",
                         "bradley_terry": "Bradley-Terry value"}.get(what, what)
+                tests += sign_test_records(eid, qc.name, judged)
                 for system, value in system_values(judged, rule).items():
                     if not np.isfinite(value):
                         continue
@@ -426,6 +429,8 @@ def load_annotations(spec_or_path: dict | str | os.PathLike, *, base: str | os.P
         metadata["annotations"] = {"aggregation": how}
     if reported:
         metadata["annotations"]["reported_uncertainty"] = reported
+    if tests:
+        metadata["annotations"]["sign_tests"] = tests
     optional = {e["id"]: e["optional_exclude"] for e in spec["experiments"] if e.get("optional_exclude")}
     if optional:
         metadata["annotations"]["optional_exclude"] = optional

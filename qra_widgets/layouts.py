@@ -876,3 +876,31 @@ def system_values(judgements: list[dict], rule: dict) -> dict[str, float]:
     if rule["score"] == "win_rate":
         return pw.win_rates(a, b, o, ties=rule["ties"])
     return pw.bradley_terry(a, b, o)
+
+
+def sign_test_records(experiment: str, quality_criterion: str, judgements: list[dict]) -> list[dict]:
+    """Two-sided binomial (sign) tests per system pair of one experiment's judgements on one
+    criterion, Holm-adjusted over its pairs (:func:`qra_widgets.measures.pairwise.sign_tests`),
+    as JSON-safe records (an undefined p is ``None``).  A best-worst judgement counts when it
+    showed two systems (best = the one preferred)."""
+    from .measures.pairwise import sign_tests
+
+    merged = {k: np.concatenate([j[k] for j in judgements]) for k in JUDGEMENT_FIELDS}
+    a, b, o = merged["system_a"], merged["system_b"], merged["outcome"]
+    paired = np.array([o_ is not None for o_ in o], dtype=bool)
+    if not paired.all():  # best-worst: pairs only
+        two = np.array([s is not None and len(s) == 2 for s in merged["shown"]], dtype=bool)
+        if not two.any():
+            return []
+        shown = merged["shown"][two]
+        a = np.array([s[0] for s in shown], dtype=object)
+        b = np.array([s[1] for s in shown], dtype=object)
+        o = np.where(merged["best"][two] == a, "a", "b").astype(object)
+    frame = sign_tests(a, b, o)
+    records = []
+    for row in frame.itertuples(index=False):
+        records.append({"experiment": experiment, "quality_criterion": quality_criterion, "system_x": row.system_x,
+                        "system_y": row.system_y, "wins_x": int(row.wins_x), "wins_y": int(row.wins_y),
+                        "ties": int(row.ties), "p": None if np.isnan(row.p) else float(row.p),
+                        "p_holm": None if np.isnan(row.p_holm) else float(row.p_holm)})
+    return records
