@@ -317,3 +317,25 @@ def read_excel_rows(data: bytes, source: str) -> list[list[str]]:
         if extra:
             raise QRAInputError(f"{source}: row {number} has a value ({extra[0]!r}) beyond the last named column; name its column in the header")
     return [header] + [row[:width] + [""] * (width - len(row)) for row in rows[1:]]
+
+
+# ----------------------------------------------------------------------------- fields and quoted values
+
+
+def require(data: dict, key: str, kind, where: str, default: Any = ...) -> Any:
+    """``data[key]`` checked to be of ``kind`` (a missing or null field is ``default``, or refused)."""
+    if key not in data or data[key] is None:
+        if default is ...:
+            raise QRAInputError(f"{where}: missing field {key!r}")
+        return default
+    value = data[key]
+    if isinstance(value, bool) or not isinstance(value, kind):
+        names = "/".join(k.__name__ for k in (kind if isinstance(kind, tuple) else (kind,)))
+        raise QRAInputError(f"{where}.{key}: expected {names}, got {value!r}")
+    return value
+
+
+def shown(text: str, limit: int = 40) -> str:
+    """A value quoted from a user's file or spec in a message: printable and cut."""
+    text = "".join(c if c.isprintable() else "?" for c in str(text))
+    return repr(text if len(text) <= limit else text[: limit - 1] + "…")
