@@ -18,6 +18,7 @@ from .assess import Assessment, assess  # binds the name ``assess`` to the funct
 from .errors import QRAInputError, UndefinedMeasureWarning
 from .heds import import_heds
 from .io import load_study
+from .meta import consistency, forest
 from .overview import Overview, overview  # binds ``overview`` to the function, as for ``assess``
 from .qra3 import read_qra3
 from .study import Experiment, QualityCriterion, Study
@@ -36,6 +37,8 @@ __all__ = [
     "UndefinedMeasureWarning",
     "__version__",
     "assess",
+    "consistency",
+    "forest",
     "import_heds",
     "load_annotations",
     "load_study",
