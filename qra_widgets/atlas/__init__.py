@@ -23,11 +23,12 @@ import shutil
 import tempfile
 import urllib.parse
 import urllib.request
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import QRAInputError
+from ..errors import QRAInputError, UndefinedMeasureWarning
 
 MANIFEST = Path(__file__).with_name("manifest.json")
 GITHUB_RAW = "https://raw.githubusercontent.com/{repository}/{commit}/{path}"
@@ -243,7 +244,9 @@ def build_family(family: dict, cache: Path, *, bootstrap: int = BOOTSTRAP_B, see
 
     study, standard_errors = read_family(family["spec"], locate, family=family["id"])
     with_ratings = bool(study.ratings) and len(study.ratings.experiments()) == len(study.experiments)
-    assessment = assess(study, bootstrap=bootstrap if with_ratings else 0, seed=seed)
+    with warnings.catch_warnings():  # an undefined measure is nan with its reason in the assessment's notes
+        warnings.simplefilter("ignore", UndefinedMeasureWarning)
+        assessment = assess(study, bootstrap=bootstrap if with_ratings else 0, seed=seed)
     result = FamilyResult(family, study, assessment, standard_errors)
     result.checks = check_published(result)
     return result

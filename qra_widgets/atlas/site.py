@@ -15,9 +15,10 @@ import json
 import math
 import os
 import re
+import warnings
 from pathlib import Path
 
-from ..errors import QRAInputError
+from ..errors import QRAInputError, UndefinedMeasureWarning
 
 PLOTLY_FILE = "plotly.min.js"
 
@@ -84,12 +85,14 @@ def family_page(result, *, version: str) -> tuple[str, list[dict]]:
 
     study, assessment = result.study, result.assessment
     charts = []
-    for qc in study.qc_names:
-        frame = forest(assessment, quality_criterion=qc, standard_errors=result.standard_errors)
-        spec = _clean(forest_figure_json(frame, template=False))
-        charts.append({"id": f"forest-{_slug(qc)}", "json": _json(spec)})
-    chosen = margins(study)
-    verdicts = consistency(assessment, margin=chosen, standard_errors=result.standard_errors)
+    with warnings.catch_warnings():  # an undefined pooled value or interval is nan with its reason in the frame's note
+        warnings.simplefilter("ignore", UndefinedMeasureWarning)
+        for qc in study.qc_names:
+            frame = forest(assessment, quality_criterion=qc, standard_errors=result.standard_errors)
+            spec = _clean(forest_figure_json(frame, template=False))
+            charts.append({"id": f"forest-{_slug(qc)}", "json": _json(spec)})
+        chosen = margins(study)
+        verdicts = consistency(assessment, margin=chosen, standard_errors=result.standard_errors)
     shown = verdicts[["quality_criterion", "system", "experiment", "original_value", "value", "difference", "pi_low",
                       "pi_high", "inside_pi", "margin", "tost_p", "equivalent", "order_kept", "note"]]
     checks = [{**vars(c), "published_text": f"{c.published:.{c.digits}f}", "computed_text": f"{c.computed:.{c.digits}f}"}
