@@ -18,6 +18,7 @@ from .errors import QRAInputError, UndefinedMeasureWarning
 from .io import load_study
 from .io.annotations import load_annotations
 from .io.heds import import_heds
+from .meta import consistency, forest
 from .overview import Overview, overview  # binds ``overview`` to the function, as for ``assess``
 from .qra3 import read_qra3
 from .study import Experiment, QualityCriterion, Study
@@ -35,6 +36,8 @@ __all__ = [
     "UndefinedMeasureWarning",
     "__version__",
     "assess",
+    "consistency",
+    "forest",
     "import_heds",
     "load_annotations",
     "load_study",

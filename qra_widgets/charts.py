@@ -371,3 +371,67 @@ def property_effects_chart(effects) -> go.Figure:
     return _layout(figure, "Pair CV* where experiments differ minus where they agree (95% study-clustered interval)",
                    xaxis_title="difference in mean pair CV* (points)", yaxis={"autorange": "reversed"},
                    height=max(300, 40 * len(ranked) + 120))
+
+
+# ----------------------------------------------------------------------------- forest plots
+
+
+FOREST_ROW_PX = 30
+
+
+def forest_figure(frame) -> go.Figure:
+    """A forest plot of a :func:`qra_widgets.forest` frame: each experiment's value with its
+    interval (the original a filled diamond, reproductions circles, one row each), then the
+    pooled estimate with its interval and the prediction interval for a new reproduction, one
+    block per system.  The pooled row's estimator, τ², I² and Q (p) are in the subtitle."""
+    return as_figure(forest_figure_json(frame))
+
+
+def forest_figure_json(frame, *, template: bool = True) -> dict:
+    """:func:`forest_figure` as plain Plotly JSON.  ``template=False`` leaves out the Plotly
+    template (the static sites write this JSON without importing plotly; the page styles it)."""
+    rows = frame.to_dict("records")
+    labels, experiments, pooled, predictions = [], {"original": [], "repeat": []}, [], []
+    summaries = []
+    for row in rows:
+        system = "" if row["system"] is None else str(row["system"])
+        label = f"{safe(system)} · {safe(row['label'])}" if frame["system"].nunique() > 1 else safe(row["label"])
+        labels.append(label)
+        point = (label, row["value"], row["ci_low"], row["ci_high"])
+        if row["row"] == "experiment":
+            experiments["original" if row["original"] else "repeat"].append(point)
+        elif row["row"] == "pooled":
+            pooled.append(point)
+            if isinstance(row.get("tau2"), float) and not math.isnan(row["tau2"]):
+                summaries.append(f"{safe(system)}: τ² {row['tau2']:.3g}, I² {row['i2']:.0f}%, "
+                                 f"Q({row['q_df']}) {row['q']:.2f} (p {row['q_p']:.2g})")
+        else:
+            predictions.append(point)
+
+    def trace(points, name, symbol, color, size=9, mode="markers"):
+        ys = [p[0] for p in points]
+        values = [p[1] for p in points]
+        plus = [None if p[3] is None or math.isnan(p[3]) else p[3] - p[1] for p in points]
+        minus = [None if p[2] is None or math.isnan(p[2]) else p[1] - p[2] for p in points]
+        return {"type": "scatter", "mode": mode, "name": name, "x": _nan_to_none(values), "y": ys,
+                "marker": {"symbol": symbol, "size": size, "color": color},
+                "error_x": {"type": "data", "symmetric": False, "array": plus, "arrayminus": minus,
+                            "color": color, "thickness": 1.5, "width": 4},
+                "hovertemplate": "%{y}: %{x:.3f}<extra>" + safe(name) + "</extra>"}
+
+    data = [trace(experiments["original"], "Original", "diamond", PALETTE[3], 12),
+            trace(experiments["repeat"], "Reproduction", "circle", PALETTE[0]),
+            trace(pooled, "Pooled (random effects)", "diamond-wide", "#000000", 14),
+            trace(predictions, "Prediction interval", "line-ns", PALETTE[7], 1)]
+    estimators = sorted({str(r["estimator"]) for r in rows if r["row"] == "pooled"})
+    qc = safe(rows[0]["quality_criterion"]) if rows else ""
+    subtitle_text = "; ".join([", ".join(estimators)] + summaries[:3])
+    layout = _base_layout(f"Forest plot: {qc}", subtitle_text)
+    layout["yaxis"] = {**layout["yaxis"], "autorange": "reversed", "categoryorder": "array", "categoryarray": labels,
+                       "type": "category"}
+    layout["xaxis"] = {**layout["xaxis"], "title": {"text": f"{qc} (scale units)"}, "zeroline": False}
+    layout["height"] = int(min(MAX_HEIGHT, max(MIN_HEIGHT, 200 + FOREST_ROW_PX * len(labels))))
+    layout["margin"] = {**layout["margin"], "l": 220}
+    if template:
+        layout = {"template": _template(), **layout}
+    return {"data": [d for d in data if d["y"]], "layout": layout}

@@ -11,6 +11,7 @@
     qra-widgets import-all FOLDER [--db PATH]                # restore such a backup
     qra-widgets import PATH... [--db PATH]                   # many studies: folders, zips, QRA3 pairs, long CSVs
     qra-widgets site LIBRARY_OR_FOLDER --out DIR             # a static website of every study (offline)
+    qra-widgets atlas list | fetch [--mirror DIR | --base-url URL] | build [--db LIBRARY] | site --out DIR  [--cache DIR]
 
 Every failure (bad input, a missing or unreadable file, a damaged or read-only library, a
 full disk, a partial restore, and any unexpected error) is one line on stderr naming the
@@ -360,6 +361,36 @@ def _site(args: argparse.Namespace) -> str:
     return f"wrote {len(written)} files to {args.out}; open {args.out}/index.html (works offline)\n"
 
 
+def _atlas(args: argparse.Namespace) -> str:
+    from . import atlas
+
+    families = args.family or None
+    if args.atlas_command == "list":
+        lines = []
+        for family in atlas.load_manifest()["families"]:
+            files = sum(len(s["files"]) for s in family["sources"])
+            licences = "; ".join(f"{s['repository']}: {s['licence']}" for s in family["sources"])
+            lines.append(f"{family['id']}: {family['title']} ({len(family['reproductions'])} reproduction(s), "
+                         f"{files} files, {len(family['published'])} published numbers; licence {licences})")
+        return "\n".join(lines) + "\n"
+    if args.atlas_command == "fetch":
+        fetched = atlas.fetch(cache=args.cache, mirror=args.mirror, base_url=args.base_url, families=families)
+        return f"{len(fetched)} files verified (sha256) in {args.cache or atlas.default_cache()}\n"
+    if args.atlas_command == "build":
+        results = atlas.build(cache=args.cache, db=args.db, families=families)
+        lines = [check.line() for result in results for check in result.checks]
+        bad = [r.family["id"] for r in results if not r.reproduced]
+        lines.append(f"{len(results) - len(bad)} of {len(results)} families reproduce every published number"
+                     + (f"; not: {', '.join(bad)}" if bad else ""))
+        if bad:
+            raise PartialFailure(f"atlas build: {', '.join(bad)} differ from their published numbers", "\n".join(lines) + "\n")
+        return "\n".join(lines) + "\n"
+    from .atlas.site import build_atlas_site
+
+    written = build_atlas_site(args.out, cache=args.cache, families=families)
+    return f"wrote {len(written)} files to {args.out}; open {args.out}/index.html (works offline)\n"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="qra-widgets", description="Quantified reproducibility assessment (QRA++) of NLP results.")
     parser.add_argument("--debug", action="store_true", help=f"print the traceback of an unexpected error (or set {DEBUG_ENV}=1)")
@@ -424,6 +455,25 @@ def build_parser() -> argparse.ArgumentParser:
     site.add_argument("source", metavar="LIBRARY_OR_FOLDER", help="a library file (.sqlite3) or a folder of study files")
     site.add_argument("--out", required=True, help="output folder")
     site.set_defaults(run=_site)
+    atlas_parser = commands.add_parser("atlas", help="the atlas of published original -> reproduction families: list, fetch, build, site")
+    atlas_commands = atlas_parser.add_subparsers(dest="atlas_command", required=True)
+    atlas_help = {"list": "list the families of the manifest with their sources and licences",
+                  "fetch": "download every file at its pinned commit into the cache, verifying its sha256",
+                  "build": "recompute every family from the cache and check its published numbers",
+                  "site": "write the static atlas (one page per family, an index) from the cache"}
+    for name, text in atlas_help.items():
+        sub = atlas_commands.add_parser(name, help=text)
+        sub.add_argument("--cache", default=None, help="cache folder (default: the user's cache folder, qra-widgets/atlas)")
+        sub.add_argument("--family", action="append", help="only this family (repeatable)")
+        if name == "fetch":
+            where = sub.add_mutually_exclusive_group()
+            where.add_argument("--mirror", help="copy from a local folder laid out <family>/<owner>__<repo>/<path>")
+            where.add_argument("--base-url", help="download from this http(s) URL, laid out as the mirror")
+        if name == "build":
+            sub.add_argument("--db", help="also save each family's study into this library file")
+        if name == "site":
+            sub.add_argument("--out", required=True, help="output folder")
+        sub.set_defaults(run=_atlas)
     return parser
 
 

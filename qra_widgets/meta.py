@@ -1,0 +1,414 @@
+"""Reproductions side by side: forest data, random-effects pooling and consistency verdicts.
+
+QRA says how much a set of experiments' results vary.  The replication literature adds four
+questions, answered here from an :class:`~qra_widgets.Assessment`:
+
+* **Forest data** (:func:`forest`): each experiment's system value with its standard error and
+  confidence interval, the original marked, a random-effects pooled estimate (REML, Viechtbauer
+  2005, or DerSimonian & Laird 1986: the frame names the one used), Cochran's Q with its p, τ²
+  and I² (Higgins & Thompson 2002; both floored at 0), and the prediction interval for the value
+  of a new reproduction (Higgins, Thompson & Spiegelhalter 2009: t with k − 2 degrees of freedom,
+  undefined below three experiments).
+* **Consistency verdicts** (:func:`consistency`): per reproduction and system, whether the
+  reproduction lies inside the 95% prediction interval that the original and both standard
+  errors give (Patil, Peng & Leek 2016), whether it is equivalent to the original within
+  ±``margin`` by two one-sided tests (TOST; Schuirmann 1987, Lakens 2017), and whether each
+  pair of systems keeps its order.
+
+The standard error of a system value comes from item-level ratings where the study has them
+(each item's mean over its raters, then the standard error of their mean: items are the unit
+sampled), else from ``standard_errors=`` (a value a paper printed).  No standard error: the
+experiment is drawn but not pooled, and its note says why.
+
+Values and margins are in the criterion's scale units (the system means QRA starts from).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .errors import QRAInputError, undefined
+from .measures._validation import undefined_reason
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from .assess import Assessment
+    from .study import Study
+
+ESTIMATORS = {"reml": "REML (Viechtbauer 2005)", "dl": "DerSimonian–Laird (1986)"}
+REML_TOL, REML_MAX_ITER = 1e-12, 1000
+FOREST_COLUMNS = ["row", "quality_criterion", "system", "experiment", "label", "role", "original", "value", "se", "n",
+                  "ci_low", "ci_high", "weight", "estimator", "tau2", "i2", "q", "q_df", "q_p", "k", "note"]
+CONSISTENCY_COLUMNS = ["quality_criterion", "system", "experiment", "original_experiment", "original_value",
+                       "value", "difference", "se_difference", "pi_low", "pi_high", "inside_pi", "margin", "tost_p",
+                       "equivalent", "order_kept", "pairs_compared", "note"]
+
+
+# ----------------------------------------------------------------------------- pooling
+
+
+@dataclass(frozen=True)
+class Pooled:
+    """A random-effects meta-analysis of ``k`` values (see :func:`random_effects`)."""
+
+    estimate: float
+    se: float
+    ci_low: float
+    ci_high: float
+    pi_low: float
+    pi_high: float
+    tau2: float
+    i2: float
+    q: float
+    q_df: int
+    q_p: float
+    k: int
+    estimator: str
+    note: str = ""
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def _tau2_dl(y: np.ndarray, v: np.ndarray) -> tuple[float, float]:
+    """DerSimonian–Laird τ² (floored at 0) and Cochran's Q."""
+    w = 1.0 / v
+    mean = np.sum(w * y) / np.sum(w)
+    q = float(np.sum(w * (y - mean) ** 2))
+    c = float(np.sum(w) - np.sum(w**2) / np.sum(w))
+    return max(0.0, (q - (len(y) - 1)) / c), q
+
+
+def _tau2_reml(y: np.ndarray, v: np.ndarray, start: float) -> float:
+    """REML τ² by the fixed-point iteration of Viechtbauer (2005, eq. 12), floored at 0."""
+    tau2 = start
+    for _ in range(REML_MAX_ITER):
+        w = 1.0 / (v + tau2)
+        mean = np.sum(w * y) / np.sum(w)
+        new = max(0.0, float(np.sum(w**2 * ((y - mean) ** 2 - v)) / np.sum(w**2) + 1.0 / np.sum(w)))
+        if abs(new - tau2) <= REML_TOL * max(1.0, new):
+            return new
+        tau2 = new
+    raise QRAInputError(f"random effects: REML did not converge in {REML_MAX_ITER} iterations (τ² {tau2:g})")
+
+
+def random_effects(values, standard_errors, *, method: str = "reml", ci: float = 0.95) -> Pooled:
+    """Random-effects pooling of ``values`` with standard errors ``standard_errors``.
+
+    Model: ``y_i = μ + u_i + e_i``, ``u_i ~ N(0, τ²)``, ``e_i ~ N(0, se_i²)``.  τ² is estimated
+    by ``method`` ``"reml"`` (restricted maximum likelihood, Viechtbauer 2005) or ``"dl"``
+    (DerSimonian & Laird 1986), floored at 0; then ``w_i = 1/(se_i² + τ²)``,
+    ``μ̂ = Σ w_i y_i / Σ w_i``, ``SE(μ̂) = (Σ w_i)^(-1/2)`` and the ``ci`` interval is
+    ``μ̂ ± z SE(μ̂)``.  Heterogeneity: Cochran's ``Q = Σ (y_i − ȳ_FE)² / se_i²`` with its
+    χ²(k − 1) p-value and ``I² = max(0, (Q − (k − 1)) / Q)`` (Higgins & Thompson 2002).
+    The prediction interval for a new experiment's true value is
+    ``μ̂ ± t_{k−2} sqrt(τ² + SE(μ̂)²)`` (Higgins, Thompson & Spiegelhalter 2009, eq. 12);
+    it is nan, with the reason in ``note``, when k < 3.
+
+    >>> p = random_effects([0.1, 0.3, 0.35, 0.6], [0.1, 0.1, 0.15, 0.2], method="dl")
+    >>> round(p.estimate, 4), round(p.tau2, 4), round(p.i2, 4), p.k, p.estimator
+    (0.2914, 0.016, 0.4974, 4, 'DerSimonian–Laird (1986)')
+    """
+    from scipy import stats
+
+    if method not in ESTIMATORS:
+        raise QRAInputError(f"method: must be one of {sorted(ESTIMATORS)}, got {method!r}")
+    if not 0 < ci < 1:
+        raise QRAInputError(f"ci: must be between 0 and 1, got {ci!r}")
+    y = np.asarray(values, dtype=float)
+    se = np.asarray(standard_errors, dtype=float)
+    if y.ndim != 1 or y.shape != se.shape:
+        raise QRAInputError(f"values and standard_errors: need two lists of the same length, got {y.shape} and {se.shape}")
+    if not (np.isfinite(y).all() and np.isfinite(se).all()):
+        raise QRAInputError("values and standard_errors: every value and standard error must be a finite number")
+    if (se <= 0).any():
+        raise QRAInputError(f"standard_errors: must be > 0, got {se[se <= 0][0]:g} at position {int(np.argmax(se <= 0))}")
+    k = len(y)
+    name = ESTIMATORS[method]
+    nan = float("nan")
+    if k < 2:
+        reason = undefined_reason("random-effects pooling", count=(k, 2, "experiment with a standard error"))
+        value = undefined(reason)
+        return Pooled(value, nan, nan, nan, nan, nan, nan, nan, nan, max(k - 1, 0), nan, k, name, reason)
+    v = se**2
+    tau2, q = _tau2_dl(y, v)
+    if method == "reml":
+        tau2 = _tau2_reml(y, v, tau2)
+    w = 1.0 / (v + tau2)
+    estimate = float(np.sum(w * y) / np.sum(w))
+    pooled_se = float(1.0 / math.sqrt(np.sum(w)))
+    z = float(stats.norm.ppf(0.5 + ci / 2))
+    df = k - 1
+    i2 = max(0.0, (q - df) / q) if q > 0 else 0.0
+    q_p = float(stats.chi2.sf(q, df))
+    note = ""
+    if k < 3:
+        note = undefined_reason("the prediction interval", count=(k, 3, "experiments (t has k − 2 degrees of freedom)"))
+        pi_low = pi_high = undefined(note)
+    else:
+        half = float(stats.t.ppf(0.5 + ci / 2, k - 2)) * math.sqrt(tau2 + pooled_se**2)
+        pi_low, pi_high = estimate - half, estimate + half
+    return Pooled(estimate, pooled_se, estimate - z * pooled_se, estimate + z * pooled_se, pi_low, pi_high,
+                  tau2, i2, q, df, q_p, k, name, note)
+
+
+# ----------------------------------------------------------------------------- verdicts
+
+
+@dataclass(frozen=True)
+class Equivalence:
+    """Two one-sided z tests of ``|difference| < margin`` (see :func:`tost`)."""
+
+    difference: float
+    se: float
+    margin: float
+    z_lower: float
+    p_lower: float
+    z_upper: float
+    p_upper: float
+    p: float
+    ci_low: float
+    ci_high: float
+    alpha: float
+    equivalent: bool
+
+
+def tost(difference: float, se: float, *, margin: float, alpha: float = 0.05) -> Equivalence:
+    """Equivalence of ``difference`` to 0 within ``±margin`` by two one-sided z tests (TOST).
+
+    ``z_lower = (d + margin)/se`` tests H01 ``d ≤ −margin``; ``z_upper = (d − margin)/se``
+    tests H02 ``d ≥ margin``; equivalence is declared when ``p = max(p_lower, p_upper) < alpha``,
+    which is when the ``1 − 2 alpha`` interval ``d ± z se`` lies inside ``(−margin, margin)``
+    (Schuirmann 1987; Lakens 2017, the meta-analytic form with a standard error).  ``margin``
+    is in the units of ``difference`` and is recorded with the result.
+
+    >>> e = tost(0.12, 0.09, margin=0.2)
+    >>> round(e.z_lower, 2), round(e.p_lower, 4), round(e.z_upper, 3), round(e.p_upper, 3), e.equivalent
+    (3.56, 0.0002, -0.889, 0.187, False)
+    """
+    from scipy import stats
+
+    if not (isinstance(margin, (int, float)) and not isinstance(margin, bool) and math.isfinite(margin) and margin > 0):
+        raise QRAInputError(f"margin: must be a positive number in the criterion's scale units, got {margin!r}")
+    if not 0 < alpha < 0.5:
+        raise QRAInputError(f"alpha: must be between 0 and 0.5, got {alpha!r}")
+    if not (math.isfinite(difference) and math.isfinite(se) and se > 0):
+        reason = f"TOST is undefined: difference {difference:g} with standard error {se:g}"
+        nan = undefined(reason)
+        return Equivalence(difference, se, margin, nan, nan, nan, nan, nan, nan, nan, alpha, False)
+    z_lower = (difference + margin) / se
+    z_upper = (difference - margin) / se
+    p_lower, p_upper = float(stats.norm.sf(z_lower)), float(stats.norm.cdf(z_upper))
+    half = float(stats.norm.ppf(1 - alpha)) * se
+    p = max(p_lower, p_upper)
+    return Equivalence(difference, se, float(margin), z_lower, p_lower, z_upper, p_upper, p,
+                       difference - half, difference + half, alpha, bool(p < alpha))
+
+
+def replication_interval(original: float, se_original: float, se_replication: float, *,
+                         level: float = 0.95) -> tuple[float, float]:
+    """The prediction interval for a replication's estimate given the original's (Patil, Peng
+    & Leek 2016): ``original ± z sqrt(se_original² + se_replication²)``; both estimates vary
+    around one true value, so the replication falls inside with probability ``level``.
+
+    >>> [round(x, 4) for x in replication_interval(3.0, 0.1, 0.2)]
+    [2.5617, 3.4383]
+    """
+    from scipy import stats
+
+    if not 0 < level < 1:
+        raise QRAInputError(f"level: must be between 0 and 1, got {level!r}")
+    half = float(stats.norm.ppf(0.5 + level / 2)) * math.sqrt(se_original**2 + se_replication**2)
+    return original - half, original + half
+
+
+# ----------------------------------------------------------------------------- standard errors
+
+
+def item_standard_errors(study: Study, quality_criterion: str) -> dict[tuple[str, str], tuple[float, int]]:
+    """``(system, experiment) -> (standard error, items)`` from item-level ratings: each item's
+    mean over its raters, then ``sd(item means, ddof=1) / sqrt(items)``.  Empty without ratings."""
+    import pandas as pd
+
+    if not study.ratings or quality_criterion not in study.ratings.criteria():
+        return {}
+    system, item, experiment, _rater, rating = study.ratings.for_criterion(quality_criterion)
+    frame = pd.DataFrame({"system": system, "item": item, "experiment": experiment, "rating": rating})
+    item_means = frame.groupby(["system", "experiment", "item"], sort=False)["rating"].mean()
+    grouped = item_means.groupby(level=["system", "experiment"], sort=False)
+    sd, n = grouped.std(ddof=1), grouped.size()
+    return {key: (float(sd[key]) / math.sqrt(int(n[key])) if int(n[key]) > 1 else float("nan"), int(n[key]))
+            for key in n.index}
+
+
+def _standard_errors(study: Study, qc: str, given: dict | None) -> dict[tuple[str, str], tuple[float, int | None, str]]:
+    found = {key: (se, n, "items") for key, (se, n) in item_standard_errors(study, qc).items()}
+    for key, se in (given or {}).items():
+        if not (isinstance(key, tuple) and len(key) == 3):
+            raise QRAInputError(f"standard_errors: keys are (quality_criterion, system, experiment), got {key!r}")
+        if key[0] == qc:
+            if not (isinstance(se, (int, float)) and math.isfinite(se) and se > 0):
+                raise QRAInputError(f"standard_errors[{key!r}]: must be a positive number, got {se!r}")
+            found.setdefault((key[1], key[2]), (float(se), None, "given"))
+    return found
+
+
+# ----------------------------------------------------------------------------- forest
+
+
+def _original_id(study: Study) -> str | None:
+    originals = [e.id for e in study.experiments if e.role == "original"]
+    return originals[0] if originals else None
+
+
+def forest(assessment: Assessment, *, quality_criterion: str, system: str | None = None, method: str = "reml",
+           ci: float = 0.95, standard_errors: dict | None = None) -> pd.DataFrame:
+    """The forest-plot frame of one criterion: for ``system`` (or each system), one
+    ``row="experiment"`` per experiment with a value, then a ``row="pooled"`` row (the
+    random-effects estimate and its ``ci`` interval, from :func:`random_effects` with ``method``)
+    and a ``row="prediction"`` row (the prediction interval for a new reproduction, nan with its
+    reason when fewer than three experiments have a standard error).
+
+    Columns: :data:`FOREST_COLUMNS`.  ``value`` is the system's score in the criterion's scale
+    units, ``se`` its standard error (``note`` says where it came from), ``ci_low``/``ci_high``
+    ``value ± z se``; ``original`` marks the experiment whose role is ``original``; ``weight``
+    is the random-effects weight in percent.  The pooled row carries ``estimator`` (its name),
+    ``tau2``, ``i2`` (percent), ``q``, ``q_df``, ``q_p`` and ``k``.
+    ``standard_errors`` maps ``(quality_criterion, system, experiment)`` to a published standard
+    error for experiments without item-level ratings.
+    """
+    import pandas as pd
+    from scipy import stats
+
+    study = assessment.study
+    study.quality_criterion(quality_criterion, "quality_criterion")
+    if system is not None and system not in study.systems:
+        raise QRAInputError(f"system: {system!r} is not one of the study's systems {study.systems}")
+    ses = _standard_errors(study, quality_criterion, standard_errors)
+    original = _original_id(study)
+    z = float(stats.norm.ppf(0.5 + ci / 2))
+    rows = []
+    for name in ([system] if system is not None else study.systems):
+        members = []
+        for experiment in study.experiments:
+            value = study.scores.get((quality_criterion, name, experiment.id))
+            if value is None:
+                continue
+            se, n, source = ses.get((name, experiment.id), (float("nan"), None, ""))
+            note = {"items": f"standard error from {n} items' mean ratings", "given": "published standard error"}.get(
+                source, "no standard error: no item-level ratings and none given, so not pooled")
+            if source and not math.isfinite(se):
+                note = "standard error undefined: one item"
+            rows.append({"row": "experiment", "quality_criterion": quality_criterion, "system": name,
+                         "experiment": experiment.id, "label": experiment.display_name, "role": experiment.role,
+                         "original": experiment.id == original, "value": float(value), "se": se, "n": n,
+                         "ci_low": value - z * se, "ci_high": value + z * se, "note": note})
+            if math.isfinite(se) and se > 0:
+                members.append(len(rows) - 1)
+        if not any(r["system"] == name for r in rows):
+            continue
+        pooled = random_effects([rows[i]["value"] for i in members], [rows[i]["se"] for i in members],
+                                method=method, ci=ci)
+        if members and math.isfinite(pooled.tau2):
+            weights = 1.0 / (np.array([rows[i]["se"] for i in members]) ** 2 + pooled.tau2)
+            for i, w in zip(members, weights / weights.sum()):
+                rows[i]["weight"] = 100.0 * float(w)
+        common = {"quality_criterion": quality_criterion, "system": name, "original": False,
+                  "estimator": pooled.estimator, "k": pooled.k}
+        rows.append({**common, "row": "pooled", "experiment": "", "label": f"Pooled ({pooled.estimator})",
+                     "value": pooled.estimate, "se": pooled.se, "ci_low": pooled.ci_low, "ci_high": pooled.ci_high,
+                     "tau2": pooled.tau2, "i2": 100.0 * pooled.i2, "q": pooled.q, "q_df": pooled.q_df, "q_p": pooled.q_p,
+                     "note": "" if pooled.k >= 2 else pooled.note})
+        rows.append({**common, "row": "prediction", "experiment": "", "label": "Prediction interval (new reproduction)",
+                     "value": pooled.estimate, "ci_low": pooled.pi_low, "ci_high": pooled.pi_high, "note": pooled.note})
+    frame = pd.DataFrame(rows, columns=FOREST_COLUMNS)
+    frame["n"] = frame["n"].astype("Int64")
+    frame["q_df"] = frame["q_df"].astype("Int64")
+    frame["k"] = frame["k"].astype("Int64")
+    frame["original"] = frame["original"].fillna(False).astype(bool)
+    for column in ("estimator", "experiment", "label", "role", "note"):
+        frame[column] = frame[column].fillna("")
+    frame.attrs["method"] = method
+    frame.attrs["ci"] = ci
+    return frame
+
+
+# ----------------------------------------------------------------------------- consistency
+
+
+def consistency(assessment: Assessment, *, margin: float | dict, quality_criterion: str | None = None,
+                level: float = 0.95, alpha: float = 0.05, standard_errors: dict | None = None) -> pd.DataFrame:
+    """Consistency verdicts of each reproduction with the original, per criterion and system.
+
+    * ``inside_pi``: the reproduction's value lies in the ``level`` prediction interval of
+      :func:`replication_interval` (Patil, Peng & Leek 2016) built from the original's value and
+      both standard errors;
+    * ``equivalent``: :func:`tost` of ``reproduction − original`` (standard error
+      ``sqrt(se_o² + se_r²)``) within ``±margin`` at ``alpha``; ``tost_p`` is its p-value;
+    * ``order_kept``: the share of pairs of systems, among those the original orders (no tie)
+      and the reproduction scores, that the reproduction orders the same way.
+
+    ``margin`` is required, in the criterion's scale units (a number, or a mapping from
+    criterion name to number), and recorded in each row.  Needs an experiment with the role
+    ``original``.  Columns: :data:`CONSISTENCY_COLUMNS`.
+    """
+    import pandas as pd
+
+    study = assessment.study
+    original = _original_id(study)
+    if original is None:
+        raise QRAInputError("experiments: consistency needs an experiment whose role is 'original'")
+    criteria = [quality_criterion] if quality_criterion is not None else study.qc_names
+    margins = margin if isinstance(margin, dict) else {qc: margin for qc in criteria}
+    rows = []
+    for qc in criteria:
+        study.quality_criterion(qc, "quality_criterion")
+        if qc not in margins:
+            raise QRAInputError(f"margin: no margin given for quality criterion {qc!r}")
+        m = margins[qc]
+        if not (isinstance(m, (int, float)) and not isinstance(m, bool) and math.isfinite(m) and m > 0):
+            raise QRAInputError(f"margin: must be a positive number in the scale units of {qc!r}, got {m!r}")
+        ses = _standard_errors(study, qc, standard_errors)
+        base = {s: study.scores.get((qc, s, original)) for s in study.systems}
+        for experiment in study.experiments:
+            if experiment.id == original:
+                continue
+            mine = {s: study.scores.get((qc, s, experiment.id)) for s in study.systems}
+            pairs = kept = 0
+            scored = [s for s in study.systems if base[s] is not None and mine[s] is not None]
+            for i, a in enumerate(scored):
+                for b in scored[i + 1:]:
+                    if base[a] == base[b]:
+                        continue
+                    pairs += 1
+                    kept += (base[a] - base[b]) * (mine[a] - mine[b]) > 0
+            order = kept / pairs if pairs else float("nan")
+            for s in scored:
+                se_o = ses.get((s, original), (float("nan"),))[0]
+                se_r = ses.get((s, experiment.id), (float("nan"),))[0]
+                difference = mine[s] - base[s]
+                row = {"quality_criterion": qc, "system": s, "experiment": experiment.id, "original_experiment": original,
+                       "original_value": base[s], "value": mine[s], "difference": difference, "margin": float(m),
+                       "order_kept": order, "pairs_compared": pairs, "note": ""}
+                if math.isfinite(se_o) and math.isfinite(se_r) and se_o > 0 and se_r > 0:
+                    low, high = replication_interval(base[s], se_o, se_r, level=level)
+                    test = tost(difference, math.hypot(se_o, se_r), margin=float(m), alpha=alpha)
+                    row.update(se_difference=test.se, pi_low=low, pi_high=high, inside_pi=bool(low <= mine[s] <= high),
+                               tost_p=test.p, equivalent=test.equivalent)
+                else:
+                    missing = " and ".join(w for w, se in (("original", se_o), ("reproduction", se_r))
+                                           if not (math.isfinite(se) and se > 0))
+                    row.update(se_difference=float("nan"), pi_low=float("nan"), pi_high=float("nan"), inside_pi=pd.NA,
+                               tost_p=float("nan"), equivalent=pd.NA,
+                               note=f"no verdict: no standard error for the {missing} (no item-level ratings, none given)")
+                rows.append(row)
+    frame = pd.DataFrame(rows, columns=CONSISTENCY_COLUMNS)
+    frame["inside_pi"] = frame["inside_pi"].astype("boolean")
+    frame["equivalent"] = frame["equivalent"].astype("boolean")
+    frame.attrs.update(margin=margins, level=level, alpha=alpha)
+    return frame
