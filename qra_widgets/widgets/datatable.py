@@ -172,7 +172,7 @@ class DataTable(anywidget.AnyWidget):
             self.on_open(key)
 
     @property
-    def keys(self) -> list[str]:
+    def row_keys(self) -> list[str]:
         """The keys of the rows shown, in order (group headings left out)."""
         return [r["key"] for r in self.rows if "group" not in r]
 
@@ -210,9 +210,9 @@ class DownloadButton(anywidget.AnyWidget):
     def click(self) -> tuple[str, bytes] | None:
         """Build the file and send it to the browser; returns ``(name, bytes)``, or None when it failed
         (the reason is on the status line)."""
-        return self._send() if self.status is None else run_reported(self.status, self._send)
+        return self._deliver() if self.status is None else run_reported(self.status, self._deliver)
 
-    def _send(self) -> tuple[str, bytes]:
+    def _deliver(self) -> tuple[str, bytes]:
         name, mime, data = self.make()
         payload = data.encode("utf-8") if isinstance(data, str) else bytes(data)
         self.last_name = name

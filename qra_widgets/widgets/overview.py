@@ -243,7 +243,7 @@ class OverviewView:
     @property
     def shown_studies(self) -> list[str]:
         """The study id of each row on the page, in order."""
-        return self.table.keys
+        return self.table.row_keys
 
     def on_open(self, study_id: str) -> None:
         def open_study() -> None:
