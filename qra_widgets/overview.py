@@ -413,3 +413,46 @@ def pairs_frame(studies):
     rows = [(study.id, *pair) for study in studies for pair in experiment_pairs(study)]
     frame = pd.DataFrame(rows, columns=columns)
     return frame.assign(same=frame["same"].map(json.loads), differs=frame["differs"].map(json.loads))
+
+
+# ----------------------------------------------------------------------------- classifying criteria
+
+UNCLASSIFIED_COLUMNS = ["study", "quality_criterion", "evaluation_type", "qcet", "suggested_type", "suggested_qcet", "reason"]
+
+
+def unclassified_criteria(library, study_ids=None):
+    """The criteria whose evaluation type is ``unknown`` or that have no QCET criterion, in the
+    studies ``study_ids`` (default: every study of ``library``), with a suggestion for each
+    (:func:`qra_widgets.properties.suggest.suggest_criterion`).  Without an evaluation type a
+    criterion is ranked with the unknowns in the overview, apart from human and metric results."""
+    import pandas as pd
+
+    from .properties.suggest import suggest_criterion
+
+    ids = list(study_ids) if study_ids is not None else [s.id for s in library.list()]
+    rows = []
+    for study_id in ids:
+        for qc in library.open(study_id).quality_criteria:
+            if qc.evaluation_type == "unknown" or not qc.qcet_id:
+                guess = suggest_criterion(qc.name)
+                rows.append((study_id, qc.name, qc.evaluation_type, qc.qcet_id or "",
+                             guess.evaluation_type if qc.evaluation_type == "unknown" else qc.evaluation_type,
+                             qc.qcet_id or guess.qcet_id or "", guess.reason))
+    return pd.DataFrame(rows, columns=UNCLASSIFIED_COLUMNS)
+
+
+def classify_criteria(library, study_id: str, answers: dict) -> int:
+    """Set criteria's evaluation type and QCET criterion in a library study and save it as a new
+    revision (returned).  ``answers``: ``{criterion: (evaluation_type, qcet_id or None)}``; an
+    unknown criterion, evaluation type or QCET id raises :class:`~qra_widgets.errors.QRAInputError`."""
+    from .errors import QRAInputError
+    from .properties import qcet_taxonomy
+
+    revision = library.latest_revision(study_id)
+    study = library.open(study_id, revision)
+    for name, (kind, qcet) in answers.items():
+        old = study.quality_criterion(name)
+        if qcet and qcet not in qcet_taxonomy():
+            raise QRAInputError(f"{study_id}: quality criterion {name!r}: {qcet!r} is not a QCET criterion id")
+        study.replace_quality_criterion(name, replace(old, evaluation_type=kind, qcet_id=qcet or None))
+    return library.save(study, expected_revision=revision)
