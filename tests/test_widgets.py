@@ -1,5 +1,6 @@
 """The dashboard driven as a user would, without a browser: set values, click, upload bytes."""
 
+import base64
 import html
 import re
 from datetime import date, datetime, timezone
@@ -51,13 +52,14 @@ def test_example_loads_into_table_and_chart(app):
     bars = [t for t in app.charts.cv_figure.data if t.type == "bar"]
     assert [round(v, 2) for v in bars[0].y] == [19.96, 29.9, 30.76]
     assert "Fluency measurement reproducibility for SVM" in app.assessment.narrative.value
-    sent = []
     button = app.assessment.download_buttons["Markdown"]
-    button.send = lambda content, buffers=None: sent.append((content, buffers))  # what goes to the browser
-    button.click()  # one click: the file itself, built when clicked (never on every edit)
-    [(content, [data])] = sent
-    assert content["name"] == f"qrapp-example1-assessment-{date.today().isoformat()}.md"
-    assert content["mime"] == "text/markdown" and "| 19.96 |" in data.decode()
+    assert button.output.outputs == ()  # built when clicked, never on every edit
+    name, data = button.click()  # one click: the file itself goes to the browser
+    assert name == f"qrapp-example1-assessment-{date.today().isoformat()}.md" and "| 19.96 |" in data.decode()
+    [shown] = button.output.outputs
+    script = shown["data"]["application/javascript"]
+    assert f'link.download = "{name}"' in script and '"text/markdown"' in script
+    assert base64.b64encode(data).decode() in script
 
 
 def test_editing_a_cell_updates_study_table_and_chart(app):

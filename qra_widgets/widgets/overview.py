@@ -123,7 +123,7 @@ class OverviewView:
             w.HBox([self.level, self.update], layout=w.Layout(flex_flow="row wrap", grid_gap="0.5em")),
             w.HBox(filters, layout=w.Layout(flex_flow="row wrap")),
             w.HBox([self.previous, self.next, self.where], layout=w.Layout(flex_flow="row wrap", align_items="center")),
-            self.table,
+            self.table.widget,
             w.HTML("<h4>Distributions</h4><p>Human, metric and LLM-as-judge results are shown apart, never pooled.</p>"),
             self.measure, self.by_qcet, self.by_type, self.by_year,
             w.HTML("<h4>Why? Properties that go with poorer reproducibility (experiment pairs, QRA++ section 8)</h4>"
@@ -217,10 +217,9 @@ class OverviewView:
             rows.append({"key": record["study"], "cells": cells, "titles": titles,
                          "title": f"Open {name} ({record['study']}) on the Assessment tab" + (f" · {note}" if note else "")})
         ascending = not WORSE_IS_HIGHER.get(self.sort_key, False)
-        self.table.columns = [{"key": key, "title": title, "numeric": kind not in ("text",), "sortable": kind != "rank",
-                               "optional": optional, "hint": hint} for key, title, kind, optional, hint in columns]
-        self.table.rows = rows
-        self.table.sort = {"key": self.sort_key, "ascending": ascending if self.worst_first else not ascending}
+        self.table.show([{"key": key, "title": title, "numeric": kind not in ("text",), "sortable": kind != "rank",
+                          "optional": optional, "hint": hint} for key, title, kind, optional, hint in columns],
+                        rows, {"key": self.sort_key, "ascending": ascending if self.worst_first else not ascending}, layout=level)
         self.previous.disabled, self.next.disabled = self.page == 0, self.page >= pages - 1
         order = "worst first" if self.worst_first else "best first"
         self.where.value = (f"<span class='qra-overview-where'>page {self.page + 1} of {pages} · {len(frame)} "

@@ -47,10 +47,18 @@ def mixed_server(tmp_path_factory):
         yield url, library
 
 
+ROWS = """() => [...document.querySelectorAll('.qra-overview-table .qra-dt-cells')].filter(div => div.offsetParent !== null)
+    .map(div => ({key: div.dataset.key, cells: Object.fromEntries([...div.querySelectorAll('.qra-dt-cell')]
+        .map(span => [span.className.match(/qra-col-([a-z0-9-]+)/)[1], span.innerText]))}))"""
+
+
 def rows(page) -> list[dict]:
-    """Each body row of the overview table: its study key, type cell and every cell by column key."""
-    return page.evaluate("""() => [...document.querySelectorAll('.qra-overview-table tr.qra-datatable-row')].map(tr => (
-        {key: tr.dataset.key, cells: Object.fromEntries([...tr.cells].map(td => [td.dataset.key, td.innerText]))}))""")
+    """Each row shown in the overview table: its study key and its cells by column (``mean-cv``, ``tau``...)."""
+    return page.evaluate(ROWS)
+
+
+def open_row(page, study_id: str) -> None:
+    page.click(f".qra-overview-table .qra-dt-row:has(.qra-dt-cells[data-key='{study_id}']) .qra-dt-hit")
 
 
 def shown(value: float, places: int) -> str:
@@ -63,46 +71,47 @@ def test_overview_keeps_w_and_tau_and_human_and_metric_apart_and_a_row_opens_the
     page.goto(url, wait_until="commit")
     page.wait_for_selector(".qra-dashboard")
     page.click(".lm-TabBar-tab:has-text('Overview')")
-    page.wait_for_selector(".qra-overview-table tr.qra-datatable-row")  # loaded on first show, no click
+    page.wait_for_selector(".qra-overview-table .qra-dt-cells")  # loaded on first show, no click
     page.click(".qra-overview-level button:has-text('Studies')")
     page.wait_for_function("() => document.querySelector('.qra-overview-where')?.innerText.includes('studies')")
-    headers = page.eval_on_selector_all(".qra-overview-table thead th", "ths => ths.map(th => th.innerText.trim())")
+    headers = page.eval_on_selector_all(".qra-overview-table .qra-dt-head .qra-dt-cell", "hs => hs.map(h => h.innerText.trim())")
     assert {"W", "τ"} <= {h.rstrip(" ▲▼") for h in headers} and "W / τ" not in headers
-    groups = page.eval_on_selector_all(".qra-overview-table tr.qra-group-row", "trs => trs.map(tr => tr.innerText)")
+    groups = page.eval_on_selector_all(".qra-overview-table .qra-dt-group", "gs => gs.filter(g => g.offsetParent).map(g => g.innerText)")
     assert [g.split(" · ")[0] for g in groups] == ["Human evaluation", "Automatic metrics", "Evaluation type not given"]
     found = rows(page)
     mixed = [r for r in found if r["key"] == "mixed-w-tau"]
-    assert [r["cells"]["evaluation_type"] for r in mixed] == ["human", "metric"]  # one row per type, never pooled
+    assert [r["cells"]["evaluation-type"] for r in mixed] == ["human", "metric"]  # one row per type, never pooled
     studies = expected.studies.set_index(["study", "evaluation_type"])
     for row in mixed:
-        values = studies.loc[("mixed-w-tau", row["cells"]["evaluation_type"])]
-        assert row["cells"]["mean CV*"] == shown(values["mean CV*"], 2)
-        assert row["cells"]["W"] == shown(values["W"], 3) and row["cells"]["τ"] == shown(values["τ"], 3)
+        values = studies.loc[("mixed-w-tau", row["cells"]["evaluation-type"])]
+        assert row["cells"]["mean-cv"] == shown(values["mean CV*"], 2)
+        assert row["cells"]["w"] == shown(values["W"], 3) and row["cells"]["tau"] == shown(values["τ"], 3)
     human, metric = mixed
-    assert human["cells"]["W"] != "–" and human["cells"]["τ"] == "–"
-    assert metric["cells"]["τ"] == "-1.000" and metric["cells"]["W"] == "–"
+    assert human["cells"]["w"] != "–" and human["cells"]["tau"] == "–"
+    assert metric["cells"]["tau"] == "-1.000" and metric["cells"]["w"] == "–"
     table4 = next(r for r in found if r["key"] == "qrapp-table4-illustrative")
-    assert table4["cells"]["τ"] == "–"  # two criteria with a τ each: no study τ (the old mean was -0.092)
-    types = [r["cells"]["evaluation_type"] for r in found]
+    assert table4["cells"]["tau"] == "–"  # two criteria with a τ each: no study τ (the old mean was -0.092)
+    types = [r["cells"]["evaluation-type"] for r in found]
     assert types == sorted(types, key=["human", "metric", "unknown"].index)  # each type ranked among itself
-    assert [r["cells"]["rank"] for r in found if r["cells"]["evaluation_type"] == "metric"][:3] == ["1", "2", "3"]
+    assert [r["cells"]["rank"] for r in found if r["cells"]["evaluation-type"] == "metric"][:3] == ["1", "2", "3"]
     page.screenshot(path=str(DOCS / "screenshot-overview.png"), full_page=False)
 
-    page.click(".qra-overview-table th[data-key='P'] button")  # sort by P, worst (lowest) first
-    page.wait_for_function("() => document.querySelector(\".qra-overview-table th[data-key='P']\")?.getAttribute('aria-sort')")
-    human_p = [r["cells"]["P"] for r in rows(page) if r["cells"]["evaluation_type"] == "human" and r["cells"]["P"] != "–"]
+    page.click(".qra-overview-table .qra-dt-head .qra-col-p")  # sort by P, worst (lowest) first
+    page.wait_for_function("() => document.querySelector('.qra-overview-table .qra-dt-head .qra-col-p')?.innerText.includes('▲')")
+    human_p = [r["cells"]["p"] for r in rows(page) if r["cells"]["evaluation-type"] == "human" and r["cells"]["p"] != "–"]
     assert human_p == sorted(human_p, key=float)
 
     page.set_viewport_size({"width": 800, "height": 900})
     page.wait_for_timeout(500)
-    hidden = page.evaluate("""() => [...document.querySelectorAll('.qra-overview-table td.qra-num')].filter(td => {
-        const box = td.getBoundingClientRect();
+    hidden = page.evaluate("""() => [...document.querySelectorAll('.qra-overview-table .qra-dt-cells .qra-num')]
+        .filter(span => span.closest('.qra-dt-row').offsetParent !== null).filter(span => {
+        const box = span.getBoundingClientRect();
         return box.width === 0 || box.right > window.innerWidth || box.left < 0; }).length""")
     assert hidden == 0  # every number is on screen at 800 px, without scrolling sideways
     page.screenshot(path=str(DOCS / "screenshot-overview-800px.png"), full_page=False)
     page.set_viewport_size({"width": 1280, "height": 900})
 
-    page.click(".qra-overview-table tr.qra-datatable-row[data-key='qra2022-essay-scoring']")
+    open_row(page, "qra2022-essay-scoring")
     page.wait_for_function("() => document.querySelector('.qra-status')?.innerText?.includes('qra2022-essay-scoring')")
     selected = page.inner_text(".lm-TabBar-tab.lm-mod-current")
     assert selected.strip() == "Assessment"
@@ -120,7 +129,7 @@ def test_intervals_use_the_template_style_with_numbers_aligned(page, mixed_serve
     page.goto(url, wait_until="commit")
     page.wait_for_selector(".qra-dashboard")
     page.click(".lm-TabBar-tab:has-text('Overview')")
-    page.click(".qra-overview-table tr.qra-datatable-row[data-key='vanmiltenburg2024-fluency']")
+    open_row(page, "vanmiltenburg2024-fluency")
     page.wait_for_function("() => document.querySelector('.qra-status')?.innerText?.includes('Opened')")
     page.click(".lm-TabBar-tab:has-text('Intervals')")
     box = page.locator(".qra-uncertainty-tab")
