@@ -55,6 +55,23 @@ EFFECT_COLUMNS = ["property", "name", "effect", "ci_low", "ci_high", "pairs same
 WORSE_IS_HIGHER = {"mean CV*": True, "CV*": True, "P": False, "W": False, "τ": False, "α": False, "κ": False}
 #: The value columns of each level (the distribution charts take one of them).
 MEASURES = ("CV*", "P", "W", "τ", "α")
+#: Human column headers of the frames the app and the HTML report show (a column not listed keeps its name).
+COLUMN_TITLES = {
+    "study": "Study", "name": "Name", "quality_criterion": "Criterion", "system": "System", "experiment": "Experiment",
+    "measure": "Measure", "level": "Level", "value": "Value", "ci_low": "95% CI low", "ci_high": "95% CI high",
+    "n": "n", "n_items": "Items", "n_raters": "Raters", "property": "Property", "effect": "Effect",
+    "pairs same": "Pairs same", "pairs differ": "Pairs differ", "studies same": "Studies same",
+    "studies differ": "Studies differ", "mean pair CV* (same)": "Mean pair CV* (same)",
+    "mean pair CV* (differ)": "Mean pair CV* (differ)", "status": "Status", "items": "Items",
+    "raters_per_item": "Raters per item", "expected_ci_width": "Expected CI width",
+    "expected_half_width": "Expected half-width", "evaluation_type": "Type", "qcet_name": "QCET criterion",
+}
+
+
+def column_title(name) -> str:
+    """The human header of a frame column (``"ci_low"`` -> ``"95% CI low"``)."""
+    return COLUMN_TITLES.get(name, str(name))
+
 NO_QCET = "(no QCET criterion)"
 MIXED_P = ("P pools the system pairs of every criterion of the study, of every evaluation type: "
            "see each criterion's P at the quality-criterion level")

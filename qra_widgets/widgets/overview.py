@@ -26,6 +26,7 @@ from .state import AppState
 
 ALL = "(all)"
 LEVELS = {"studies": "Studies", "criteria": "Quality criteria", "systems": "Systems"}
+SINGULAR = {"studies": "study", "criteria": "quality criterion", "systems": "system"}
 TYPE_TITLES = {"human": "Human evaluation", "metric": "Automatic metrics", "llm-as-judge": "LLM as judge",
                "unknown": "Evaluation type not given"}
 EXPERIMENTS_HINT = "n: experiments with results"
@@ -209,7 +210,8 @@ class OverviewView:
             if record["evaluation_type"] != group:
                 group = record["evaluation_type"]
                 count = int(per_type.get(group, 0))
-                rows.append({"group": f"{TYPE_TITLES.get(group, group)} · {count} {LEVELS[level].lower()}, ranked among themselves"})
+                noun = LEVELS[level].lower() if count != 1 else SINGULAR[level]
+                rows.append({"group": f"{TYPE_TITLES.get(group, group)} · {count} {noun}, ranked among themselves"})
             cells = [_text(record.get(key), kind) for key, _title, kind, _optional, _hint in columns]
             titles = [self._hover(record, key, kind) for key, _title, kind, _optional, _hint in columns]
             note = record.get("problem") or record.get("note") or ""
@@ -247,9 +249,9 @@ class OverviewView:
     def on_open(self, study_id: str) -> None:
         def open_study() -> None:
             self.state.open_from_library(study_id)
-            self.status.ok(f"Opened {study_id!r} (revision {self.state.revision}) from the overview.")
-            if self.navigate is not None:
+            if self.navigate is not None:  # first: showing a tab clears the status line
                 self.navigate("Assessment")
+            self.status.ok(f"Opened {study_id!r} (revision {self.state.revision}) from the overview.")
 
         run_reported(self.status, guard_unsaved, self.state, self.confirm, f"open {study_id!r}", open_study)
 

@@ -103,11 +103,12 @@ def test_overview_keeps_w_and_tau_and_human_and_metric_apart_and_a_row_opens_the
 
     page.set_viewport_size({"width": 800, "height": 900})
     page.wait_for_timeout(500)
-    hidden = page.evaluate("""() => [...document.querySelectorAll('.qra-overview-table .qra-dt-cells .qra-num')]
+    hidden = page.evaluate("""() => [...document.querySelectorAll('.qra-overview-table .qra-dt-cells .qra-num:not(.qra-col-optional)')]
         .filter(span => span.closest('.qra-dt-row').offsetParent !== null).filter(span => {
         const box = span.getBoundingClientRect();
         return box.width === 0 || box.right > window.innerWidth || box.left < 0; }).length""")
-    assert hidden == 0  # every number is on screen at 800 px, without scrolling sideways
+    assert hidden == 0  # every value is on screen at 800 px, without scrolling sideways (counts of criteria
+    # and systems, like the note, are left out below 1000 px)
     page.screenshot(path=str(DOCS / "screenshot-overview-800px.png"), full_page=False)
     page.set_viewport_size({"width": 1280, "height": 900})
 
