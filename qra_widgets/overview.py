@@ -55,6 +55,23 @@ EFFECT_COLUMNS = ["property", "name", "effect", "ci_low", "ci_high", "pairs same
 WORSE_IS_HIGHER = {"mean CV*": True, "CV*": True, "P": False, "W": False, "τ": False, "α": False, "κ": False}
 #: The value columns of each level (the distribution charts take one of them).
 MEASURES = ("CV*", "P", "W", "τ", "α")
+#: Human column headers of the frames the app and the HTML report show (a column not listed keeps its name).
+COLUMN_TITLES = {
+    "study": "Study", "name": "Name", "quality_criterion": "Criterion", "system": "System", "experiment": "Experiment",
+    "measure": "Measure", "level": "Level", "value": "Value", "ci_low": "95% CI low", "ci_high": "95% CI high",
+    "n": "n", "n_items": "Items", "n_raters": "Raters", "property": "Property", "effect": "Effect",
+    "pairs same": "Pairs same", "pairs differ": "Pairs differ", "studies same": "Studies same",
+    "studies differ": "Studies differ", "mean pair CV* (same)": "Mean pair CV* (same)",
+    "mean pair CV* (differ)": "Mean pair CV* (differ)", "status": "Status", "items": "Items",
+    "raters_per_item": "Raters per item", "expected_ci_width": "Expected CI width",
+    "expected_half_width": "Expected half-width", "evaluation_type": "Type", "qcet_name": "QCET criterion",
+}
+
+
+def column_title(name) -> str:
+    """The human header of a frame column (``"ci_low"`` -> ``"95% CI low"``)."""
+    return COLUMN_TITLES.get(name, str(name))
+
 NO_QCET = "(no QCET criterion)"
 MIXED_P = ("P pools the system pairs of every criterion of the study, of every evaluation type: "
            "see each criterion's P at the quality-criterion level")
@@ -413,3 +430,46 @@ def pairs_frame(studies):
     rows = [(study.id, *pair) for study in studies for pair in experiment_pairs(study)]
     frame = pd.DataFrame(rows, columns=columns)
     return frame.assign(same=frame["same"].map(json.loads), differs=frame["differs"].map(json.loads))
+
+
+# ----------------------------------------------------------------------------- classifying criteria
+
+UNCLASSIFIED_COLUMNS = ["study", "quality_criterion", "evaluation_type", "qcet", "suggested_type", "suggested_qcet", "reason"]
+
+
+def unclassified_criteria(library, study_ids=None):
+    """The criteria whose evaluation type is ``unknown`` or that have no QCET criterion, in the
+    studies ``study_ids`` (default: every study of ``library``), with a suggestion for each
+    (:func:`qra_widgets.properties.suggest.suggest_criterion`).  Without an evaluation type a
+    criterion is ranked with the unknowns in the overview, apart from human and metric results."""
+    import pandas as pd
+
+    from .properties.suggest import suggest_criterion
+
+    ids = list(study_ids) if study_ids is not None else [s.id for s in library.list()]
+    rows = []
+    for study_id in ids:
+        for qc in library.open(study_id).quality_criteria:
+            if qc.evaluation_type == "unknown" or not qc.qcet_id:
+                guess = suggest_criterion(qc.name)
+                rows.append((study_id, qc.name, qc.evaluation_type, qc.qcet_id or "",
+                             guess.evaluation_type if qc.evaluation_type == "unknown" else qc.evaluation_type,
+                             qc.qcet_id or guess.qcet_id or "", guess.reason))
+    return pd.DataFrame(rows, columns=UNCLASSIFIED_COLUMNS)
+
+
+def classify_criteria(library, study_id: str, answers: dict) -> int:
+    """Set criteria's evaluation type and QCET criterion in a library study and save it as a new
+    revision (returned).  ``answers``: ``{criterion: (evaluation_type, qcet_id or None)}``; an
+    unknown criterion, evaluation type or QCET id raises :class:`~qra_widgets.errors.QRAInputError`."""
+    from .errors import QRAInputError
+    from .properties import qcet_taxonomy
+
+    revision = library.latest_revision(study_id)
+    study = library.open(study_id, revision)
+    for name, (kind, qcet) in answers.items():
+        old = study.quality_criterion(name)
+        if qcet and qcet not in qcet_taxonomy():
+            raise QRAInputError(f"{study_id}: quality criterion {name!r}: {qcet!r} is not a QCET criterion id")
+        study.replace_quality_criterion(name, replace(old, evaluation_type=kind, qcet_id=qcet or None))
+    return library.save(study, expected_revision=revision)

@@ -68,8 +68,8 @@ def test_the_heatmap_appears_with_experiments_and_the_empty_cv_figure_is_a_figur
 
     app = Dashboard(library_path=tmp_path / "library.sqlite3")
     assert len(app.charts.cv_figure.data) == 0  # built on first use: an empty plotly Figure
-    app.compare.save_heatmap.click()
-    assert "Add experiments first" in app.compare.saved.value
+    assert app.compare.save_heatmap.click() is None
+    assert "add experiments first" in app.status.value
     app.state.load(examples.load("qrapp_example1"))
     heatmap = app.compare.heatmap.outputs[0]["data"]["application/vnd.plotly.v1+json"]
     assert heatmap["data"][0]["type"] == "heatmap"

@@ -78,7 +78,7 @@ def test_the_template_shows_value_and_interval_and_the_chart_has_error_bars(stud
     cv = direct.cv[("Fluency", "SVM")].cv_star
     low, high = direct.intervals[("CV*", "system", "Fluency", "SVM")][:2]
     text = html.unescape(view.intervals.value)
-    found = re.search(r"<td>SVM</td>\s*<td>CV\*</td>\s*<td>([\d.]+) \[([\d.]+), ([\d.]+)\]</td>", text)
+    found = re.search(r"<td>SVM</td>\s*<td>CV\*</td>\s*<td class='qra-num'>([\d.]+) \[([\d.]+), ([\d.]+)\]</td>", text)
     assert found, text[:2000]
     assert [float(v) for v in found.groups()] == pytest.approx([cv, low, high], abs=0.005)  # 2 decimals, as QRA++ prints CV*
     assert "seed 11" in text

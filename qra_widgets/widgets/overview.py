@@ -26,6 +26,7 @@ from .state import AppState
 
 ALL = "(all)"
 LEVELS = {"studies": "Studies", "criteria": "Quality criteria", "systems": "Systems"}
+SINGULAR = {"studies": "study", "criteria": "quality criterion", "systems": "system"}
 TYPE_TITLES = {"human": "Human evaluation", "metric": "Automatic metrics", "llm-as-judge": "LLM as judge",
                "unknown": "Evaluation type not given"}
 EXPERIMENTS_HINT = "n: experiments with results"
@@ -123,7 +124,7 @@ class OverviewView:
             w.HBox([self.level, self.update], layout=w.Layout(flex_flow="row wrap", grid_gap="0.5em")),
             w.HBox(filters, layout=w.Layout(flex_flow="row wrap")),
             w.HBox([self.previous, self.next, self.where], layout=w.Layout(flex_flow="row wrap", align_items="center")),
-            self.table,
+            self.table.widget,
             w.HTML("<h4>Distributions</h4><p>Human, metric and LLM-as-judge results are shown apart, never pooled.</p>"),
             self.measure, self.by_qcet, self.by_type, self.by_year,
             w.HTML("<h4>Why? Properties that go with poorer reproducibility (experiment pairs, QRA++ section 8)</h4>"
@@ -209,7 +210,8 @@ class OverviewView:
             if record["evaluation_type"] != group:
                 group = record["evaluation_type"]
                 count = int(per_type.get(group, 0))
-                rows.append({"group": f"{TYPE_TITLES.get(group, group)} · {count} {LEVELS[level].lower()}, ranked among themselves"})
+                noun = LEVELS[level].lower() if count != 1 else SINGULAR[level]
+                rows.append({"group": f"{TYPE_TITLES.get(group, group)} · {count} {noun}, ranked among themselves"})
             cells = [_text(record.get(key), kind) for key, _title, kind, _optional, _hint in columns]
             titles = [self._hover(record, key, kind) for key, _title, kind, _optional, _hint in columns]
             note = record.get("problem") or record.get("note") or ""
@@ -217,10 +219,9 @@ class OverviewView:
             rows.append({"key": record["study"], "cells": cells, "titles": titles,
                          "title": f"Open {name} ({record['study']}) on the Assessment tab" + (f" · {note}" if note else "")})
         ascending = not WORSE_IS_HIGHER.get(self.sort_key, False)
-        self.table.columns = [{"key": key, "title": title, "numeric": kind not in ("text",), "sortable": kind != "rank",
-                               "optional": optional, "hint": hint} for key, title, kind, optional, hint in columns]
-        self.table.rows = rows
-        self.table.sort = {"key": self.sort_key, "ascending": ascending if self.worst_first else not ascending}
+        self.table.show([{"key": key, "title": title, "numeric": kind not in ("text",), "sortable": kind != "rank",
+                          "optional": optional, "hint": hint} for key, title, kind, optional, hint in columns],
+                        rows, {"key": self.sort_key, "ascending": ascending if self.worst_first else not ascending}, layout=level)
         self.previous.disabled, self.next.disabled = self.page == 0, self.page >= pages - 1
         order = "worst first" if self.worst_first else "best first"
         self.where.value = (f"<span class='qra-overview-where'>page {self.page + 1} of {pages} · {len(frame)} "
@@ -243,14 +244,14 @@ class OverviewView:
     @property
     def shown_studies(self) -> list[str]:
         """The study id of each row on the page, in order."""
-        return self.table.keys
+        return self.table.row_keys
 
     def on_open(self, study_id: str) -> None:
         def open_study() -> None:
             self.state.open_from_library(study_id)
-            self.status.ok(f"Opened {study_id!r} (revision {self.state.revision}) from the overview.")
-            if self.navigate is not None:
+            if self.navigate is not None:  # first: showing a tab clears the status line
                 self.navigate("Assessment")
+            self.status.ok(f"Opened {study_id!r} (revision {self.state.revision}) from the overview.")
 
         run_reported(self.status, guard_unsaved, self.state, self.confirm, f"open {study_id!r}", open_study)
 

@@ -495,6 +495,28 @@ class AppState:
             raise QRAInputError("import: choose one or more files first")
         return import_bytes(self.library, named_bytes)
 
+    def unclassified_criteria(self, study_ids):
+        """Criteria of these library studies without an evaluation type or QCET criterion, with a
+        suggestion each (:func:`qra_widgets.overview.unclassified_criteria`)."""
+        from ..overview import unclassified_criteria
+
+        return unclassified_criteria(self.library, study_ids)
+
+    def classify_criteria(self, answers: dict) -> str:
+        """Save ``{study id: {criterion: (evaluation type, QCET id)}}`` as new library revisions; the open
+        study, if it is one of them and has no unsaved changes, is reloaded.  Returns a message."""
+        from ..overview import classify_criteria
+
+        note = ""
+        for study_id, criteria in answers.items():
+            revision = classify_criteria(self.library, study_id, criteria)
+            if study_id == self.study.id and not self.dirty:
+                self.open_from_library(study_id)
+            elif study_id == self.study.id:
+                note = f" {study_id!r} is open with unsaved changes: its saved revision {revision} has them, the open copy not."
+        count = sum(len(c) for c in answers.values())
+        return f"Saved the evaluation type and QCET criterion of {count} criteri{'on' if count == 1 else 'a'}.{note}"
+
     def qra3_files(self) -> dict[str, str]:
         """The open study as QRA3 ``{"metrics.csv": text, "config.json": text}`` (:func:`qra_widgets.qra3.export`)."""
         if not self.study.scores:

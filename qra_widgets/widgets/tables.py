@@ -12,6 +12,7 @@ import html
 import math
 
 from ..assess import DEFAULT_DECIMALS, MEASURE_LABELS, OTHER_DECIMALS
+from ..overview import COLUMN_TITLES
 
 TYPE_TITLES = {
     "I": "Type I results: precision of measured values (CV*, lower is more reproducible)",
@@ -177,17 +178,7 @@ def side_by_side(first, second) -> str:
             "<p class='qra-hint'>Highlighted rows differ at the printed precision.</p>")
 
 
-#: Human column headers for the frames the app shows as tables (a column not listed keeps its name).
-HEADERS = {
-    "study": "Study", "name": "Name", "quality_criterion": "Criterion", "system": "System", "experiment": "Experiment",
-    "measure": "Measure", "level": "Level", "value": "Value", "ci_low": "95% CI low", "ci_high": "95% CI high",
-    "n": "n", "n_items": "Items", "n_raters": "Raters", "property": "Property", "effect": "Effect",
-    "pairs same": "Pairs same", "pairs differ": "Pairs differ", "studies same": "Studies same",
-    "studies differ": "Studies differ", "mean pair CV* (same)": "Mean pair CV* (same)",
-    "mean pair CV* (differ)": "Mean pair CV* (differ)", "status": "Status", "items": "Items",
-    "raters_per_item": "Raters per item", "expected_ci_width": "Expected CI width",
-    "expected_half_width": "Expected half-width", "evaluation_type": "Type", "qcet_name": "QCET criterion",
-}
+HEADERS = COLUMN_TITLES  # human column headers (the app and the HTML report share them)
 
 
 def frame_table(frame, *, caption: str = "", headers: dict | None = None, decimals: int = 3, index: bool = False,
@@ -228,13 +219,14 @@ def interval_template(assessment) -> str:
     table = assessment.table(intervals=True)
     caption = html.escape(assessment.caption() + ". " + assessment.interval_caption())
     value_columns = {c for c in table.columns if c.endswith("level")}
-    head = "".join(f"<th scope='col' class='{'qra-num' if c in value_columns else ''}'>{html.escape(c)}</th>"
+    head = "".join(("<th scope='col' class='qra-num'>" if c in value_columns else "<th scope='col'>") + f"{html.escape(c)}</th>"
                    for c in table.columns)
     body = []
     for row in table.itertuples(index=False):
-        cells = [f"<td class='{'qra-num' if c in value_columns else ''}'>{html.escape(str(v))}</td>"
+        cells = [("<td class='qra-num'>" if c in value_columns else "<td>") + f"{html.escape(str(v).strip())}</td>"
                  for c, v in zip(table.columns, row)]
-        kind = " class='qra-type-start'" if str(row[0]).startswith("Type ") else ""
+        kind = (" class='qra-type-start'" if str(row[0]).startswith("Type ") else
+                " class='qra-system-row'" if str(row[0]).startswith(" ") else "")  # the template indents a system
         body.append(f"<tr{kind}>{''.join(cells)}</tr>")
     return (f"<div class='qra-scroll'><p class='qra-caption'>{caption}</p><table class='qra-template qra-interval-table'>"
             f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div>")
