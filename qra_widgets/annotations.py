@@ -38,6 +38,7 @@ from __future__ import annotations
 import io
 import os
 import re
+from collections import Counter
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
 
@@ -312,8 +313,15 @@ def load_annotations(spec_or_path: dict | str | os.PathLike, *, base: str | os.P
     a team may or may not have applied; by default they are only recorded).
     """
     from .labels import Labels
-    from .layouts import (Table, check_optional_exclude, read_entry, reported_scores, select_rows, sign_test_records,
-                          system_values)
+    from .layouts import (
+        Table,
+        check_optional_exclude,
+        read_entry,
+        reported_scores,
+        select_rows,
+        sign_test_records,
+        system_values,
+    )
     from .ratings import Choices, Ratings
     from .study import Experiment, Study
 
@@ -398,10 +406,10 @@ def load_annotations(spec_or_path: dict | str | os.PathLike, *, base: str | os.P
             rule = part.rules.get(qc.name)
             if rule is None:
                 mine = part.ratings["quality_criterion"] == qc.name
-                counts = dict(zip(*np.unique(part.ratings["system"][mine].astype(str), return_counts=True)))
-                for system in counts:
-                    scores[(qc.name, system, eid)] = means[(system, eid)]
-                    sources[(qc.name, system, eid)] = f"{shown_names}: {how} of {counts[system]} ratings"
+                systems_rated = part.ratings["system"][mine].tolist()
+                for system, count in Counter(systems_rated).items():
+                    scores[(qc.name, str(system), eid)] = means[(str(system), eid)]
+                    sources[(qc.name, str(system), eid)] = f"{shown_names}: {how} of {count} ratings"
             else:
                 judged = [j for j in part.judgements if j["quality_criterion"][:1].tolist() == [qc.name]]
                 n = sum(len(j["unit"]) for j in judged)
@@ -447,7 +455,7 @@ def load_annotations(spec_or_path: dict | str | os.PathLike, *, base: str | os.P
 def _cover(covered: dict, eid: str, criteria: set) -> None:
     twice = covered.setdefault(eid, set()) & criteria
     if twice:
-        raise QRAInputError(f"annotation spec: experiment {eid!r} gives {sorted(twice)[0]!r} in two entries; the files "
+        raise QRAInputError(f"annotation spec: experiment {eid!r} gives {min(twice)!r} in two entries; the files "
                             f"of one experiment go in one entry's \"files\"")
     covered[eid] |= criteria
 
@@ -466,8 +474,8 @@ def _stacked_ratings(parts: list, spec: dict, Ratings, Choices):
         for k in keys:
             stacked[k].append(np.full(n, eid, dtype=object) if k == "experiment" else part.ratings[k])
         for j in part.judgements:
-            for k in choice_columns:
-                choice_columns[k].append(np.full(len(j["unit"]), eid, dtype=object) if k == "experiment" else j[k])
+            for k, column in choice_columns.items():
+                column.append(np.full(len(j["unit"]), eid, dtype=object) if k == "experiment" else j[k])
             codings[eid] = coding
     ratings = Ratings.from_columns(*(np.concatenate(stacked[k]) for k in keys), spec=spec)
     if codings:

@@ -257,7 +257,7 @@ def parse_conventions(text: str) -> Conventions:
     text = text.strip()
     if text in PRESETS:
         return PRESETS[text]
-    if text.startswith("{") or text.startswith('"'):
+    if text.startswith(("{", '"')):
         return Conventions.from_dict(load_json(text, "--conventions"), "--conventions")
     path = Path(text)
     if path.suffix.lower() == ".json":

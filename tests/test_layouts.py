@@ -263,7 +263,7 @@ def test_cli_conventions_take_a_preset_json_or_a_file(folder, tmp_path, capsys):
 
 
 def test_gzip_that_unpacks_beyond_the_cap_is_refused(tmp_path, monkeypatch):
-    import qra_widgets.reading as reading
+    from qra_widgets import reading
 
     monkeypatch.setattr(reading, "MAX_FILE_BYTES", 1000)
     with gzip.open(tmp_path / "big.csv.gz", "wt") as handle:
@@ -279,3 +279,11 @@ def test_sign_test_holm_matches_statsmodels_on_a_study(folder):
     tests = load_annotations(spec(pairwise()), base=folder).metadata["annotations"]["sign_tests"]
     p = np.array([t["p"] for t in tests])
     assert np.allclose([t["p_holm"] for t in tests], multipletests(p, method="holm")[1])
+
+
+def test_a_bootstrap_gives_no_agreement_interval_for_raw_choices_rather_than_one_from_derived_ratings(folder):
+    original = {"id": "O", "role": "original", "scores": {"Q": {"x": 40, "y": -10, "z": -30}}}
+    study = load_annotations(spec(original, pairwise(agreement_coding="position")), base=folder)
+    agreement = qw.assess(study, bootstrap=50, seed=3).annotator_agreement()
+    alpha = agreement[agreement.measure == "alpha"].iloc[0]
+    assert np.isfinite(alpha.value) and np.isnan(alpha.ci_low) and np.isnan(alpha.ci_high)

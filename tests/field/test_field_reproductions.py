@@ -190,7 +190,9 @@ def test_puduppully_correlations_with_the_original_equal_the_teams(puduppully, f
         for qc in CRITERIA.values():
             o = [puduppully.scores[(qc, s, "O")] for s in order]
             r = [puduppully.scores[(qc, s, f"Lab{lab}")] for s in order]
-            pick = lambda f: f[(f.survey_origin == f"Lab {lab}") & (f.measure == qc)].iloc[0]
+            def pick(f, lab=lab, qc=qc):
+                return f[(f.survey_origin == f"Lab {lab}") & (f.measure == qc)].iloc[0]
+
             # Pearson from the raw values: equal to the team's (from 2-decimal values) at 3 decimals
             assert round(m.pearson_r(o, r), 3) == round(pick(pearson).pearson_corr, 3)
             # and exactly from the team's own rounded inputs
