@@ -505,7 +505,10 @@ def _all_values(study, conventions, design: Design, criteria: list[_Criterion], 
             values.update(_type_three_values(study, qc, conventions, design, weights))
         if by_systems is None and study.ratings and qc.name in study.ratings.criteria():
             level = conventions.alpha_level or qc.label_level
+            choices = getattr(study.ratings, "choices", None)
             for e in study.experiment_ids:
+                if choices is not None and choices.has(qc.name, e):
+                    continue  # agreement on raw pairwise / best-worst choices: no interval from the derived ratings
                 key = ("rater_counts", qc.name, e)
                 if key not in design.cache:
                     design.cache[key] = rater_counts(study.ratings, qc.name, e, scale_categories(qc))

@@ -90,7 +90,8 @@ def test_the_spec_is_saved_with_the_study_in_the_library(tmp_path):
     reopened = state.library.open("vanmiltenburg2024-fluency")
     assert reopened.ratings.spec == state.study.ratings.spec
     assert reopened.ratings.spec["quality_criteria"] == [{"name": "Fluency", "scale_min": 1.0, "label_level": "ordinal",
-                                                          "scale_max": 4.0}]
+                                                          "evaluation_type": "human", "scale_max": 4.0,
+                                                          "qcet_id": "QOG-w-3"}]  # QCET's Fluency, suggested by name
     assert reopened.scores[("Fluency", "GeDi", "direct")] == pytest.approx(2.570, abs=1e-12)
 
 

@@ -3,7 +3,7 @@
 A spec (JSON, ``"schema": "qra-widgets/annotations"``, ``"version": 1``) says where each
 experiment's file is and what its columns mean::
 
-    {"schema": "qra-widgets/annotations", "version": 1, "id": "yao2022", "name": "...",
+    {"schema": "qra-widgets/annotations", "version": 1, "id": "yao2022", "name": "...", "conventions": "qrapp",
      "quality_criteria": [{"name": "Readability", "scale_min": 1, "scale_max": 5, "label_level": "ordinal"}],
      "systems": {"groundtruth": "GT", "Ours": "QAG"},
      "missing": ["", "NA", "*"],
@@ -11,26 +11,41 @@ experiment's file is and what its columns mean::
                       "columns": {"system": "source", "item": "qa_id", "rater": "labeller_id",
                                   "criteria": {"Readability": "readability (1-5)"}}}]}
 
-* **Layouts.** *Wide*: one column per criterion (``columns.criteria`` maps each criterion
-  to its column).  *Long*: ``columns.criterion`` names the column holding the criterion and
-  ``columns.rating`` the one holding the rating; ``columns.criteria`` then optionally maps
-  each criterion to the value used for it in the criterion column (default: its name).
-* **Files.** Paths are relative to the spec file (or to ``base``); ``.csv``, ``.tsv`` /
-  ``.tab`` and ``.xlsx`` (optional ``"sheet"``) are read.  An experiment may keep only some
-  rows: ``"rows": {"participant": ["001", "002"]}``.
-* **Names.** ``systems`` maps the names used in the files to the study's names (per
-  experiment too, under the experiment); unmapped names are kept.  ``rater`` is optional
-  (without it every rating counts as a different rater).  Cells listed in ``missing``
-  (default ``"", "NA", "N/A", "nan", "*"``) are missing ratings and skipped.
-* **What the study gets.** Its ``ratings`` (kept, with this spec, when the study is saved);
-  Type I scores = each system's mean of all ratings per experiment (``aggregation``:
-  ``mean``, ``item_mean`` or ``median``, see :mod:`qra_widgets.ratings`); Type III labels =
-  each experiment's per-item label by the rule for the criterion's ``label_level``.
+* **Layouts** (``"layout"``, :mod:`qra_widgets.io.layouts`): ``wide`` (one column per
+  criterion, ``columns.criteria``), ``long`` (``columns.criterion`` and ``columns.rating``),
+  ``pairwise`` (one row per judgement of two systems; ``score``: ``preference``,
+  ``win_rate`` or ``bradley_terry``), ``best_worst`` (one row per tuple shown) and
+  ``items_in_columns`` (a form export: one row per rater, one column per item, named or by
+  1-based position).  Without ``layout``: ``long`` when the columns name a rating column,
+  else ``wide``.
+* **System values only.** An experiment with ``"scores": {criterion: {system: value}}`` (a
+  value is a number or ``{"value", "se", "n"}``) mixes with item-level experiments.
+* **Files.** ``file``, or ``files`` (several files that together make the experiment), read
+  only through :func:`spec_file_bytes`: relative to the spec file (or to ``base``), or the
+  uploaded ``files``.  ``.csv``, ``.tsv`` / ``.tab`` (gzip-compressed too: ``.csv.gz``) and
+  ``.xlsx`` (optional ``"sheet"``) are read.  ``rows`` keeps rows, ``exclude`` drops rows,
+  ``optional_exclude`` is recorded (and applied with ``optional_exclude=True``).
+* **Names and answers.** ``systems`` maps the names used in the files to the study's names (per
+  experiment too).  ``item``, ``rater`` and ``system`` may name several columns (joined with
+  ``/``).  ``rater`` is optional (without it every row is a different rater).  Cells listed
+  in ``missing`` (default ``"", "NA", "N/A", "nan", "*"``) are missing and skipped; ``values``
+  and ``choices`` map answer texts to numbers or to ``a`` / ``b`` / ``tie`` (an unmapped answer
+  is an error listing the answers found).  An unknown key anywhere is an error naming the
+  nearest known key.
+* **What the study gets.** Its ``ratings`` (kept, with this spec, when the study is saved;
+  pairwise and best-worst judgements also keep their raw choices for annotator agreement,
+  coded by ``agreement_coding``); Type I scores = each system's mean of all ratings per
+  experiment (``aggregation``: ``mean``, ``item_mean`` or ``median``, see
+  :mod:`qra_widgets.ratings`), or its pairwise / best-worst score; Type III labels = each
+  experiment's per-item label by the rule for the criterion's ``label_level``; the spec's
+  ``conventions`` in ``metadata["conventions"]``; pairwise sign tests in
+  ``metadata["annotations"]["sign_tests"]``.
 * **Bad input** raises :class:`~qra_widgets.QRAInputError` naming the file, row and column:
   a criterion column missing in a file, a rating that is not a number or is outside the
   scale, an item rated under two systems, the same rater rating an item twice, an
   experiment without ratings.  Items that only some experiments rated are allowed and
-  reported in ``study.metadata["annotations"]``.
+  reported in ``study.metadata["annotations"]``.  The full grammar, with an example per
+  layout: ``docs/user-guide/layouts.md``.
 """
 
 from __future__ import annotations
@@ -38,6 +53,7 @@ from __future__ import annotations
 import io
 import os
 import re
+from collections import Counter
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
 
@@ -389,10 +405,10 @@ def load_annotations(spec_or_path: dict | str | os.PathLike, *, base: str | os.P
             rule = part.rules.get(qc.name)
             if rule is None:
                 mine = part.ratings["quality_criterion"] == qc.name
-                counts = dict(zip(*np.unique(part.ratings["system"][mine].astype(str), return_counts=True)))
-                for system in counts:
-                    scores[(qc.name, system, eid)] = means[(system, eid)]
-                    sources[(qc.name, system, eid)] = f"{shown_names}: {how} of {counts[system]} ratings"
+                systems_rated = part.ratings["system"][mine].tolist()
+                for system, count in Counter(systems_rated).items():
+                    scores[(qc.name, str(system), eid)] = means[(str(system), eid)]
+                    sources[(qc.name, str(system), eid)] = f"{shown_names}: {how} of {count} ratings"
             else:
                 judged = [j for j in part.judgements if j["quality_criterion"][:1].tolist() == [qc.name]]
                 n = sum(len(j["unit"]) for j in judged)
@@ -438,7 +454,7 @@ def load_annotations(spec_or_path: dict | str | os.PathLike, *, base: str | os.P
 def _cover(covered: dict, eid: str, criteria: set) -> None:
     twice = covered.setdefault(eid, set()) & criteria
     if twice:
-        raise QRAInputError(f"annotation spec: experiment {eid!r} gives {sorted(twice)[0]!r} in two entries; the files "
+        raise QRAInputError(f"annotation spec: experiment {eid!r} gives {min(twice)!r} in two entries; the files "
                             f"of one experiment go in one entry's \"files\"")
     covered[eid] |= criteria
 
@@ -457,8 +473,8 @@ def _stacked_ratings(parts: list, spec: dict, Ratings, Choices):
         for k in keys:
             stacked[k].append(np.full(n, eid, dtype=object) if k == "experiment" else part.ratings[k])
         for j in part.judgements:
-            for k in choice_columns:
-                choice_columns[k].append(np.full(len(j["unit"]), eid, dtype=object) if k == "experiment" else j[k])
+            for k, column in choice_columns.items():
+                column.append(np.full(len(j["unit"]), eid, dtype=object) if k == "experiment" else j[k])
             codings[eid] = coding
     ratings = Ratings.from_columns(*(np.concatenate(stacked[k]) for k in keys), spec=spec)
     if codings:

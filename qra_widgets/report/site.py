@@ -58,7 +58,7 @@ def _table_html(frame, decimals: int = 3, link=None) -> str:
 
     import numpy as np
 
-    from .overview import column_title
+    from ..overview import column_title
 
     numeric = {c for c in frame.columns if frame[c].dtype.kind in "fiu"}
     head = "".join(("<th class='num'>" if c in numeric else "<th>") + f"{html.escape(column_title(c))}</th>" for c in frame.columns)

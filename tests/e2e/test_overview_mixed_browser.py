@@ -13,7 +13,7 @@ import pytest
 
 import qra_widgets as qw
 from qra_widgets import Experiment, QualityCriterion, Study, examples
-from qra_widgets.annotations import load_annotations
+from qra_widgets.io.annotations import load_annotations
 from qra_widgets.store import StudyLibrary
 from tests.browser import running_app
 
