@@ -1,0 +1,78 @@
+"""The sensitivity report: which documented choices reproduce a published CV*."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import qra_widgets as qw
+from qra_widgets.cli import main
+from qra_widgets.errors import QRAInputError
+from qra_widgets.meta import sensitivity
+from qra_widgets.study import Experiment, QualityCriterion, Study
+
+DATA = Path(__file__).parent / "data"
+
+
+def _reproducing(frame):
+    return frame[frame.reproduces][["scale_shift", "small_sample_factor", "aggregation", "rounding"]].to_dict("records")
+
+
+def test_qra3_means_reproduce_yao_2022_gt_12_01_only_with_the_shift_and_without_the_small_sample_factor():
+    # SamsungLabs/ReproNLP2026 qra/output-4-studies/Yao2022/table.csv prints GT CV* 12.01 from
+    # qra/metrics-4-studies.csv (the copy in tests/data/qra3)
+    study = qw.read_qra3(DATA / "qra3" / "metrics-4-studies.csv", DATA / "qra3" / "config-4-studies.json")[0]
+    frame = sensitivity(study, published="12.01", quality_criterion="Readability", system="GT")
+    assert _reproducing(frame) == [{"scale_shift": True, "small_sample_factor": False, "aggregation": "n/a", "rounding": "none"}]
+    assert frame.attrs["not_applicable"] == ["aggregation"]  # system means only: no ratings to aggregate
+    assert len(frame) == 12 and frame.group.nunique() == 12
+
+
+def test_hurlimann_means_reproduce_8_646_only_unshifted_with_the_small_sample_factor(tmp_path, capsys):
+    # Huerlimann et al. (2026), manhue/ReproNLP2026_0031-01 tables/coeff_variation_means_based.html: GT 8.646
+    # from the means they typed into their analysis: 4.95, 4.71, 4.38, 4.18182
+    rows = ["experiment,quality_criterion,system,score,scale_min,scale_max"]
+    rows += [f"{e},Readability,GT,{v},1,5" for e, v in zip(("O", "R1", "R2", "R3"), (4.95, 4.71, 4.38, 4.18182))]
+    path = tmp_path / "means.csv"
+    path.write_text("\n".join(rows) + "\n")
+    status = main(["sensitivity", str(path), "--published", "8.646", "--quality-criterion", "Readability", "--system", "GT"])
+    out = capsys.readouterr().out
+    assert status == 0
+    assert "8.64614  REPRODUCES\n    scale_shift=False, small_sample_factor=True, rounding=none\n" in out
+    assert out.count("REPRODUCES") == 1
+    assert out.strip().endswith("1 of 12 distinct values reproduce the published value (1 of 12 combinations)")
+
+
+def _study(values, scale_min=1.0):
+    study = Study("s", quality_criteria=[QualityCriterion("Q", scale_min=scale_min, scale_max=5)], systems=["A"],
+                  experiments=[Experiment(f"E{i}") for i in range(len(values))])
+    for i, v in enumerate(values):
+        study.set_score("Q", "A", f"E{i}", v)
+    return study
+
+
+def test_choices_that_cannot_change_the_value_are_not_applicable_and_equal_values_are_grouped():
+    frame = sensitivity(_study([3.1, 2.5, 2.9], scale_min=0.0), published="9.9", quality_criterion="Q", system="A")
+    assert frame.attrs["not_applicable"] == ["scale_shift", "aggregation", "rounding"]  # 0-based scale; 1-decimal values
+    assert len(frame) == 2 and list(frame.small_sample_factor) == [False, True]
+
+
+def test_published_digits_come_from_the_printed_text_so_trailing_zeros_count():
+    study = _study([4.0, 4.2, 3.9])
+    exact = sensitivity(study, published="6", quality_criterion="Q", system="A")
+    assert exact.attrs["digits"] == 0
+    assert sensitivity(study, published="6.00", quality_criterion="Q", system="A").attrs["digits"] == 2
+    with pytest.raises(QRAInputError, match="published"):
+        sensitivity(study, published="six", quality_criterion="Q", system="A")
+
+
+def test_item_level_ratings_add_the_aggregation_choice():
+    from tests.test_meta import three_lab_study
+
+    frame = sensitivity(three_lab_study(), published="5", quality_criterion="Fluency", system="A")
+    assert "aggregation" not in frame.attrs["not_applicable"]
+    assert {"mean", "median"} <= set(frame.aggregation)
+    # every rater rates every item once: the mean of all ratings is the mean of item means (one group)
+    both = frame[frame.aggregation.isin(["mean", "item_mean"])].groupby(["scale_shift", "small_sample_factor", "rounding"]).group.nunique()
+    assert (both == 1).all()
