@@ -520,3 +520,72 @@ def sensitivity_report(frame: pd.DataFrame) -> str:
     lines.append(f"{found['group'].nunique()} of {frame['group'].nunique()} distinct values reproduce the published "
                  f"value ({len(found)} of {len(frame)} combinations)")
     return "\n".join(lines) + "\n"
+
+
+# ----------------------------------------------------------------------------- rank intervals
+
+RANK_COLUMNS = ["quality_criterion", "experiment", "system", "value", "rank", "rank_low", "rank_high", "group", "B",
+                "seed", "note"]
+
+
+def rank_intervals(study: Study, *, quality_criterion: str, B: int = 1000, seed: int | None = None,
+                   ci: float = 0.95) -> pd.DataFrame:
+    """Each system's rank in each experiment (1 = highest value; ties share the mean rank) with a
+    bootstrap percentile interval, and the groups of systems whose order is not resolved.
+
+    The bootstrap resamples each system's items with replacement (its items' mean ratings), B
+    times, and ranks the resampled system means; ``rank_low``/``rank_high`` are the ``ci``
+    percentile interval of a system's ranks.  Groups: systems in observed rank order, a new group
+    starting where a system's whole interval lies below (``rank_low`` greater than) every
+    interval of the group so far, so systems in one group are not separated by the data
+    (the clustering of WMT's rank ranges).  An experiment without item-level ratings gets its
+    observed ranks and no interval (``note`` says why).
+    """
+    import pandas as pd
+    from scipy import stats
+
+    if not (isinstance(B, int) and B >= 10):
+        raise QRAInputError(f"B: must be an integer of at least 10, got {B!r}")
+    study.quality_criterion(quality_criterion, "quality_criterion")
+    rng = np.random.default_rng(seed)
+    rated = bool(study.ratings) and quality_criterion in study.ratings.criteria()
+    item_means = {}
+    if rated:
+        frame = study.ratings.frame()
+        frame = frame[frame.quality_criterion == quality_criterion]
+        for (system, experiment), rows in frame.groupby(["system", "experiment"], sort=False):
+            item_means[(system, experiment)] = rows.groupby("item", sort=False).rating.mean().to_numpy(dtype=float)
+    tail = (1 - ci) / 2 * 100
+    out = []
+    for experiment in study.experiment_ids:
+        systems = [s for s in study.systems if (quality_criterion, s, experiment) in study.scores]
+        if not systems:
+            continue
+        values = np.array([study.scores[(quality_criterion, s, experiment)] for s in systems], dtype=float)
+        observed = stats.rankdata(-values)
+        have = all((s, experiment) in item_means and len(item_means[(s, experiment)]) > 1 for s in systems)
+        if have and len(systems) > 1:
+            draws = np.column_stack([m[rng.integers(0, len(m), size=(B, len(m)))].mean(axis=1)
+                                     for m in (item_means[(s, experiment)] for s in systems)])
+            ranks = stats.rankdata(-draws, axis=1)
+            low, high = np.percentile(ranks, tail, axis=0), np.percentile(ranks, 100 - tail, axis=0)
+            note = ""
+        else:
+            low = high = np.full(len(systems), np.nan)
+            note = "no interval: no item-level ratings for every system" if len(systems) > 1 else "one system"
+        order = np.argsort(observed, kind="stable")
+        group, reach, groups = 0, -np.inf, np.zeros(len(systems), dtype=int)
+        for position in order:
+            if math.isnan(low[position]):
+                group += 1
+            elif group == 0 or low[position] > reach:
+                group += 1
+                reach = high[position]
+            else:
+                reach = max(reach, high[position])
+            groups[position] = group
+        for i, system in enumerate(systems):
+            out.append({"quality_criterion": quality_criterion, "experiment": experiment, "system": system,
+                        "value": values[i], "rank": observed[i], "rank_low": low[i], "rank_high": high[i],
+                        "group": int(groups[i]), "B": B if not note else 0, "seed": seed, "note": note})
+    return pd.DataFrame(out, columns=RANK_COLUMNS)
