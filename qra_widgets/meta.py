@@ -505,8 +505,8 @@ def sensitivity_report(frame: pd.DataFrame) -> str:
     """The text the ``sensitivity`` command prints: each distinct value once with the
     combinations that give it, those that reproduce the published value marked."""
     attrs = frame.attrs
-    lines = [f"CV* of {attrs['quality_criterion']} / {attrs['system']}: published {attrs['published']} "
-             f"(compared at {attrs['digits']} decimals)"]
+    lines = [(f"CV* of {attrs['quality_criterion']} / {attrs['system']}: published {attrs['published']} "
+              f"(compared at {attrs['digits']} decimals)")]
     if attrs["not_applicable"]:
         lines.append("n/a (cannot change the value for this input): " + ", ".join(attrs["not_applicable"]))
     shown = [c for c in SENSITIVITY_CHOICES if c not in attrs["not_applicable"]]

@@ -6,9 +6,9 @@ import pytest
 
 pytest.importorskip("ipywidgets")
 
-from qra_widgets.meta import consistency, forest  # noqa: E402
-from qra_widgets.widgets.dashboard import TITLES, Dashboard  # noqa: E402
-from tests.test_meta import three_lab_study  # noqa: E402
+from qra_widgets.meta import consistency, forest
+from qra_widgets.widgets.dashboard import TITLES, Dashboard
+from tests.test_meta import three_lab_study
 
 
 def _plotly(output):

@@ -126,8 +126,8 @@ def build_atlas_site(out: str | os.PathLike, *, cache: str | os.PathLike | None 
     """Write the static atlas into ``out`` from the cache (or from ``results`` of
     :func:`qra_widgets.atlas.build`); returns the files written."""
     from .. import __version__
-    from . import build
     from ..site import _plotly_js
+    from . import build
 
     if results is None:
         results = build(cache=cache, families=families)
