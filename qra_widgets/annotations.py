@@ -164,40 +164,47 @@ def _require(data: dict, key: str, kind, where: str, default: Any = ...) -> Any:
 
 
 def check_spec(spec: Any) -> dict:
-    """Check the shape of a spec (not its files); return it."""
+    """Check the shape of a spec (not its files); return it.
+
+    Every object is checked for unknown keys: a misspelt key is an error naming it and the
+    nearest known key (:func:`qra_widgets.layouts.check_keys`).
+    """
+    from .layouts import AGREEMENT_CODINGS, CRITERION_KEYS, TOP_KEYS, check_entry, check_keys
+
     if not isinstance(spec, dict):
         raise QRAInputError(f"annotation spec: expected a JSON object, got {type(spec).__name__}")
     if spec.get("schema") != SCHEMA:
         raise QRAInputError(f"annotation spec: schema must be {SCHEMA!r}, got {spec.get('schema')!r}")
     if spec.get("version") != SCHEMA_VERSION:
         raise QRAInputError(f"annotation spec: version {spec.get('version')!r} is not supported; this reads {SCHEMA_VERSION}")
+    check_keys(spec, TOP_KEYS, "annotation spec")
     _require(spec, "id", str, "annotation spec")
     criteria = _require(spec, "quality_criteria", list, "annotation spec")
     if not criteria:
         raise QRAInputError("annotation spec: quality_criteria is empty")
+    names = []
+    for i, item in enumerate(criteria):
+        if isinstance(item, dict):
+            check_keys(item, CRITERION_KEYS, f"annotation spec: quality_criteria[{i}]")
+            names.append(item.get("name"))
     experiments = _require(spec, "experiments", list, "annotation spec")
     if len(experiments) < 1:
         raise QRAInputError("annotation spec: experiments is empty")
     for i, experiment in enumerate(experiments):
-        where = f"annotation spec: experiments[{i}]"
-        if not isinstance(experiment, dict):
-            raise QRAInputError(f"{where}: expected an object")
-        _require(experiment, "id", str, where)
-        _require(experiment, "file", str, where)
-        columns = _require(experiment, "columns", dict, where)
-        for role in ("system", "item"):
-            _require(columns, role, str, f"{where}.columns")
-        long = "rating" in columns or "criterion" in columns
-        if long:
-            _require(columns, "criterion", str, f"{where}.columns")
-            _require(columns, "rating", str, f"{where}.columns")
-        else:
-            _require(columns, "criteria", dict, f"{where}.columns")
-    for key in ("systems",):
+        check_entry(experiment, f"annotation spec: experiments[{i}]", names)
+    for key in ("systems", "values", "choices"):
         _require(spec, key, dict, "annotation spec", default={})
     missing = _require(spec, "missing", list, "annotation spec", default=list(DEFAULT_MISSING))
     if not all(isinstance(v, str) for v in missing):
         raise QRAInputError("annotation spec: missing must be a list of texts")
+    coding = _require(spec, "agreement_coding", str, "annotation spec", default="system")
+    if coding not in AGREEMENT_CODINGS:
+        raise QRAInputError(f"annotation spec: agreement_coding must be one of {', '.join(AGREEMENT_CODINGS)}, "
+                            f"got {_shown(coding)}")
+    if spec.get("conventions") is not None:
+        from .conventions import Conventions
+
+        Conventions.from_dict(spec["conventions"], "annotation spec: conventions")
     return spec
 
 
@@ -213,108 +220,32 @@ def _criteria(spec: dict):
             name=_require(item, "name", str, where), scale_min=_require(item, "scale_min", (int, float), where, 0.0),
             scale_max=_require(item, "scale_max", (int, float), where, None), qcet_id=_require(item, "qcet_id", str, where, None),
             label_level=_require(item, "label_level", str, where, "ordinal"),
-            description=_require(item, "description", str, where, "")))
+            description=_require(item, "description", str, where, ""),
+            evaluation_type=_require(item, "evaluation_type", str, where, "unknown")))
     return result
 
 
-def _experiment_ratings(experiment: dict, frame, source: str, criteria, systems_map: dict, missing: set) -> dict[str, list]:
-    """One experiment's ratings as columns, after every check (errors name file, row and column)."""
-    import pandas as pd
+def entry_file_bytes(name: str, *, files: dict[str, bytes] | None = None, root: str | os.PathLike | None = None
+                     ) -> tuple[bytes, str]:
+    """A spec's file (through :func:`spec_file_bytes`) and the name its format is read from:
+    ``x.csv.gz`` is gunzipped (within the unpacked-size cap) and read as ``x.csv``."""
+    import zlib
 
-    columns = experiment["columns"]
-    row_number = np.arange(len(frame)) + 2  # header is line / row 1
-    for column, wanted in (experiment.get("rows") or {}).items():
-        if column not in frame.columns:
-            raise QRAInputError(f"{source}: column {column!r} (in rows) is missing; found {list(frame.columns)}")
-        keep = frame[column].isin([str(v) for v in (wanted if isinstance(wanted, list) else [wanted])]).to_numpy()
-        frame, row_number = frame[keep], row_number[keep]
-    needed = [columns["system"], columns["item"]] + ([columns["rater"]] if columns.get("rater") else [])
-    long = "rating" in columns
-    criterion_of: dict[str, str] = {}
-    if long:
-        needed += [columns["criterion"], columns["rating"]]
-        values = columns.get("criteria") or {qc.name: qc.name for qc in criteria}
-        criterion_of = {str(v): name for name, v in values.items()}
-    else:
-        for qc in criteria:
-            if qc.name not in columns["criteria"]:
-                raise QRAInputError(f"{source}: the spec gives no column for quality criterion {qc.name!r} (columns.criteria)")
-        needed += [columns["criteria"][qc.name] for qc in criteria]
-    absent = [c for c in needed if c not in frame.columns]
-    if absent:
-        raise QRAInputError(f"{source}: column {absent[0]!r} is missing; found {list(frame.columns)}")
-    system_names = {**systems_map, **(experiment.get("systems") or {})}
-    system = frame[columns["system"]].map(lambda v: system_names.get(v, v)).to_numpy(dtype=object)
-    item = frame[columns["item"]].to_numpy(dtype=object)
-    rater = (frame[columns["rater"]].to_numpy(dtype=object) if columns.get("rater")
-             else np.array([f"row {r}" for r in row_number], dtype=object))
-    for values, column in ((system, columns["system"]), (item, columns["item"])):
-        empty = values == ""
-        if empty.any():
-            raise QRAInputError(f"{source}: row {row_number[np.argmax(empty)]}, column {column!r} is empty")
-    if long:
-        known = frame[columns["criterion"]].isin(list(criterion_of)).to_numpy()
-        for value, name in criterion_of.items():
-            if not (frame[columns["criterion"]] == value).any():
-                raise QRAInputError(f"{source}: column {columns['criterion']!r} has no rows for quality criterion "
-                                    f"{name!r} (value {value!r})")
-        qc_names = frame[columns["criterion"]].map(criterion_of).to_numpy(dtype=object)
-        blocks = [(qc_names[known], frame[columns["rating"]].to_numpy(dtype=object)[known], columns["rating"], known)]
-    else:
-        blocks = [(np.full(len(frame), qc.name, dtype=object), frame[columns["criteria"][qc.name]].to_numpy(dtype=object),
-                   columns["criteria"][qc.name], np.ones(len(frame), dtype=bool)) for qc in criteria]
-    scale = {qc.name: qc for qc in criteria}
-    out = {name: [] for name in ("quality_criterion", "system", "item", "rater", "rating", "row", "column")}
-    for qc_names, raw, column, rows in blocks:
-        present = ~pd.Series(raw, dtype=object).isin(missing).to_numpy()
-        numbers = pd.to_numeric(pd.Series(raw[present], dtype=object), errors="coerce").to_numpy(dtype=float)
-        at = row_number[rows][present]
-        bad = ~np.isfinite(numbers)
-        if bad.any():
-            i = int(np.argmax(bad))
-            raise QRAInputError(f"{source}: row {at[i]}, column {column!r}: {raw[present][i]!r} is not a number "
-                                f"(list it under \"missing\" if it marks a missing rating)")
-        names = qc_names[present]
-        for name in dict.fromkeys(names):
-            qc = scale[name]
-            mine = names == name
-            outside = mine & ((numbers < qc.scale_min) | ((numbers > qc.scale_max) if qc.scale_max is not None else False))
-            if outside.any():
-                i = int(np.argmax(outside))
-                raise QRAInputError(f"{source}: row {at[i]}, column {column!r}: {numbers[i]:g} is outside the scale "
-                                    f"{qc.scale_min:g}..{'' if qc.scale_max is None else f'{qc.scale_max:g}'} of {name!r}")
-        out["quality_criterion"].append(names)
-        out["system"].append(system[rows][present])
-        out["item"].append(item[rows][present])
-        out["rater"].append(rater[rows][present])
-        out["rating"].append(numbers)
-        out["row"].append(at)
-        out["column"].append(np.full(len(at), column, dtype=object))
-    merged = {k: (np.concatenate(v) if v else np.array([], dtype=object)) for k, v in out.items()}
-    if not len(merged["rating"]):
-        raise QRAInputError(f"{source}: experiment {experiment['id']!r} has no ratings (every rating cell is missing "
-                            f"or filtered out)")
-    _check_items(merged, source, columns)
-    return merged
+    from .reading import MAX_FILE_BYTES
 
-
-def _check_items(merged: dict, source: str, columns: dict) -> None:
-    import pandas as pd
-
-    frame = pd.DataFrame({k: merged[k] for k in ("quality_criterion", "system", "item", "rater", "row")})
-    first_system = frame.groupby("item", sort=False).system.transform("first")
-    clash = (frame.system != first_system).to_numpy()
-    if clash.any():
-        i = int(np.argmax(clash))
-        earlier = int(frame.row[(frame["item"] == frame["item"].iat[i]) & (frame.system == first_system.iat[i])].iat[0])
-        raise QRAInputError(f"{source}: row {frame.row.iat[i]}, column {columns['item']!r}: item {frame['item'].iat[i]!r} is "
-                            f"rated under system {frame.system.iat[i]!r} here and {first_system.iat[i]!r} in row {earlier}")
-    twice = frame.duplicated(["quality_criterion", "item", "rater"], keep=False).to_numpy()
-    if twice.any() and columns.get("rater"):
-        rows = frame.row.to_numpy()[twice][:2]
-        i = int(np.argmax(twice))
-        raise QRAInputError(f"{source}: rows {rows[0]} and {rows[1]}, column {columns['rater']!r}: rater {frame.rater.iat[i]!r} "
-                            f"rates item {frame['item'].iat[i]!r} on {frame.quality_criterion.iat[i]!r} twice")
+    data = spec_file_bytes(name, files=files, root=root)
+    shown = PurePosixPath(name.replace("\\", "/")).name
+    if not shown.lower().endswith(".gz"):
+        return data, shown
+    unpacker = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    try:
+        unpacked = unpacker.decompress(data, MAX_FILE_BYTES + 1)
+    except zlib.error as error:
+        raise QRAInputError(f"{_shown(shown)}: cannot be unpacked as gzip ({error})") from None
+    if len(unpacked) > MAX_FILE_BYTES or unpacker.unconsumed_tail:
+        raise QRAInputError(f"{_shown(shown)}: unpacks to more than {MAX_FILE_BYTES // (1024 * 1024)} MB; the limit is "
+                            f"{MAX_FILE_BYTES // (1024 * 1024)} MB")
+    return unpacked, shown[:-3]
 
 
 def spec_file_bytes(name: str, *, files: dict[str, bytes] | None = None, root: str | os.PathLike | None = None) -> bytes:
@@ -369,16 +300,21 @@ def is_spec(path: str | os.PathLike) -> bool:
 
 
 def load_annotations(spec_or_path: dict | str | os.PathLike, *, base: str | os.PathLike | None = None,
-                     files: dict[str, bytes] | None = None, aggregation: str | None = None):
+                     files: dict[str, bytes] | None = None, aggregation: str | None = None,
+                     optional_exclude: bool = False):
     """Read an annotation spec and its files into a :class:`~qra_widgets.Study` (see the module docstring).
 
     ``spec_or_path`` is a spec (dict) or the path of a spec file.  File paths are relative
     to the spec file, or to ``base`` for a dict (default: the working directory).
     ``files`` maps file names to their bytes (the app's uploads) instead of reading disk.
     ``aggregation`` overrides the spec's (``mean`` of all ratings by default).
+    ``optional_exclude`` also applies each experiment's ``optional_exclude`` (the exclusions
+    a team may or may not have applied; by default they are only recorded).
     """
     from .labels import Labels
-    from .ratings import Ratings
+    from .layouts import (Table, check_optional_exclude, read_entry, reported_scores, select_rows, sign_test_records,
+                          system_values)
+    from .ratings import Choices, Ratings
     from .study import Experiment, Study
 
     if isinstance(spec_or_path, dict):
@@ -387,49 +323,153 @@ def load_annotations(spec_or_path: dict | str | os.PathLike, *, base: str | os.P
         spec = load_spec(spec_or_path)
         folder = Path(base) if base is not None else Path(spec_or_path).parent
     criteria = _criteria(spec)
+    by_name = {qc.name: qc for qc in criteria}
     missing = set(spec.get("missing", DEFAULT_MISSING))
     how = aggregation or spec.get("aggregation", "mean")
     systems_map = {str(k): str(v) for k, v in (spec.get("systems") or {}).items()}
-    parts, experiments = [], []
+    coding = spec.get("agreement_coding", "system")
+    experiments: dict[str, Experiment] = {}
+    scores, sources, reported = {}, {}, []
+    parts, covered = [], {}  # parts: (experiment id, Part, file names, agreement coding)
     for entry in spec["experiments"]:
-        source = entry["file"]
-        data = spec_file_bytes(source, files=files, root=folder)
-        frame = read_frame(data, Path(source).name, entry.get("sheet"))
-        if frame.empty:
-            raise QRAInputError(f"{Path(source).name}: experiment {entry['id']!r} has a header but no rows")
-        columns = _experiment_ratings(entry, frame, Path(source).name, criteria, systems_map, missing)
-        columns["experiment"] = np.full(len(columns["rating"]), entry["id"], dtype=object)
-        columns["file"] = Path(source).name
-        parts.append(columns)
-        experiments.append(Experiment(entry["id"], label=entry.get("label", ""), team=entry.get("team", ""),
-                                      date=str(entry.get("date", "")), role=entry.get("role", "repeat")))
-    stacked = {k: np.concatenate([p[k] for p in parts]) for k in ("quality_criterion", "system", "item", "experiment",
-                                                                    "rater", "rating")}
-    ratings = Ratings.from_columns(*(stacked[k] for k in ("quality_criterion", "system", "item", "experiment", "rater",
-                                                           "rating")), spec=spec)
-    seen = list(dict.fromkeys(stacked["system"].tolist()))
+        eid = entry["id"]
+        experiment = Experiment(eid, label=entry.get("label", ""), team=entry.get("team", ""),
+                                date=str(entry.get("date", "")), role=entry.get("role") or "repeat")
+        if eid in experiments and (entry.get("role") or "repeat") != experiments[eid].role:
+            raise QRAInputError(f"annotation spec: experiment {eid!r} appears twice with different roles")
+        if eid not in experiments or (experiment.label and not experiments[eid].label):
+            experiments[eid] = experiment
+        entry_systems = {**systems_map, **{str(k): str(v) for k, v in (entry.get("systems") or {}).items()}}
+        if "scores" in entry:
+            values, extras = reported_scores(entry)
+            read = set()
+            for (qc, system), value in values.items():
+                key = (qc, entry_systems.get(system, system), eid)
+                if key in scores:
+                    raise QRAInputError(f"annotation spec: experiment {eid!r} gives {key[1]!r} on {qc!r} twice")
+                by_name[qc].check_score(value, f"experiment {eid!r}: score of {key[1]!r} on {qc!r}")
+                scores[key], sources[key] = value, "reported system value (spec)"
+                if (qc, system) in extras:
+                    reported.append({"experiment": eid, "quality_criterion": qc, "system": key[1], **extras[(qc, system)]})
+                read.add(qc)
+            _cover(covered, eid, read)
+            continue
+        names = entry.get("files") or [entry["file"]]
+        values = entry.get("values", spec.get("values") or None)
+        choices = entry.get("choices", spec.get("choices") or None)
+        pieces = []
+        for name in names:
+            data, shown = entry_file_bytes(name, files=files, root=folder)
+            frame = read_frame(data, shown, entry.get("sheet"))
+            if frame.empty:
+                raise QRAInputError(f"{shown}: experiment {eid!r} has a header but no rows")
+            table = Table.of(frame, shown)
+            check_optional_exclude(table, entry)
+            pieces.append(read_entry(select_rows(table, entry, optional=optional_exclude), entry, by_name,
+                                     entry_systems, missing, values, choices))
+        part = pieces[0]
+        for piece in pieces[1:]:
+            part.ratings = {k: np.concatenate([part.ratings[k], piece.ratings[k]]) for k in part.ratings}
+            part.judgements += piece.judgements
+            part.rules.update(piece.rules)
+        shown_names = ", ".join(PurePosixPath(n.replace("\\", "/")).name for n in names)
+        if not len(part.ratings["rating"]):
+            raise QRAInputError(f"{shown_names}: experiment {eid!r} has no ratings (every rating cell is missing "
+                                f"or filtered out)")
+        _cover(covered, eid, set(part.criteria()))
+        parts.append((eid, part, shown_names, entry.get("agreement_coding", coding)))
+    for eid in experiments:
+        if not covered.get(eid):
+            raise QRAInputError(f"annotation spec: experiment {eid!r} has no values")
+    ratings = _stacked_ratings(parts, spec, Ratings, Choices)
+    seen = list(dict.fromkeys([s for (_q, s, _e) in scores] + ratings.columns()[1].tolist()))
     wanted = [s for s in dict.fromkeys(systems_map.values()) if s in seen]
     systems = wanted + [s for s in seen if s not in wanted]
-    scores, sources, label_columns = {}, {}, [[], [], [], [], []]
-    counts = {}
-    for part in parts:
-        for key in zip(part["quality_criterion"], part["system"], part["experiment"]):
-            counts[key] = counts.get(key, 0) + 1
-    files_of = {p["experiment"][0]: p["file"] for p in parts}
+    label_columns = [[], [], [], [], []]
+    tests: list[dict] = []
+    rated = ratings.criteria()
     for qc in criteria:
-        for (system, experiment), value in ratings.system_means(qc.name, how).items():
-            scores[(qc.name, system, experiment)] = value
-            sources[(qc.name, system, experiment)] = (f"{files_of[experiment]}: {how} of "
-                                                      f"{counts[(qc.name, system, experiment)]} ratings")
+        if qc.name not in rated:
+            continue
+        means = ratings.system_means(qc.name, how)
+        for eid, part, shown_names, _coding in parts:
+            if qc.name not in part.criteria():
+                continue
+            rule = part.rules.get(qc.name)
+            if rule is None:
+                mine = part.ratings["quality_criterion"] == qc.name
+                counts = dict(zip(*np.unique(part.ratings["system"][mine].astype(str), return_counts=True)))
+                for system in counts:
+                    scores[(qc.name, system, eid)] = means[(system, eid)]
+                    sources[(qc.name, system, eid)] = f"{shown_names}: {how} of {counts[system]} ratings"
+            else:
+                judged = [j for j in part.judgements if j["quality_criterion"][:1].tolist() == [qc.name]]
+                n = sum(len(j["unit"]) for j in judged)
+                what = rule.get("score", "best-worst score")
+                what = {"preference": "preference score", "win_rate": f"win rate (ties: {rule.get('ties')})",
+                        "bradley_terry": "Bradley-Terry value"}.get(what, what)
+                tests += sign_test_records(eid, qc.name, judged)
+                for system, value in system_values(judged, rule).items():
+                    if not np.isfinite(value):
+                        continue
+                    scores[(qc.name, system, eid)] = value
+                    sources[(qc.name, system, eid)] = f"{shown_names}: {what} from {n} judgements"
         system, item, experiment, label = ratings.item_labels(qc.name, qc.label_level)
         for column, values in zip(label_columns, (np.full(len(label), qc.name, dtype=object), system, item, experiment,
                                                   label.astype(object))):
             column.append(values)
-    labels = Labels.from_columns(*(np.concatenate(c) for c in label_columns))
-    coverage = ratings.coverage()
-    metadata = {"annotations": {"aggregation": how, "items": coverage["items"], "items_per_experiment":
-                                coverage["per_experiment"], "items_in_all_experiments": coverage["in_all"],
-                                "items_not_in_all_experiments": len(coverage["not_in_all"])}}
+    labels = (Labels.from_columns(*(np.concatenate(c) for c in label_columns)) if label_columns[0] else Labels())
+    metadata: dict[str, Any] = {}
+    if len(ratings):
+        coverage = ratings.coverage()
+        metadata["annotations"] = {"aggregation": how, "items": coverage["items"], "items_per_experiment":
+                                   coverage["per_experiment"], "items_in_all_experiments": coverage["in_all"],
+                                   "items_not_in_all_experiments": len(coverage["not_in_all"])}
+    else:
+        metadata["annotations"] = {"aggregation": how}
+    if reported:
+        metadata["annotations"]["reported_uncertainty"] = reported
+    if tests:
+        metadata["annotations"]["sign_tests"] = tests
+    optional = {e["id"]: e["optional_exclude"] for e in spec["experiments"] if e.get("optional_exclude")}
+    if optional:
+        metadata["annotations"]["optional_exclude"] = optional
+        metadata["annotations"]["optional_exclude_applied"] = bool(optional_exclude)
+    if spec.get("conventions") is not None:
+        from .conventions import Conventions
+
+        metadata["conventions"] = Conventions.from_dict(spec["conventions"], "annotation spec: conventions").to_stored()
     return Study(id=spec["id"], name=spec.get("name", ""), description=spec.get("description", ""),
-                 quality_criteria=criteria, systems=systems, experiments=experiments, scores=scores, labels=labels,
-                 sources=sources, metadata=metadata, ratings=ratings)
+                 quality_criteria=criteria, systems=systems, experiments=list(experiments.values()), scores=scores,
+                 labels=labels, sources=sources, metadata=metadata, ratings=ratings)
+
+
+def _cover(covered: dict, eid: str, criteria: set) -> None:
+    twice = covered.setdefault(eid, set()) & criteria
+    if twice:
+        raise QRAInputError(f"annotation spec: experiment {eid!r} gives {sorted(twice)[0]!r} in two entries; the files "
+                            f"of one experiment go in one entry's \"files\"")
+    covered[eid] |= criteria
+
+
+def _stacked_ratings(parts: list, spec: dict, Ratings, Choices):
+    """Every entry's ratings in one :class:`~qra_widgets.ratings.Ratings`, with the judgements'
+    raw choices (for annotator agreement) attached."""
+    keys = ("quality_criterion", "system", "item", "experiment", "rater", "rating")
+    if not parts:
+        return Ratings(spec=spec)
+    stacked = {k: [] for k in keys}
+    choice_columns = {k: [] for k in ("quality_criterion", "experiment", "unit", "rater", "code_system", "code_position")}
+    codings = {}
+    for eid, part, _names, coding in parts:
+        n = len(part.ratings["rating"])
+        for k in keys:
+            stacked[k].append(np.full(n, eid, dtype=object) if k == "experiment" else part.ratings[k])
+        for j in part.judgements:
+            for k in choice_columns:
+                choice_columns[k].append(np.full(len(j["unit"]), eid, dtype=object) if k == "experiment" else j[k])
+            codings[eid] = coding
+    ratings = Ratings.from_columns(*(np.concatenate(stacked[k]) for k in keys), spec=spec)
+    if codings:
+        ratings.choices = Choices.from_columns(*(np.concatenate(choice_columns[k]) for k in choice_columns), coding=codings)
+    return ratings

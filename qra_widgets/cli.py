@@ -3,7 +3,7 @@
     qra-widgets report FILE [--labels LABELS.csv] [--format markdown|csv|latex|json|narrative]
     qra-widgets report SPEC.json --bootstrap 2000 --seed 1  # item-level annotations, with intervals
     qra-widgets examples                       # list the bundled paper examples
-    qra-widgets report --example qrapp_example1 [--conventions qra3|qrapp]
+    qra-widgets report --example qrapp_example1 [--conventions qra3|qrapp|JSON|FILE.json]
     qra-widgets qra3 --input metrics.csv --config config.json --out-dir DIR [--krippendorff-alpha-mode MODE] [--force]
     qra-widgets export-qra3 STUDY... --out-dir DIR [--db PATH] [--force]   # study files or library ids -> QRA3 input
     qra-widgets app [--port N] [--no-browser] [--db PATH]   # the dashboard, served by Voila
@@ -45,10 +45,77 @@ def _report(args: argparse.Namespace) -> str:
         study = load_annotations(args.file)
     else:
         study = load_study(args.file, labels=args.labels)
+    with_results = {e for (_q, _s, e) in study.scores}
+    if len(with_results) < 2:
+        return _one_experiment_report(study, args)
     result = _assess_with_progress(assess, study, args)
     if args.format == "narrative":
         return "\n\n".join(result.narrative(qc, system) for qc, system in result.cv) + "\n"
-    return {"markdown": result.to_markdown, "csv": result.to_csv, "latex": result.to_latex, "json": result.to_json}[args.format]()
+    text = {"markdown": result.to_markdown, "csv": result.to_csv, "latex": result.to_latex, "json": result.to_json}[args.format]()
+    return _with_sign_tests(text, study, args.format)
+
+
+def _sign_test_frame(study):
+    import pandas as pd
+
+    tests = (study.metadata.get("annotations") or {}).get("sign_tests") or []
+    return pd.DataFrame(tests) if tests else None
+
+
+def _with_sign_tests(text: str, study, fmt: str) -> str:
+    """The report, with each pairwise experiment's sign tests (two-sided binomial, Holm-adjusted) added."""
+    frame = _sign_test_frame(study)
+    if frame is None or fmt not in ("markdown", "csv", "json"):
+        return text
+    if fmt == "json":
+        import json
+
+        data = json.loads(text)
+        data["sign_tests"] = frame.to_dict(orient="records")
+        return json.dumps(data, indent=1) + "\n"
+    if fmt == "csv":
+        return text.rstrip("\n") + "\n\n" + frame.to_csv(index=False)
+    return (text.rstrip("\n") + "\n\n## Pairwise sign tests\n\nTwo-sided binomial test per system pair (ties left "
+            "out), p adjusted by Holm's method within each experiment and criterion.\n\n"
+            + frame.to_markdown(index=False, floatfmt=".3g") + "\n")
+
+
+def _one_experiment_report(study, args: argparse.Namespace) -> str:
+    """A study with one experiment: its system values and annotator agreement, and a note that QRA needs two."""
+    import json
+
+    import pandas as pd
+
+    from .conventions import resolve, stored_conventions
+    from .ratings import annotator_agreement
+
+    conventions = resolve(args.conventions) if args.conventions is not None else (
+        stored_conventions(study.metadata) or resolve(None))
+    experiments = sorted({e for (_q, _s, e) in study.scores}) or [e.id for e in study.experiments]
+    note = (f"QRA compares experiments: this study has results from one ({', '.join(experiments)}), so there is no "
+            f"CV*, r, rho or P to report; add the original's system values (an experiment with \"scores\") or a "
+            f"second experiment's annotations.")
+    values = pd.DataFrame([{"quality_criterion": q, "system": s, "experiment": e, "value": v,
+                            "source": study.sources.get((q, s, e), "")} for (q, s, e), v in study.scores.items()],
+                          columns=["quality_criterion", "system", "experiment", "value", "source"])
+    agreement = annotator_agreement(study, conventions)
+    if args.format == "json":
+        data = {"study": study.id, "conventions": conventions.stamp(), "note": note,
+                "system_values": values.to_dict(orient="records"),
+                "annotator_agreement": json.loads(agreement.to_json(orient="records"))}
+        frame = _sign_test_frame(study)
+        if frame is not None:
+            data["sign_tests"] = frame.to_dict(orient="records")
+        return json.dumps(data, indent=1) + "\n"
+    if args.format == "csv":
+        text = values.to_csv(index=False) + ("\n" + agreement.to_csv(index=False) if not agreement.empty else "")
+        return _with_sign_tests(text, study, "csv")
+    lines = [f"# {study.name or study.id}", "", f"Note: {note}", "", "## System values", "",
+             values.to_markdown(index=False, floatfmt=".4g")]
+    if not agreement.empty:
+        lines += ["", "## Annotator agreement within each experiment", "",
+                  agreement.to_markdown(index=False, floatfmt=".3f")]
+    return _with_sign_tests("\n".join(lines) + "\n", study, "markdown")
 
 
 def _qra3(args: argparse.Namespace) -> str:
@@ -85,6 +152,17 @@ def _export_qra3(args: argparse.Namespace) -> str:
             raise QRAInputError(f"{name}: neither a study file nor a study id in the library {library.path}") from None
     written = export_files(studies, args.out_dir, force=args.force)
     return "".join(f"wrote {path}\n" for path in written)
+
+
+def _conventions_argument(text: str):
+    """``--conventions`` through :func:`qra_widgets.conventions.parse_conventions` (argparse
+    reports its QRAInputError as a usage error naming the option)."""
+    from .conventions import parse_conventions
+
+    try:
+        return parse_conventions(text)
+    except QRAInputError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def _is_annotation_spec(path) -> bool:
@@ -344,8 +422,10 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--labels", help="long CSV of Type III labels (experiment, quality_criterion, system, item, label)")
     report.add_argument("--example", help="assess a bundled paper example instead of a file (see `qra-widgets examples`)")
     report.add_argument("--format", choices=FORMATS, default="markdown", help="output format (default: markdown)")
-    report.add_argument("--conventions", choices=("qrapp", "qra3"), default=None,
-                        help="conventions preset (default: the study's own, else qrapp; see qra_widgets.conventions)")
+    report.add_argument("--conventions", type=_conventions_argument, default=None, metavar="NAME|JSON|FILE.json",
+                        help="conventions: a preset (qrapp, qra3), a JSON object such as "
+                             "'{\"name\": \"qrapp\", \"scale_shift\": false}' (name = the preset the other fields "
+                             "override), or a .json file of either (default: the study's own, else qrapp)")
     report.add_argument("--bootstrap", type=int, default=0, metavar="B",
                         help="add confidence intervals from B bootstrap replicates (e.g. 2000)")
     report.add_argument("--seed", type=int, default=None, help="random seed of the bootstrap (same seed, same intervals)")

@@ -171,6 +171,20 @@ class Conventions:
         return {f.name: getattr(self, f.name) for f in fields(self)
                 if f.name != "name" and getattr(self, f.name) != getattr(base, f.name)}
 
+    def stamp(self) -> str:
+        """The preset and the fields that override it, in one token: ``qrapp``,
+        ``qrapp+scale_shift=false`` (JSON spellings of the values, in field order).
+
+        >>> QRAPP.replace(scale_shift=False, p_ties="untied").stamp()
+        'qrapp+scale_shift=false+p_ties=untied'
+        """
+        import json
+
+        def spelled(value: Any) -> str:
+            return value if isinstance(value, str) else json.dumps(list(value) if isinstance(value, tuple) else value)
+
+        return "+".join([self.name] + [f"{k}={spelled(v)}" for k, v in self.changed_fields().items()])
+
     def describe(self) -> str:
         """``qra3``, or ``qrapp, with w_tie_correction=False`` for a changed preset."""
         changed = self.changed_fields()
@@ -194,9 +208,14 @@ class Conventions:
             return resolve(data)
         if not isinstance(data, dict):
             raise QRAInputError(f"{where}: must be a preset name or an object, got {type(data).__name__}")
-        unknown = set(data) - {f.name for f in fields(cls)}
-        if unknown:
-            raise QRAInputError(f"{where}: unknown field(s) {', '.join(sorted(map(str, unknown)))}")
+        known = [f.name for f in fields(cls)]
+        for key in data:
+            if key not in known:
+                import difflib
+
+                close = difflib.get_close_matches(str(key), known, n=1, cutoff=0.6)
+                hint = f"did you mean {close[0]!r}?" if close else f"known fields: {', '.join(known)}"
+                raise QRAInputError(f"{where}: unknown field {str(key)[:40]!r}; {hint}")
         base = resolve(data.get("name", "qrapp"))
         return base.replace(**{k: v for k, v in data.items() if k != "name"})
 
@@ -219,6 +238,37 @@ def _choice(name: str, value: Any, allowed: tuple) -> None:
 QRAPP = Conventions()
 QRA3 = Conventions(name="qra3", small_sample_factor=False, w_tie_correction=False, agreement_many=("alpha",))
 PRESETS: dict[str, Conventions] = {"qrapp": QRAPP, "qra3": QRA3}
+
+
+def parse_conventions(text: str) -> Conventions:
+    """Conventions from the command line: a preset name (``qra3``), a JSON object
+    (``{"name": "qrapp", "scale_shift": false}``: ``name`` is the preset the other fields
+    override), or the path of a JSON file holding either.
+
+    >>> parse_conventions('{"name": "qrapp", "scale_shift": false}').stamp()
+    'qrapp+scale_shift=false'
+    >>> parse_conventions("qra3") is QRA3
+    True
+    """
+    from pathlib import Path
+
+    from .reading import load_json, read_bytes
+
+    text = text.strip()
+    if text in PRESETS:
+        return PRESETS[text]
+    if text.startswith("{") or text.startswith('"'):
+        return Conventions.from_dict(load_json(text, "--conventions"), "--conventions")
+    path = Path(text)
+    if path.suffix.lower() == ".json":
+        if not path.is_file():
+            raise QRAInputError(f"--conventions: no such file {text[:80]!r}")
+        return Conventions.from_dict(load_json(read_bytes(path), path.name), path.name)
+    import difflib
+
+    close = difflib.get_close_matches(text, list(PRESETS), n=1)
+    raise QRAInputError(f"--conventions: {text[:40]!r} is not a preset ({', '.join(PRESETS)}), a JSON object or a "
+                        f".json file" + (f"; did you mean {close[0]!r}?" if close else ""))
 
 
 def stored_conventions(metadata: dict | None) -> Conventions | None:
