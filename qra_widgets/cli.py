@@ -374,9 +374,16 @@ def _sensitivity(args: argparse.Namespace) -> str:
             raise QRAInputError(f"{args.study}: holds {len(studies)} studies; sensitivity takes one")
         study = studies[0]
     elif str(args.study).lower().endswith(".json") and _is_annotation_spec(args.study):
-        from .annotations import load_annotations
+        from pathlib import Path
 
-        study = load_annotations(args.study)
+        from .annotations import load_annotations, load_spec
+        from .meta import optional_exclude_variants
+
+        spec = load_spec(args.study)
+        variants = optional_exclude_variants(spec, lambda copied: load_annotations(copied, base=Path(args.study).parent))
+        frame = sensitivity(variants["none"], published=args.published, quality_criterion=args.quality_criterion,
+                            system=args.system, variants=variants if len(variants) > 1 else None)
+        return sensitivity_report(frame)
     else:
         study = load_study(args.study)
     frame = sensitivity(study, published=args.published, quality_criterion=args.quality_criterion, system=args.system)

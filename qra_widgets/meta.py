@@ -417,7 +417,7 @@ def consistency(assessment: Assessment, *, margin: float | dict, quality_criteri
 
 # ----------------------------------------------------------------------------- sensitivity
 
-SENSITIVITY_CHOICES = ("scale_shift", "small_sample_factor", "aggregation", "rounding")
+SENSITIVITY_CHOICES = ("optional_exclude", "scale_shift", "small_sample_factor", "aggregation", "rounding")
 ROUNDINGS = (None, 2, 1)
 
 
@@ -426,14 +426,18 @@ def _printed_digits(published) -> int:
     return len(text.split(".", 1)[1]) if "." in text else 0
 
 
-def sensitivity(study: Study, *, published, quality_criterion: str, system: str) -> pd.DataFrame:
+def sensitivity(study: Study, *, published, quality_criterion: str, system: str,
+                variants: dict[str, Study] | None = None) -> pd.DataFrame:
     """The CV* of one system under every combination of the documented choices, and which
     combinations reproduce ``published`` at its printed digits.
 
     Choices: ``scale_shift`` (subtract the scale minimum first, QRA 2022 section 3.1),
     ``small_sample_factor`` (the (1 + 1/(4n)) factor of CV*), ``aggregation`` of item-level
     ratings into system values (``mean``, ``item_mean``, ``median``; only with ratings) and
-    ``rounding`` of the system values before CV* (none, 2 or 1 decimals, as teams retype means).
+    ``rounding`` of the system values before CV* (none, 2 or 1 decimals, as teams retype means),
+    and ``optional_exclude``: ``variants`` maps a label (which of a spec's ``optional_exclude``
+    were applied, e.g. ``"none"``, ``"R1"``) to the study read that way (see
+    :func:`optional_exclude_variants`); without it the choice is n/a.
     A choice that cannot change the value for this input (e.g. the shift of a scale starting at 0,
     rounding values that already have 1 decimal) is ``"n/a"``; combinations giving the same
     value (to 1e-12) share a ``group``.  ``published`` is the number as printed (text keeps its
@@ -449,6 +453,7 @@ def sensitivity(study: Study, *, published, quality_criterion: str, system: str)
 
     from .measures.precision import cv_star
 
+    variants = variants or {"n/a": study}
     qc = study.quality_criterion(quality_criterion, "quality_criterion")
     if system not in study.systems:
         raise QRAInputError(f"system: {system!r} is not one of the study's systems {study.systems}")
@@ -457,29 +462,29 @@ def sensitivity(study: Study, *, published, quality_criterion: str, system: str)
     except (TypeError, ValueError):
         raise QRAInputError(f"published: must be a number as printed, got {published!r}") from None
     digits = _printed_digits(published)
-    experiments = study.experiment_ids
     rated = bool(study.ratings) and quality_criterion in study.ratings.criteria()
     aggregations = ("mean", "item_mean", "median") if rated else (None,)
-    values_by_aggregation = {}
-    for how in aggregations:
-        means = study.ratings.system_means(quality_criterion, how) if how else {}
-        values = []
-        for e in experiments:
-            value = means.get((system, e), study.scores.get((quality_criterion, system, e))) if how else \
-                study.scores.get((quality_criterion, system, e))
-            if value is not None:
-                values.append(float(value))
-        values_by_aggregation[how] = values
-    if len(values_by_aggregation[aggregations[0]]) < 2:
-        raise QRAInputError(f"{quality_criterion} / {system}: CV* needs values from at least two experiments")
+    values_by = {}
+    for label, variant in variants.items():
+        for how in aggregations:
+            means = variant.ratings.system_means(quality_criterion, how) if how and variant.ratings else {}
+            values = []
+            for e in variant.experiment_ids:
+                value = means.get((system, e), variant.scores.get((quality_criterion, system, e))) if how else \
+                    variant.scores.get((quality_criterion, system, e))
+                if value is not None:
+                    values.append(float(value))
+            if len(values) < 2:
+                raise QRAInputError(f"{quality_criterion} / {system}: CV* needs values from at least two experiments")
+            values_by[(label, how)] = values
     grid = []
-    for shift, factor, how, rounding in itertools.product((True, False), (True, False), aggregations, ROUNDINGS):
-        values = values_by_aggregation[how]
+    for label, shift, factor, how, rounding in itertools.product(variants, (True, False), (True, False), aggregations, ROUNDINGS):
+        values = values_by[(label, how)]
         used = [round(v, rounding) for v in values] if rounding is not None else values
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UndefinedMeasureWarning)
             value = cv_star(used, scale_min=qc.scale_min if shift else None, small_sample_factor=factor).cv_star
-        grid.append({"scale_shift": shift, "small_sample_factor": factor, "aggregation": how or "n/a",
+        grid.append({"optional_exclude": label, "scale_shift": shift, "small_sample_factor": factor, "aggregation": how or "n/a",
                      "rounding": "none" if rounding is None else f"{rounding} decimals", "value": value, "n": len(used)})
     frame = pd.DataFrame(grid)
     not_applicable = []
@@ -499,6 +504,33 @@ def sensitivity(study: Study, *, published, quality_criterion: str, system: str)
     frame.attrs.update(published=str(published), digits=digits, not_applicable=not_applicable,
                        quality_criterion=quality_criterion, system=system)
     return frame
+
+
+def optional_exclude_variants(spec: dict, load) -> dict[str, Study]:
+    """The studies of an annotation spec under each combination of its experiments'
+    ``optional_exclude`` (applied or not, experiment by experiment): label (``"none"``, ``"R1"``,
+    ``"R1+R2"``) -> ``load(spec_copy)``.  In each copy the applied ones are merged into the
+    experiment's ``exclude`` and every ``optional_exclude`` is removed.  At most 4 experiments
+    with one (16 variants)."""
+    import copy
+    import itertools
+
+    optional = [e["id"] for e in spec.get("experiments", []) if e.get("optional_exclude")]
+    if len(optional) > 4:
+        raise QRAInputError(f"optional_exclude: {len(optional)} experiments have one; the sensitivity report tries at most 4")
+    variants = {}
+    for size in range(len(optional) + 1):
+        for chosen in itertools.combinations(optional, size):
+            copied = copy.deepcopy(spec)
+            for entry in copied["experiments"]:
+                extra = entry.pop("optional_exclude", None)
+                if extra and entry["id"] in chosen:
+                    merged = dict(entry.get("exclude") or {})
+                    for column, values in extra.items():
+                        merged[column] = list(merged.get(column, [])) + list(values if isinstance(values, list) else [values])
+                    entry["exclude"] = merged
+            variants["+".join(chosen) or "none"] = load(copied)
+    return variants
 
 
 def sensitivity_report(frame: pd.DataFrame) -> str:
