@@ -133,7 +133,8 @@ def random_effects(values, standard_errors, *, method: str = "reml", ci: float =
     name = ESTIMATORS[method]
     nan = float("nan")
     if k < 2:
-        reason = undefined_reason("random-effects pooling", count=(k, 2, "experiment with a standard error"))
+        what = "experiment with a standard error" if k == 1 else "experiments with a standard error"
+        reason = undefined_reason("random-effects pooling", count=(k, 2, what))
         value = undefined(reason)
         return Pooled(value, nan, nan, nan, nan, nan, nan, nan, nan, max(k - 1, 0), nan, k, name, reason)
     v = se**2

@@ -107,6 +107,8 @@ class SideBySideView:
             labelled("Margin (±)", self.margin, "7em"), self.verdicts,
             w.HTML("<h4>Rank intervals</h4>"), self.ranks_button, self.ranks_note, self.ranks,
         ])
+        self.widget.add_class("qra-sidebyside")
+        self.verdicts.add_class("qra-verdicts-box")
         self._updating = False
         self.refresh()
 
