@@ -622,3 +622,62 @@ def rank_intervals(study: Study, *, quality_criterion: str, B: int = 1000, seed:
                         "value": values[i], "rank": observed[i], "rank_low": low[i], "rank_high": high[i],
                         "group": int(groups[i]), "B": B if not note else 0, "seed": seed, "note": note})
     return pd.DataFrame(out, columns=RANK_COLUMNS)
+
+
+# ----------------------------------------------------------------------------- verdicts in the template and narrative
+
+
+def _verdict_text(row) -> str:
+    """``"2/2 in PI, 1/2 equivalent (±0.2)"`` for the verdict rows of one system."""
+    known = row.dropna(subset=["inside_pi"]) if hasattr(row, "dropna") else row
+    if not len(known):
+        return "n/a"
+    inside = int(known["inside_pi"].astype(bool).sum())
+    equivalent = int(known["equivalent"].astype(bool).sum())
+    return f"{inside}/{len(known)} in PI, {equivalent}/{len(known)} equivalent (±{known['margin'].iloc[0]:g})"
+
+
+def template_with_consistency(assessment: Assessment, *, margin: float | dict, standard_errors: dict | None = None,
+                              **table_options) -> pd.DataFrame:
+    """The QRA++ template (:meth:`Assessment.table`) with a ``Consistency`` column: on each
+    Type I system row, how many reproductions lie inside the original's prediction interval and
+    how many are equivalent within ``±margin`` (:func:`consistency`, with ``standard_errors``), e.g.
+    ``"2/3 in PI, 1/3 equivalent (±0.2)"``; ``n/a`` where no verdict can be given."""
+    table = assessment.table(**table_options)
+    verdicts = consistency(assessment, margin=margin, standard_errors=standard_errors)
+    column = []
+    qc = None
+    multi = len(assessment.study.qc_names) > 1
+    for kind, measure in zip(table["Type of result"], table["Measure applied"]):
+        label = str(kind).strip()
+        if label.startswith("Type"):
+            qc = label.split(":", 1)[1].strip() if ":" in label else (assessment.study.qc_names[0] if not multi else qc)
+            column.append("")
+            continue
+        if measure == "CV*" and label and qc is not None:
+            mine = verdicts[(verdicts.quality_criterion == qc) & (verdicts.system == label)]
+            column.append(_verdict_text(mine) if len(mine) else "n/a")
+        else:
+            column.append("")
+    table["Consistency"] = column
+    table.attrs["margin"] = verdicts.attrs["margin"]
+    return table
+
+
+def consistency_narrative(verdicts: pd.DataFrame, *, quality_criterion: str, system: str) -> str:
+    """One sentence per reproduction of ``system`` from :func:`consistency`'s frame, to follow
+    :meth:`Assessment.narrative`."""
+    rows = verdicts[(verdicts.quality_criterion == quality_criterion) & (verdicts.system == system)]
+    if not len(rows):
+        raise QRAInputError(f"consistency: no verdict for {system!r} on {quality_criterion!r}")
+    sentences = []
+    for row in rows.itertuples(index=False):
+        if row.note:
+            sentences.append(f"{row.experiment}: {row.note}.")
+            continue
+        where = "inside" if row.inside_pi else "outside"
+        same = "equivalent" if row.equivalent else "not shown equivalent"
+        sentences.append(f"{row.experiment} ({row.value:.3g}) lies {where} the 95% prediction interval "
+                         f"[{row.pi_low:.3g}, {row.pi_high:.3g}] of the original ({row.original_value:.3g}; Patil, Peng & Leek "
+                         f"2016) and is {same} to it within ±{row.margin:g} (TOST p = {row.tost_p:.3g}).")
+    return " ".join(sentences)

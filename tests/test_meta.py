@@ -341,3 +341,31 @@ def test_rank_interval_chart_draws_one_marker_per_system_and_experiment():
     figure = charts.rank_intervals_figure(frame)
     assert sum(len(trace.x) for trace in figure.data) == len(frame) == 6
     assert "B = 200" in figure.layout.title.text
+
+
+def test_the_template_gets_a_consistency_column_on_each_system_row():
+    from qra_widgets.meta import template_with_consistency
+
+    result = qw.assess(three_lab_study())
+    table = template_with_consistency(result, margin=0.5)
+    verdicts = qw.consistency(result, margin=0.5)
+    rows = table.set_index(table["Type of result"].str.strip())
+    for system in ("A", "B"):
+        mine = verdicts[verdicts.system == system]
+        expected = f"{int(mine.inside_pi.sum())}/2 in PI, {int(mine.equivalent.sum())}/2 equivalent (±0.5)"
+        assert rows.loc[system, "Consistency"] == expected
+    assert (table.loc[table["Measure applied"] != "CV*", "Consistency"] == "").all()
+    assert table.attrs["margin"] == {"Fluency": 0.5}
+
+
+def test_the_narrative_says_for_each_reproduction_where_it_lies_and_whether_it_is_equivalent():
+    from qra_widgets.meta import consistency_narrative
+
+    verdicts = qw.consistency(qw.assess(three_lab_study()), margin=0.5)
+    text = consistency_narrative(verdicts, quality_criterion="Fluency", system="A")
+    r2 = verdicts[(verdicts.system == "A") & (verdicts.experiment == "R2")].iloc[0]
+    assert text.count("Patil, Peng & Leek 2016") == 2
+    assert (f"R2 ({r2.value:.3g}) lies inside the 95% prediction interval [{r2.pi_low:.3g}, {r2.pi_high:.3g}]" in text)
+    assert ("is equivalent to it within ±0.5" in text) == bool(r2.equivalent)
+    with pytest.raises(QRAInputError, match="no verdict"):
+        consistency_narrative(verdicts, quality_criterion="Fluency", system="Z")
