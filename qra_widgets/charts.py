@@ -435,3 +435,35 @@ def forest_figure_json(frame, *, template: bool = True) -> dict:
     if template:
         layout = {"template": _template(), **layout}
     return {"data": [d for d in data if d["y"]], "layout": layout}
+
+
+def rank_intervals_figure(frame) -> go.Figure:
+    """Rank intervals of a :func:`qra_widgets.meta.rank_intervals` frame: each system's observed
+    rank per experiment with its bootstrap interval, coloured by unresolved-order group; drawn
+    beside the P/W chart (rank 1 on the left)."""
+    return as_figure(rank_intervals_json(frame))
+
+
+def rank_intervals_json(frame, *, template: bool = True) -> dict:
+    """:func:`rank_intervals_figure` as plain Plotly JSON (``template=False`` for the static sites)."""
+    data = []
+    for experiment, rows in frame.groupby("experiment", sort=False):
+        rows = rows.sort_values("rank")
+        labels = [f"{safe(experiment)} · {safe(s)}" for s in rows.system]
+        plus = [None if math.isnan(h) else h - r for h, r in zip(rows.rank_high, rows["rank"])]
+        minus = [None if math.isnan(lo) else r - lo for lo, r in zip(rows.rank_low, rows["rank"])]
+        data.append({"type": "scatter", "mode": "markers", "name": safe(experiment), "x": list(rows["rank"]), "y": labels,
+                     "text": [f"group {g}" for g in rows.group],
+                     "marker": {"size": 10, "color": [PALETTE[(g - 1) % len(PALETTE)] for g in rows.group]},
+                     "error_x": {"type": "data", "symmetric": False, "array": plus, "arrayminus": minus, "thickness": 1.5},
+                     "hovertemplate": "%{y}: rank %{x} (%{text})<extra></extra>"})
+    qc = safe(frame.quality_criterion.iloc[0]) if len(frame) else ""
+    b = int(frame.B.max()) if len(frame) else 0
+    layout = _base_layout(f"Rank intervals: {qc}", f"bootstrap over items, B = {b}; colour = systems whose order is not resolved")
+    layout["xaxis"] = {**layout["xaxis"], "title": {"text": "rank (1 = highest)"}, "dtick": 1}
+    layout["yaxis"] = {**layout["yaxis"], "autorange": "reversed", "type": "category"}
+    layout["height"] = int(min(MAX_HEIGHT, max(MIN_HEIGHT, 200 + FOREST_ROW_PX * len(frame))))
+    layout["showlegend"] = False
+    if template:
+        layout = {"template": _template(), **layout}
+    return {"data": data, "layout": layout}

@@ -11,6 +11,7 @@
     qra-widgets import-all FOLDER [--db PATH]                # restore such a backup
     qra-widgets import PATH... [--db PATH]                   # many studies: folders, zips, QRA3 pairs, long CSVs
     qra-widgets site LIBRARY_OR_FOLDER --out DIR             # a static website of every study (offline)
+    qra-widgets sensitivity STUDY --published 12.01 --quality-criterion C --system S [--config QRA3_CONFIG]
     qra-widgets atlas list | fetch [--mirror DIR | --base-url URL] | build [--db LIBRARY] | site --out DIR  [--cache DIR]
 
 Every failure (bad input, a missing or unreadable file, a damaged or read-only library, a
@@ -361,6 +362,34 @@ def _site(args: argparse.Namespace) -> str:
     return f"wrote {len(written)} files to {args.out}; open {args.out}/index.html (works offline)\n"
 
 
+def _sensitivity(args: argparse.Namespace) -> str:
+    from .io import load_study
+    from .meta import sensitivity, sensitivity_report
+
+    if args.config:
+        from .qra3 import read_qra3
+
+        studies = read_qra3(args.study, args.config)
+        if len(studies) != 1:
+            raise QRAInputError(f"{args.study}: holds {len(studies)} studies; sensitivity takes one")
+        study = studies[0]
+    elif str(args.study).lower().endswith(".json") and _is_annotation_spec(args.study):
+        from pathlib import Path
+
+        from .io.annotations import load_annotations, load_spec
+        from .meta import optional_exclude_variants
+
+        spec = load_spec(args.study)
+        variants = optional_exclude_variants(spec, lambda copied: load_annotations(copied, base=Path(args.study).parent))
+        frame = sensitivity(variants["none"], published=args.published, quality_criterion=args.quality_criterion,
+                            system=args.system, variants=variants if len(variants) > 1 else None)
+        return sensitivity_report(frame)
+    else:
+        study = load_study(args.study)
+    frame = sensitivity(study, published=args.published, quality_criterion=args.quality_criterion, system=args.system)
+    return sensitivity_report(frame)
+
+
 def _atlas(args: argparse.Namespace) -> str:
     from . import atlas
 
@@ -455,6 +484,15 @@ def build_parser() -> argparse.ArgumentParser:
     site.add_argument("source", metavar="LIBRARY_OR_FOLDER", help="a library file (.sqlite3) or a folder of study files")
     site.add_argument("--out", required=True, help="output folder")
     site.set_defaults(run=_site)
+    sens = commands.add_parser("sensitivity", help="the CV* of one system under every combination of the documented "
+                               "choices, and which reproduce a published value")
+    sens.add_argument("study", metavar="STUDY", help="what `report` reads (a study file, a long CSV, an annotation spec), "
+                      "or a QRA3 metrics.csv with --config")
+    sens.add_argument("--published", required=True, help="the value as printed (its digits are the precision compared)")
+    sens.add_argument("--quality-criterion", required=True)
+    sens.add_argument("--system", required=True)
+    sens.add_argument("--config", help="QRA3 config.json, when STUDY is a QRA3 metrics.csv")
+    sens.set_defaults(run=_sensitivity)
     atlas_parser = commands.add_parser("atlas", help="the atlas of published original -> reproduction families: list, fetch, build, site")
     atlas_commands = atlas_parser.add_subparsers(dest="atlas_command", required=True)
     atlas_help = {"list": "list the families of the manifest with their sources and licences",

@@ -26,12 +26,13 @@ Values and margins are in the criterion's scale units (the system means QRA star
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .errors import QRAInputError, undefined
+from .errors import QRAInputError, UndefinedMeasureWarning, undefined
 from .measures._validation import undefined_reason
 
 if TYPE_CHECKING:
@@ -132,7 +133,8 @@ def random_effects(values, standard_errors, *, method: str = "reml", ci: float =
     name = ESTIMATORS[method]
     nan = float("nan")
     if k < 2:
-        reason = undefined_reason("random-effects pooling", count=(k, 2, "experiment with a standard error"))
+        what = "experiment with a standard error" if k == 1 else "experiments with a standard error"
+        reason = undefined_reason("random-effects pooling", count=(k, 2, what))
         value = undefined(reason)
         return Pooled(value, nan, nan, nan, nan, nan, nan, nan, nan, max(k - 1, 0), nan, k, name, reason)
     v = se**2
@@ -412,3 +414,270 @@ def consistency(assessment: Assessment, *, margin: float | dict, quality_criteri
     frame["equivalent"] = frame["equivalent"].astype("boolean")
     frame.attrs.update(margin=margins, level=level, alpha=alpha)
     return frame
+
+
+# ----------------------------------------------------------------------------- sensitivity
+
+SENSITIVITY_CHOICES = ("optional_exclude", "scale_shift", "small_sample_factor", "aggregation", "rounding")
+ROUNDINGS = (None, 2, 1)
+
+
+def _printed_digits(published) -> int:
+    text = str(published).strip()
+    return len(text.split(".", 1)[1]) if "." in text else 0
+
+
+def sensitivity(study: Study, *, published, quality_criterion: str, system: str,
+                variants: dict[str, Study] | None = None) -> pd.DataFrame:
+    """The CV* of one system under every combination of the documented choices, and which
+    combinations reproduce ``published`` at its printed digits.
+
+    Choices: ``scale_shift`` (subtract the scale minimum first, QRA 2022 section 3.1),
+    ``small_sample_factor`` (the (1 + 1/(4n)) factor of CV*), ``aggregation`` of item-level
+    ratings into system values (``mean``, ``item_mean``, ``median``; only with ratings) and
+    ``rounding`` of the system values before CV* (none, 2 or 1 decimals, as teams retype means),
+    and ``optional_exclude``: ``variants`` maps a label (which of a spec's ``optional_exclude``
+    were applied, e.g. ``"none"``, ``"R1"``) to the study read that way (see
+    :func:`optional_exclude_variants`); without it the choice is n/a.
+    A choice that cannot change the value for this input (e.g. the shift of a scale starting at 0,
+    rounding values that already have 1 decimal) is ``"n/a"``; combinations giving the same
+    value (to 1e-12) share a ``group``.  ``published`` is the number as printed (text keeps its
+    trailing zeros: ``"6.00"`` has two digits); a combination reproduces it when its value
+    differs by at most half a unit of the last printed digit.
+
+    Returns one row per distinct combination: :data:`SENSITIVITY_CHOICES`, ``value``, ``n``,
+    ``reproduces``, ``group``; ``frame.attrs`` has ``published``, ``digits`` and ``not_applicable``.
+    """
+    import itertools
+
+    import pandas as pd
+
+    from .measures.precision import cv_star
+
+    variants = variants or {"n/a": study}
+    qc = study.quality_criterion(quality_criterion, "quality_criterion")
+    if system not in study.systems:
+        raise QRAInputError(f"system: {system!r} is not one of the study's systems {study.systems}")
+    try:
+        target = float(published)
+    except (TypeError, ValueError):
+        raise QRAInputError(f"published: must be a number as printed, got {published!r}") from None
+    digits = _printed_digits(published)
+    rated = bool(study.ratings) and quality_criterion in study.ratings.criteria()
+    aggregations = ("mean", "item_mean", "median") if rated else (None,)
+    values_by = {}
+    for label, variant in variants.items():
+        for how in aggregations:
+            means = variant.ratings.system_means(quality_criterion, how) if how and variant.ratings else {}
+            values = []
+            for e in variant.experiment_ids:
+                value = means.get((system, e), variant.scores.get((quality_criterion, system, e))) if how else \
+                    variant.scores.get((quality_criterion, system, e))
+                if value is not None:
+                    values.append(float(value))
+            if len(values) < 2:
+                raise QRAInputError(f"{quality_criterion} / {system}: CV* needs values from at least two experiments")
+            values_by[(label, how)] = values
+    grid = []
+    for label, shift, factor, how, rounding in itertools.product(variants, (True, False), (True, False), aggregations, ROUNDINGS):
+        values = values_by[(label, how)]
+        used = [round(v, rounding) for v in values] if rounding is not None else values
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UndefinedMeasureWarning)
+            value = cv_star(used, scale_min=qc.scale_min if shift else None, small_sample_factor=factor).cv_star
+        grid.append({"optional_exclude": label, "scale_shift": shift, "small_sample_factor": factor, "aggregation": how or "n/a",
+                     "rounding": "none" if rounding is None else f"{rounding} decimals", "value": value, "n": len(used)})
+    frame = pd.DataFrame(grid)
+    not_applicable = []
+    for choice in SENSITIVITY_CHOICES:
+        others = [c for c in SENSITIVITY_CHOICES if c != choice]
+        spread = frame.groupby(others, dropna=False)["value"].agg(lambda v: np.nanmax(v) - np.nanmin(v) if v.notna().any() else 0.0)
+        if (frame[choice] == "n/a").all() or (spread.fillna(0) <= 1e-12).all():
+            not_applicable.append(choice)
+    for choice in not_applicable:
+        frame[choice] = "n/a"
+    frame = frame.drop_duplicates(subset=list(SENSITIVITY_CHOICES)).reset_index(drop=True)
+    frame["reproduces"] = (frame["value"] - target).abs() <= 0.5 * 10.0**-digits + 1e-9
+    keys = frame["value"].round(12)
+    order = {v: i + 1 for i, v in enumerate(dict.fromkeys(keys.sort_values()))}
+    frame["group"] = keys.map(order).astype(int)
+    frame = frame.sort_values(["group"] + list(SENSITIVITY_CHOICES), kind="stable").reset_index(drop=True)
+    frame.attrs.update(published=str(published), digits=digits, not_applicable=not_applicable,
+                       quality_criterion=quality_criterion, system=system)
+    return frame
+
+
+def optional_exclude_variants(spec: dict, load) -> dict[str, Study]:
+    """The studies of an annotation spec under each combination of its experiments'
+    ``optional_exclude`` (applied or not, experiment by experiment): label (``"none"``, ``"R1"``,
+    ``"R1+R2"``) -> ``load(spec_copy)``.  In each copy the applied ones are merged into the
+    experiment's ``exclude`` and every ``optional_exclude`` is removed.  At most 4 experiments
+    with one (16 variants)."""
+    import copy
+    import itertools
+
+    optional = [e["id"] for e in spec.get("experiments", []) if e.get("optional_exclude")]
+    if len(optional) > 4:
+        raise QRAInputError(f"optional_exclude: {len(optional)} experiments have one; the sensitivity report tries at most 4")
+    variants = {}
+    for size in range(len(optional) + 1):
+        for chosen in itertools.combinations(optional, size):
+            copied = copy.deepcopy(spec)
+            for entry in copied["experiments"]:
+                extra = entry.pop("optional_exclude", None)
+                if extra and entry["id"] in chosen:
+                    merged = dict(entry.get("exclude") or {})
+                    for column, values in extra.items():
+                        merged[column] = list(merged.get(column, [])) + list(values if isinstance(values, list) else [values])
+                    entry["exclude"] = merged
+            variants["+".join(chosen) or "none"] = load(copied)
+    return variants
+
+
+def sensitivity_report(frame: pd.DataFrame) -> str:
+    """The text the ``sensitivity`` command prints: each distinct value once with the
+    combinations that give it, those that reproduce the published value marked."""
+    attrs = frame.attrs
+    lines = [(f"CV* of {attrs['quality_criterion']} / {attrs['system']}: published {attrs['published']} "
+              f"(compared at {attrs['digits']} decimals)")]
+    if attrs["not_applicable"]:
+        lines.append("n/a (cannot change the value for this input): " + ", ".join(attrs["not_applicable"]))
+    shown = [c for c in SENSITIVITY_CHOICES if c not in attrs["not_applicable"]]
+    for group, rows in frame.groupby("group", sort=True):
+        value = rows["value"].iloc[0]
+        mark = "REPRODUCES" if rows["reproduces"].iloc[0] else ""
+        lines.append(f"{value:.{max(attrs['digits'] + 2, 4)}f}  {mark}".rstrip())
+        for _, row in rows.iterrows():
+            lines.append("    " + ", ".join(f"{c}={row[c]}" for c in shown))
+    found = frame[frame["reproduces"]]
+    lines.append(f"{found['group'].nunique()} of {frame['group'].nunique()} distinct values reproduce the published "
+                 f"value ({len(found)} of {len(frame)} combinations)")
+    return "\n".join(lines) + "\n"
+
+
+# ----------------------------------------------------------------------------- rank intervals
+
+RANK_COLUMNS = ["quality_criterion", "experiment", "system", "value", "rank", "rank_low", "rank_high", "group", "B",
+                "seed", "note"]
+
+
+def rank_intervals(study: Study, *, quality_criterion: str, B: int = 1000, seed: int | None = None,
+                   ci: float = 0.95) -> pd.DataFrame:
+    """Each system's rank in each experiment (1 = highest value; ties share the mean rank) with a
+    bootstrap percentile interval, and the groups of systems whose order is not resolved.
+
+    The bootstrap resamples each system's items with replacement (its items' mean ratings), B
+    times, and ranks the resampled system means; ``rank_low``/``rank_high`` are the ``ci``
+    percentile interval of a system's ranks.  Groups: systems in observed rank order, a new group
+    starting where a system's whole interval lies below (``rank_low`` greater than) every
+    interval of the group so far, so systems in one group are not separated by the data
+    (the clustering of WMT's rank ranges).  An experiment without item-level ratings gets its
+    observed ranks and no interval (``note`` says why).
+    """
+    import pandas as pd
+    from scipy import stats
+
+    if not (isinstance(B, int) and B >= 10):
+        raise QRAInputError(f"B: must be an integer of at least 10, got {B!r}")
+    study.quality_criterion(quality_criterion, "quality_criterion")
+    rng = np.random.default_rng(seed)
+    rated = bool(study.ratings) and quality_criterion in study.ratings.criteria()
+    item_means = {}
+    if rated:
+        frame = study.ratings.frame()
+        frame = frame[frame.quality_criterion == quality_criterion]
+        for (system, experiment), rows in frame.groupby(["system", "experiment"], sort=False):
+            item_means[(system, experiment)] = rows.groupby("item", sort=False).rating.mean().to_numpy(dtype=float)
+    tail = (1 - ci) / 2 * 100
+    out = []
+    for experiment in study.experiment_ids:
+        systems = [s for s in study.systems if (quality_criterion, s, experiment) in study.scores]
+        if not systems:
+            continue
+        values = np.array([study.scores[(quality_criterion, s, experiment)] for s in systems], dtype=float)
+        observed = stats.rankdata(-values)
+        have = all((s, experiment) in item_means and len(item_means[(s, experiment)]) > 1 for s in systems)
+        if have and len(systems) > 1:
+            draws = np.column_stack([m[rng.integers(0, len(m), size=(B, len(m)))].mean(axis=1)
+                                     for m in (item_means[(s, experiment)] for s in systems)])
+            ranks = stats.rankdata(-draws, axis=1)
+            low, high = np.percentile(ranks, tail, axis=0), np.percentile(ranks, 100 - tail, axis=0)
+            note = ""
+        else:
+            low = high = np.full(len(systems), np.nan)
+            note = "no interval: no item-level ratings for every system" if len(systems) > 1 else "one system"
+        order = np.argsort(observed, kind="stable")
+        group, reach, groups = 0, -np.inf, np.zeros(len(systems), dtype=int)
+        for position in order:
+            if math.isnan(low[position]):
+                group += 1
+            elif group == 0 or low[position] > reach:
+                group += 1
+                reach = high[position]
+            else:
+                reach = max(reach, high[position])
+            groups[position] = group
+        for i, system in enumerate(systems):
+            out.append({"quality_criterion": quality_criterion, "experiment": experiment, "system": system,
+                        "value": values[i], "rank": observed[i], "rank_low": low[i], "rank_high": high[i],
+                        "group": int(groups[i]), "B": B if not note else 0, "seed": seed, "note": note})
+    return pd.DataFrame(out, columns=RANK_COLUMNS)
+
+
+# ----------------------------------------------------------------------------- verdicts in the template and narrative
+
+
+def _verdict_text(row) -> str:
+    """``"2/2 in PI, 1/2 equivalent (±0.2)"`` for the verdict rows of one system."""
+    known = row.dropna(subset=["inside_pi"]) if hasattr(row, "dropna") else row
+    if not len(known):
+        return "n/a"
+    inside = int(known["inside_pi"].astype(bool).sum())
+    equivalent = int(known["equivalent"].astype(bool).sum())
+    return f"{inside}/{len(known)} in PI, {equivalent}/{len(known)} equivalent (±{known['margin'].iloc[0]:g})"
+
+
+def template_with_consistency(assessment: Assessment, *, margin: float | dict, standard_errors: dict | None = None,
+                              **table_options) -> pd.DataFrame:
+    """The QRA++ template (:meth:`Assessment.table`) with a ``Consistency`` column: on each
+    Type I system row, how many reproductions lie inside the original's prediction interval and
+    how many are equivalent within ``±margin`` (:func:`consistency`, with ``standard_errors``), e.g.
+    ``"2/3 in PI, 1/3 equivalent (±0.2)"``; ``n/a`` where no verdict can be given."""
+    table = assessment.table(**table_options)
+    verdicts = consistency(assessment, margin=margin, standard_errors=standard_errors)
+    column = []
+    qc = None
+    multi = len(assessment.study.qc_names) > 1
+    for kind, measure in zip(table["Type of result"], table["Measure applied"]):
+        label = str(kind).strip()
+        if label.startswith("Type"):
+            qc = label.split(":", 1)[1].strip() if ":" in label else (assessment.study.qc_names[0] if not multi else qc)
+            column.append("")
+            continue
+        if measure == "CV*" and label and qc is not None:
+            mine = verdicts[(verdicts.quality_criterion == qc) & (verdicts.system == label)]
+            column.append(_verdict_text(mine) if len(mine) else "n/a")
+        else:
+            column.append("")
+    table["Consistency"] = column
+    table.attrs["margin"] = verdicts.attrs["margin"]
+    return table
+
+
+def consistency_narrative(verdicts: pd.DataFrame, *, quality_criterion: str, system: str) -> str:
+    """One sentence per reproduction of ``system`` from :func:`consistency`'s frame, to follow
+    :meth:`Assessment.narrative`."""
+    rows = verdicts[(verdicts.quality_criterion == quality_criterion) & (verdicts.system == system)]
+    if not len(rows):
+        raise QRAInputError(f"consistency: no verdict for {system!r} on {quality_criterion!r}")
+    sentences = []
+    for row in rows.itertuples(index=False):
+        if row.note:
+            sentences.append(f"{row.experiment}: {row.note}.")
+            continue
+        where = "inside" if row.inside_pi else "outside"
+        same = "equivalent" if row.equivalent else "not shown equivalent"
+        sentences.append(f"{row.experiment} ({row.value:.3g}) lies {where} the 95% prediction interval "
+                         f"[{row.pi_low:.3g}, {row.pi_high:.3g}] of the original ({row.original_value:.3g}; Patil, Peng & Leek "
+                         f"2016) and is {same} to it within ±{row.margin:g} (TOST p = {row.tost_p:.3g}).")
+    return " ".join(sentences)

@@ -51,7 +51,7 @@ def test_a_tab_is_built_when_first_shown_and_shows_the_current_study(tmp_path):
 
     app = Dashboard(library_path=tmp_path / "library.sqlite3")
     assert app._views == {}
-    assert [len(child.children) for child in app.tabs.children[1:]] == [0] * 9  # empty placeholders
+    assert [len(child.children) for child in app.tabs.children[1:]] == [0] * (len(TITLES) - 1)  # empty placeholders
     app.state.load(examples.load("qrapp_example1"))
     app.show_tab("Charts")
     assert set(app._views) == {"charts"}

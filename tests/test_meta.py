@@ -294,3 +294,78 @@ def test_forest_json_for_the_static_sites_is_plain_json_built_without_plotly():
     spec = json.loads(out[0])
     assert out[1] == "False"
     assert len(spec["data"]) == 4 and "template" not in spec["layout"]
+
+
+# ----------------------------------------------------------------------------- rank intervals
+
+
+def test_rank_intervals_come_from_resampling_each_systems_items_and_are_reproducible_with_a_seed():
+    from qra_widgets.meta import rank_intervals
+
+    study = three_lab_study()
+    first = rank_intervals(study, quality_criterion="Fluency", B=400, seed=3)
+    again = rank_intervals(study, quality_criterion="Fluency", B=400, seed=3)
+    assert first.equals(again)
+    r1 = first[first.experiment == "R1"].set_index("system")
+    assert (r1.loc["B", "rank"], r1.loc["A", "rank"]) == (1.0, 2.0)  # B's mean 4.08 > A's 2.83
+    assert (r1.rank_low <= r1["rank"]).all() and (r1["rank"] <= r1.rank_high).all()
+    assert r1.loc["A", "group"] != r1.loc["B", "group"]  # intervals [1, 1] and [2, 2]: the order is resolved
+
+
+def test_systems_with_overlapping_rank_intervals_share_a_group():
+    from qra_widgets.meta import rank_intervals
+
+    study = three_lab_study()
+    study.set_score("Fluency", "A", "O", 3.5)  # tie A with B in O; the resampled ranks then overlap
+    frame = rank_intervals(study, quality_criterion="Fluency", B=400, seed=3)
+    o = frame[frame.experiment == "O"].set_index("system")
+    assert o.loc["A", "rank"] == o.loc["B", "rank"] == 1.5
+    assert o.loc["A", "group"] == o.loc["B", "group"] == 1
+
+
+def test_rank_intervals_without_ratings_give_observed_ranks_and_say_why_there_is_no_interval():
+    from qra_widgets.meta import rank_intervals
+
+    study = qw.load_study("paper_examples/studies/qrapp_example1.json")
+    frame = rank_intervals(study, quality_criterion=study.qc_names[0], B=100, seed=1)
+    assert frame.rank_low.isna().all() and (frame.note == "no interval: no item-level ratings for every system").all()
+    first = frame[frame.experiment == frame.experiment.iloc[0]].sort_values("rank")
+    assert list(first.value) == sorted(first.value, reverse=True)
+
+
+def test_rank_interval_chart_draws_one_marker_per_system_and_experiment():
+    from qra_widgets import charts
+    from qra_widgets.meta import rank_intervals
+
+    frame = rank_intervals(three_lab_study(), quality_criterion="Fluency", B=200, seed=1)
+    figure = charts.rank_intervals_figure(frame)
+    assert sum(len(trace.x) for trace in figure.data) == len(frame) == 6
+    assert "B = 200" in figure.layout.title.text
+
+
+def test_the_template_gets_a_consistency_column_on_each_system_row():
+    from qra_widgets.meta import template_with_consistency
+
+    result = qw.assess(three_lab_study())
+    table = template_with_consistency(result, margin=0.5)
+    verdicts = qw.consistency(result, margin=0.5)
+    rows = table.set_index(table["Type of result"].str.strip())
+    for system in ("A", "B"):
+        mine = verdicts[verdicts.system == system]
+        expected = f"{int(mine.inside_pi.sum())}/2 in PI, {int(mine.equivalent.sum())}/2 equivalent (±0.5)"
+        assert rows.loc[system, "Consistency"] == expected
+    assert (table.loc[table["Measure applied"] != "CV*", "Consistency"] == "").all()
+    assert table.attrs["margin"] == {"Fluency": 0.5}
+
+
+def test_the_narrative_says_for_each_reproduction_where_it_lies_and_whether_it_is_equivalent():
+    from qra_widgets.meta import consistency_narrative
+
+    verdicts = qw.consistency(qw.assess(three_lab_study()), margin=0.5)
+    text = consistency_narrative(verdicts, quality_criterion="Fluency", system="A")
+    r2 = verdicts[(verdicts.system == "A") & (verdicts.experiment == "R2")].iloc[0]
+    assert text.count("Patil, Peng & Leek 2016") == 2
+    assert (f"R2 ({r2.value:.3g}) lies inside the 95% prediction interval [{r2.pi_low:.3g}, {r2.pi_high:.3g}]" in text)
+    assert ("is equivalent to it within ±0.5" in text) == bool(r2.equivalent)
+    with pytest.raises(QRAInputError, match="no verdict"):
+        consistency_narrative(verdicts, quality_criterion="Fluency", system="Z")

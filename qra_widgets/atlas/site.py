@@ -81,7 +81,7 @@ def _slug(text: str) -> str:
 def family_page(result, *, version: str) -> tuple[str, list[dict]]:
     """The HTML of one family's page and its charts (id, JSON)."""
     from ..charts import forest_figure_json
-    from ..meta import consistency, forest
+    from ..meta import consistency, forest, template_with_consistency
 
     study, assessment = result.study, result.assessment
     charts = []
@@ -93,11 +93,11 @@ def family_page(result, *, version: str) -> tuple[str, list[dict]]:
             charts.append({"id": f"forest-{_slug(qc)}", "json": _json(spec)})
         chosen = margins(study)
         verdicts = consistency(assessment, margin=chosen, standard_errors=result.standard_errors)
+        template = template_with_consistency(assessment, margin=chosen, standard_errors=result.standard_errors)
     shown = verdicts[["quality_criterion", "system", "experiment", "original_value", "value", "difference", "pi_low",
                       "pi_high", "inside_pi", "margin", "tost_p", "equivalent", "order_kept", "note"]]
     checks = [{**vars(c), "published_text": f"{c.published:.{c.digits}f}", "computed_text": f"{c.computed:.{c.digits}f}"}
               for c in result.checks]
-    template = assessment.table()
     page = _environment().get_template("family.html").render(
         title=result.family["title"], version=version, plotly_src=f"../{PLOTLY_FILE}", family=result.family,
         notes=result.family["spec"].get("notes", ""), reproduced=result.reproduced, checks=checks,

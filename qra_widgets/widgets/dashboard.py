@@ -23,7 +23,8 @@ from .results import AssessmentView, ChartsView, CompareView
 from .scores import ScoresView
 from .state import AppState
 
-TITLES = ("Study", "Experiments", "Scores", "Assessment", "Charts", "Compare", "Library", "Overview", "Annotations", "Intervals")
+TITLES = ("Study", "Experiments", "Scores", "Assessment", "Charts", "Compare", "Library", "Overview", "Annotations", "Intervals",
+          "Side by side")
 
 
 def _annotations_view():
@@ -38,11 +39,18 @@ def _uncertainty_view():
     return UncertaintyView
 
 
+def _sidebyside_view():
+    from .sidebyside import SideBySideView
+
+    return SideBySideView
+
+
 #: Each later tab's view class, by the dashboard attribute that holds it (a function, so the
 #: two views with heavier imports are imported when first built).
 VIEWS = {"experiments": lambda: ExperimentsView, "scores": lambda: ScoresView, "assessment": lambda: AssessmentView,
          "charts": lambda: ChartsView, "compare": lambda: CompareView, "library": lambda: LibraryView,
-         "overview": lambda: OverviewView, "annotations": _annotations_view, "uncertainty": _uncertainty_view}
+         "overview": lambda: OverviewView, "annotations": _annotations_view, "uncertainty": _uncertainty_view,
+         "sidebyside": _sidebyside_view}
 #: The tab each of those views fills, and the view of each of those tabs.
 VIEW_TITLES = dict(zip(VIEWS, TITLES[1:]))
 TITLE_VIEWS = {title: name for name, title in VIEW_TITLES.items()}
