@@ -58,6 +58,20 @@ def field_data() -> Path:
     return folder
 
 
+@pytest.fixture(scope="session")
+def vanmiltenburg2024(field_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder holding our annotation spec (``tests/data/vanmiltenburg2024/spec.json``) beside
+    the published van Miltenburg et al. (2024) ratings it names, and the QRA++ Example 1 means
+    file (a spec reads only files in its own folder, so the three meet in a temporary one)."""
+    import shutil
+
+    folder = tmp_path_factory.mktemp("vanmiltenburg2024")
+    shutil.copy(DATA / "vanmiltenburg2024" / "spec.json", folder / "spec.json")
+    for path in [*sorted((field_data / "vanmiltenburg2024").glob("*.csv")), field_data / "qrapp_example1_fluency_scores.csv"]:
+        shutil.copy(path, folder / path.name)
+    return folder
+
+
 sys.addaudithook(_refuse_shared_data)
 
 BROWSER_TESTS = ("tests/e2e/", "tests/test_benchmarks_run.py::test_app_benchmark_runs")
