@@ -9,7 +9,7 @@ named presets:
     numbers that ``paper_examples/`` asserts to the printed digit.
 ``qra3``
     The organisers' QRA3 tool (Belz & Thomson 2026), as its published outputs show
-    (``tests/data/qra3/``, a ReproNLP 2026 team's run on Yao et al. 2022: every value in its
+    (``qra3/`` of the published field data, a ReproNLP 2026 team's run on Yao et al. 2022: every value in its
     ``data.json`` is recomputed in ``tests/test_qra3.py``).
 
 =====================  ======================  ======================  ==============================
