@@ -178,6 +178,19 @@ class Conventions:
             return self.name
         return f"{self.name}, with " + ", ".join(f"{k}={v!r}" for k, v in changed.items())
 
+    def signature(self) -> str:
+        """The stamp every output carries, as SacreBLEU's signature: the preset, each changed
+        field, and the package version, e.g. ``conventions:qrapp|w_tie_correction:False|version:0.1.0``.
+
+        >>> QRA3.signature().startswith("conventions:qra3|version:")
+        True
+        """
+        from . import __version__
+
+        text = lambda v: ",".join(map(str, v)) if isinstance(v, tuple) else str(v)
+        parts = [f"conventions:{self.name}", *(f"{k}:{text(v)}" for k, v in self.changed_fields().items())]
+        return "|".join([*parts, f"version:{__version__}"])
+
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["agreement_many"] = list(self.agreement_many)
