@@ -65,7 +65,7 @@ def _refuse_shared_data(event: str, args: tuple) -> None:
     if event == "sqlite3.connect" and isinstance(args[0], (str, os.PathLike)) and os.fspath(args[0]) not in ("", ":memory:"):
         target = os.fspath(args[0])
         target = target[5:].split("?")[0] if target.startswith("file:") else target
-        path = os.path.realpath(target)
+        path = os.path.join(os.path.realpath(target), "")
         if not path.startswith(_WRITABLE):
             raise PermissionError(f"tests must not write outside the repository and the temporary folders: {path} (SQLite)")
     if event == "open" and isinstance(args[0], (str, os.PathLike)):
@@ -73,7 +73,7 @@ def _refuse_shared_data(event: str, args: tuple) -> None:
         if path.startswith(_OUTSIDE) and not (_FIELD and path.startswith(_FIELD)):
             raise PermissionError(f"tests must not read outside the repository: {path} "
                                   f"(published data is read through ${FIELD_DATA_VARIABLE}, the field_data fixture)")
-        if _writes(args) and not os.path.realpath(path).startswith(_WRITABLE):
+        if _writes(args) and not os.path.join(os.path.realpath(path), "").startswith(_WRITABLE):
             raise PermissionError(f"tests must not write outside the repository and the temporary folders: {path}")
 
 
