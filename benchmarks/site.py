@@ -23,10 +23,10 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).parents[1]))
 sys.path.insert(0, str(Path(__file__).parent))
 
-from overview import simulated  # noqa: E402
+from overview import simulated
 
-from qra_widgets.site import build_site  # noqa: E402
-from qra_widgets.store import StudyLibrary  # noqa: E402
+from qra_widgets.site import build_site
+from qra_widgets.store import StudyLibrary
 
 
 def run(studies: int) -> tuple[float, float, int]:

@@ -31,8 +31,9 @@ def test_the_study_librarys_default_file_is_in_the_temporary_home():
 
 @pytest.mark.parametrize("how", ["w", "a", "x", "r+"])
 def test_opening_a_file_for_writing_outside_is_refused(how):
-    with pytest.raises(PermissionError, match="tests must not write outside the repository and the temporary folders"):
-        open(OUTSIDE, how)
+    with pytest.raises(PermissionError, match="tests must not write outside the repository and the temporary folders"), \
+            open(OUTSIDE, how):
+        pass
     assert not OUTSIDE.exists()
 
 
