@@ -187,7 +187,14 @@ class Assessment:
         lines += ["| " + " | ".join(escape(cell) for cell in row) + " |" for row in table.itertuples(index=False)]
         lines += [""] + [f"- {escape(note)}" for note in self.notes]
         lines += self._agreement_markdown(escape)
+        lines += ["", f"_{escape(self._stamp())}_"]
         return "\n".join(lines).rstrip() + "\n"
+
+    def _stamp(self) -> str:
+        """The signature (conventions and package version) and how to cite, for the end of a report."""
+        from .citation import cite_line
+
+        return f"{self.conventions.signature()}. {cite_line()}"
 
     # ------------------------------------------------------------------ intervals and annotator agreement in reports
 
@@ -240,7 +247,7 @@ class Assessment:
             r"\begin{table}[t]", r"\centering", r"\begin{tabular}{llrrr}", r"\hline",
             " & ".join(_latex_escape(c) for c in table.columns) + r" \\", r"\hline", *body, r"\hline",
             r"\end{tabular}", rf"\caption{{{_latex_escape(self.caption() + (' ' + self.interval_caption() if self.bootstrap_info else ''))}}}",
-            r"\end{table}", "", *self._agreement_latex(),
+            r"\end{table}", "", *self._agreement_latex(), f"% {self._stamp()}", "",
         ])
 
     def _agreement_latex(self) -> list[str]:
@@ -285,6 +292,7 @@ class Assessment:
             header = "".join(f"<th>{html.escape(c)}</th>" for c in AGREEMENT_HEADER)
             body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in agreement)
             extra += f"<p><b>Annotator agreement within each experiment</b></p><table class='qra-table'><tr>{header}</tr>{body}</table>"
+        extra += f"<p class='qra-cite'><small>{html.escape(self._stamp())}</small></p>"
         return f"<p><b>{html.escape(self.caption())}</b></p>{table}" + (f"<ul class='qra-notes'>{notes}</ul>" if notes else "") + extra
 
     # ------------------------------------------------------------------ narrative

@@ -272,16 +272,18 @@ def import_bytes(library, named_bytes: dict[str, bytes]) -> ImportReport:
     are found by content; a ``.zip`` is checked (:func:`~qra_widgets.io.reading.check_zip`) and its
     members read as a folder of their own.  Nothing is written to disk.
 
-    >>> import tempfile, pathlib
-    >>> folder = pathlib.Path("tests/data/qra3")
+    >>> import json, tempfile, pathlib
     >>> library = pathlib.Path(tempfile.mkdtemp()) / "library.sqlite3"
-    >>> files = {"metrics.csv": (folder / "metrics-4-studies.csv").read_bytes(),
-    ...          "config.json": (folder / "config-4-studies.json").read_bytes(), "notes.pdf": b"%PDF"}
+    >>> metrics = "Key,Study,Experiment,System,Criterion,Result\\n" + "".join(
+    ...     f"Demo,Demo,{e},{s},Fluency,{v}\\n" for e, s, v in [("O", "A", 4.2), ("O", "B", 3.1), ("R1", "A", 4.0), ("R1", "B", 3.3)])
+    >>> config = {"Demo": {"scale_starts_at": 1, "experiments": {"O": "original", "R1": "repeat"}, "citation": "original",
+    ...           "criteria": {"F": {"map": "Fluency", "apply_over_correction": False, "normal_data": True}}}}
+    >>> files = {"metrics.csv": metrics.encode(), "config.json": json.dumps(config).encode(), "notes.pdf": b"%PDF"}
     >>> report = import_bytes(library, files)
     >>> report.added, report.refused
-    ([('metrics.csv + config.json', 'Yao2022')], [('notes.pdf', "notes.pdf: unknown file type '.pdf'; use .json, .csv, .xlsx or .zip")])
+    ([('metrics.csv + config.json', 'Demo')], [('notes.pdf', "notes.pdf: unknown file type '.pdf'; use .json, .csv, .xlsx or .zip")])
     >>> import_bytes(library, files).existed
-    [('metrics.csv + config.json', 'Yao2022')]
+    [('metrics.csv + config.json', 'Demo')]
     """
     report = ImportReport()
     files: dict[str, bytes] = {}

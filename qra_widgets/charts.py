@@ -54,9 +54,12 @@ LINES_UP_TO = 30  # scores by experiment: one line per system up to this many sy
 
 @functools.lru_cache(maxsize=1)
 def _template() -> dict:
-    import plotly.io as pio
+    """Plotly's ``plotly_white`` template as JSON, shipped with the package
+    (``static/plotly_white.json``), so chart JSON is built without importing plotly."""
+    import json
+    from importlib.resources import files
 
-    return pio.templates[TEMPLATE].to_plotly_json()
+    return json.loads(files("qra_widgets").joinpath("static", "plotly_white.json").read_text(encoding="utf-8"))
 
 
 def _figure(data: list | None = None, layout: dict | None = None) -> go.Figure:
@@ -326,9 +329,12 @@ def measure_distribution(frame, by: str, measure: str = "CV*") -> go.Figure:
     so human and metric values never share a box.  With more than :data:`POINTS_UP_TO`
     values a box draws only its outliers, so 1,000 studies do not mean 1,000s of SVG nodes.
     """
-    import plotly.graph_objects as go
+    return as_figure(measure_distribution_json(frame, by, measure))
 
-    figure = go.Figure()
+
+def measure_distribution_json(frame, by: str, measure: str = "CV*") -> dict:
+    """:func:`measure_distribution` as plain Plotly JSON, for the static site (no plotly import)."""
+    data = []
     points = "all" if len(frame) <= POINTS_UP_TO else "outliers"
     split = by != "evaluation_type" and "evaluation_type" in frame and frame["evaluation_type"].nunique() > 1
     keys = [by, "evaluation_type"] if split else by  # human and metric values are never pooled in one box
@@ -339,38 +345,41 @@ def measure_distribution(frame, by: str, measure: str = "CV*") -> go.Figure:
     value_key = "x" if horizontal else "y"
     for (_group, rows), name, colour in zip(groups, names, cycle(PALETTE)):
         where = [safe(f"{s} · {q}" + (f" · {m}" if m else "")) for s, q, m in zip(rows.study, rows.quality_criterion, rows.system)]
-        box = {value_key: rows.value.tolist(), "name": safe(name) if horizontal else wrap(name, 16), "marker_color": colour,
-               "boxpoints": points, "jitter": 0.3, "pointpos": 0, "text": where,
+        box = {"type": "box", value_key: _nan_to_none(rows.value.tolist()), "name": safe(name) if horizontal else wrap(name, 16),
+               "marker": {"color": colour}, "boxpoints": points, "jitter": 0.3, "pointpos": 0, "text": where,
                "hovertemplate": "%{text}<br>" + safe(measure) + " = %{" + value_key + ":.3f}<extra></extra>"}
         if horizontal:
             box["orientation"] = "h"
-        figure.add_box(**box)
+        data.append(box)
     level = "System-level CV*" if measure == "CV*" else f"Criterion-level {measure}"
     labels = {"qcet_name": "QCET criterion", "evaluation_type": "evaluation type", "year": "year"}
-    value_title = safe(measure) + (" (%)" if measure == "CV*" else "")
+    value_title = {"title": {"text": safe(measure) + (" (%)" if measure == "CV*" else "")}}
     if horizontal:
-        return _layout(figure, f"{level} by {labels.get(by, by)}", xaxis_title=value_title, showlegend=False,
-                       yaxis={"autorange": "reversed", "automargin": True}, height=_bar_height(2 * len(groups)))
-    return _layout(figure, f"{level} by {labels.get(by, by)}", yaxis_title=value_title, showlegend=False,
-                   xaxis={"tickangle": 0, "automargin": True})
+        return _spec(data, f"{level} by {labels.get(by, by)}", xaxis=value_title, showlegend=False,
+                     yaxis={"autorange": "reversed", "automargin": True}, height=_bar_height(2 * len(groups)))
+    return _spec(data, f"{level} by {labels.get(by, by)}", yaxis=value_title, showlegend=False,
+                 xaxis={"tickangle": 0, "automargin": True})
 
 
 def property_effects_chart(effects) -> go.Figure:
     """Effect of differing on each ranked property (pair CV*, differ - same) with its interval."""
-    ranked = effects[effects.status != "too few pairs"]
-    import plotly.graph_objects as go
+    return as_figure(property_effects_chart_json(effects))
 
-    figure = go.Figure()
-    figure.add_scatter(x=ranked.effect.tolist(), y=[safe(f"{p} {n}") for p, n in zip(ranked.property, ranked.name)],
-                       mode="markers", marker={"color": PALETTE[3], "size": 9},
-                       error_x={"type": "data", "symmetric": False, "array": (ranked.ci_high - ranked.effect).tolist(),
-                                "arrayminus": (ranked.effect - ranked.ci_low).tolist()},
-                       customdata=list(zip(ranked["pairs differ"], ranked["pairs same"])),
-                       hovertemplate="%{y}<br>effect = %{x:.2f}<br>pairs differ / same: %{customdata[0]} / %{customdata[1]}<extra></extra>")
-    figure.add_vline(x=0, line={"color": "#999", "dash": "dot"})
-    return _layout(figure, "Pair CV* where experiments differ minus where they agree (95% study-clustered interval)",
-                   xaxis_title="difference in mean pair CV* (points)", yaxis={"autorange": "reversed"},
-                   height=max(300, 40 * len(ranked) + 120))
+
+def property_effects_chart_json(effects) -> dict:
+    """:func:`property_effects_chart` as plain Plotly JSON, for the static site (no plotly import)."""
+    ranked = effects[effects.status != "too few pairs"]
+    data = [{"type": "scatter", "x": _nan_to_none(ranked.effect.tolist()),
+             "y": [safe(f"{p} {n}") for p, n in zip(ranked.property, ranked.name)],
+             "mode": "markers", "marker": {"color": PALETTE[3], "size": 9},
+             "error_x": {"type": "data", "symmetric": False, "array": _nan_to_none((ranked.ci_high - ranked.effect).tolist()),
+                         "arrayminus": _nan_to_none((ranked.effect - ranked.ci_low).tolist())},
+             "customdata": [[int(a), int(b)] for a, b in zip(ranked["pairs differ"], ranked["pairs same"])],
+             "hovertemplate": "%{y}<br>effect = %{x:.2f}<br>pairs differ / same: %{customdata[0]} / %{customdata[1]}<extra></extra>"}]
+    zero = {"type": "line", "x0": 0, "x1": 0, "xref": "x", "y0": 0, "y1": 1, "yref": "y domain", "line": {"color": "#999", "dash": "dot"}}
+    return _spec(data, "Pair CV* where experiments differ minus where they agree (95% study-clustered interval)",
+                 xaxis={"title": {"text": "difference in mean pair CV* (points)"}}, yaxis={"autorange": "reversed"},
+                 height=max(300, 40 * len(ranked) + 120), shapes=[zero])
 
 
 # ----------------------------------------------------------------------------- forest plots

@@ -9,7 +9,7 @@ named presets:
     numbers that ``paper_examples/`` asserts to the printed digit.
 ``qra3``
     The organisers' QRA3 tool (Belz & Thomson 2026), as its published outputs show
-    (``tests/data/qra3/``, a ReproNLP 2026 team's run on Yao et al. 2022: every value in its
+    (``qra3/`` of the published field data, a ReproNLP 2026 team's run on Yao et al. 2022: every value in its
     ``data.json`` is recomputed in ``tests/test_qra3.py``).
 
 =====================  ======================  ======================  ==============================
@@ -191,6 +191,19 @@ class Conventions:
         if not changed:
             return self.name
         return f"{self.name}, with " + ", ".join(f"{k}={v!r}" for k, v in changed.items())
+
+    def signature(self) -> str:
+        """The stamp every output carries, as SacreBLEU's signature: the preset, each changed
+        field, and the package version, e.g. ``conventions:qrapp|w_tie_correction:False|version:0.1.0``.
+
+        >>> QRA3.signature().startswith("conventions:qra3|version:")
+        True
+        """
+        from .version import __version__
+
+        text = lambda v: ",".join(map(str, v)) if isinstance(v, tuple) else str(v)
+        parts = [f"conventions:{self.name}", *(f"{k}:{text(v)}" for k, v in self.changed_fields().items())]
+        return "|".join([*parts, f"version:{__version__}"])
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)

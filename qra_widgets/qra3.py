@@ -226,11 +226,10 @@ def read_qra3_bytes(metrics: bytes, config: bytes, *, metrics_name: str = "metri
                     config_name: str = "config.json", krippendorff_alpha_mode: str | None = None) -> list[Study]:
     """:func:`read_qra3` for uploaded files: their bytes and names (the app's "Import QRA3 files").
 
-    >>> from pathlib import Path
-    >>> folder = Path("tests/data/qra3")
-    >>> [s.id for s in read_qra3_bytes((folder / "metrics-4-studies.csv").read_bytes(),
-    ...                                (folder / "config-4-studies.json").read_bytes())]
-    ['Yao2022']
+    >>> metrics = b"Key,Study,Experiment,System,Criterion,Result\\nDemo,Demo,O,A,Fluency,4.2\\nDemo,Demo,R1,A,Fluency,4.0\\n"
+    >>> config = b'{"Demo": {"experiments": {"O": "o", "R1": "r"}, "criteria": {"F": {"map": "Fluency"}}}}'
+    >>> [(s.id, s.experiment_ids) for s in read_qra3_bytes(metrics, config)]
+    [('Demo', ['O', 'R1'])]
     """
     check_size(len(metrics), metrics_name)
     check_size(len(config), config_name)
@@ -249,9 +248,9 @@ def read_qra3(metrics_csv: str | os.PathLike, config_json: str | os.PathLike, *,
     the files back.  Malformed input raises :class:`QRAInputError` naming the file, row,
     column or key.
 
-    >>> studies = read_qra3("tests/data/qra3/metrics-4-studies.csv", "tests/data/qra3/config-4-studies.json")
+    >>> studies = read_qra3("tests/data/qra3_small/metrics.csv", "tests/data/qra3_small/config.json")  # made-up numbers
     >>> [(s.id, s.experiment_ids, s.systems, s.qc_names) for s in studies]
-    [('Yao2022', ['O', 'R1', 'R2', 'R3'], ['GT', 'PAQ', 'QAG'], ['Readability'])]
+    [('Demo', ['O', 'R1', 'R2'], ['A', 'B', 'C'], ['Fluency'])]
     >>> study_conventions(studies[0]).describe()
     'qra3'
     """
@@ -872,12 +871,12 @@ def export(studies: list[Study]) -> tuple[str, dict]:
     an added ``'`` would change the names the tool and :func:`read_qra3` read back.  Open
     it in a spreadsheet only as text.
 
-    >>> study = read_qra3("tests/data/qra3/metrics-4-studies.csv", "tests/data/qra3/config-4-studies.json")[0]
+    >>> study = read_qra3("tests/data/qra3_small/metrics.csv", "tests/data/qra3_small/config.json")[0]
     >>> text, config = export([study])
     >>> text.splitlines()[:2]
-    ['Key,Study,Experiment,System,Criterion,Result', 'Yao2022,Yao2022,O,GT,Readability,4.946280991735537']
-    >>> config["Yao2022"]["criteria"]["R"]
-    {'map': 'Readability', 'apply_over_correction': False, 'normal_data': True}
+    ['Key,Study,Experiment,System,Criterion,Result', 'Demo,Demo,O,A,Fluency,4.2']
+    >>> config["Demo"]["criteria"]["F"]
+    {'map': 'Fluency', 'apply_over_correction': False, 'normal_data': True}
     """
     import csv
 

@@ -2,7 +2,6 @@
 coverage on simulated data with a known truth, scores-only intervals and the reproduction planner."""
 
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,12 +21,11 @@ from qra_widgets.uncertainty import (
     type_two_and_four,
 )
 
-VM = Path(__file__).parent / "data" / "vanmiltenburg2024" / "spec.json"
-
 
 @pytest.fixture(scope="module")
-def vm():
-    return qw.load_annotations(VM)
+def vm(vanmiltenburg2024):
+    """van Miltenburg et al. (2024)'s ratings (published field data) read with our spec."""
+    return qw.load_annotations(vanmiltenburg2024 / "spec.json")
 
 
 def test_the_engine_at_weights_one_reproduces_every_assess_value(vm):

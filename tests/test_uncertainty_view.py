@@ -1,5 +1,6 @@
 """The Intervals tab (issue 12 §2 output, §3 progress, §4 planner) on the van Miltenburg et al. (2024)
-fluency ratings (``tests/data/vanmiltenburg2024/spec.json``, three rater groups as three experiments).
+fluency ratings (published field data, with our spec ``tests/data/vanmiltenburg2024/spec.json``:
+three rater groups as three experiments; skipped without ``$QRA_WIDGETS_FIELD_DATA``).
 
 What is asserted: the tab's intervals are exactly ``assess(study, bootstrap=B, seed=S)``'s; Cancel
 and a score edit during a run leave the assessment without intervals (the edit does not wait for
@@ -13,7 +14,6 @@ from __future__ import annotations
 import html
 import re
 import threading
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -26,13 +26,12 @@ from qra_widgets.widgets.common import Status
 from qra_widgets.widgets.state import AppState, IntervalsDropped
 from qra_widgets.widgets.uncertainty import UncertaintyView
 
-VM = Path(__file__).parent / "data" / "vanmiltenburg2024"
 B, SEED = 2000, 11  # 4 chunks of 500 replicates: progress is reported 4 times
 
 
 @pytest.fixture(scope="module")
-def study():
-    return load_annotations(VM / "spec.json")
+def study(vanmiltenburg2024):
+    return load_annotations(vanmiltenburg2024 / "spec.json")
 
 
 @pytest.fixture(scope="module")

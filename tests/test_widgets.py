@@ -4,15 +4,15 @@ import base64
 import html
 import re
 from datetime import date, datetime, timezone
-from pathlib import Path
 
 import pytest
+from fielddata import field_path, needs_field_data
 
 import qra_widgets as qw
 from qra_widgets import examples
 from qra_widgets.widgets import Dashboard
 
-HEDS = Path(__file__).parent / "data" / "heds2" / "heds2_example_vanmiltenburg_datacard-2023-12-06-16-57-46.json"
+HEDS = field_path("heds2", "heds2_example_vanmiltenburg_datacard-2023-12-06-16-57-46.json")  # ReproHum's, field data
 
 
 @pytest.fixture
@@ -181,6 +181,7 @@ def test_study_form_criteria_and_systems(app):
     assert len(app.scores.grids) == 2  # grids rebuilt for the new criterion
 
 
+@needs_field_data
 def test_experiments_properties_conditions_and_heds(app):
     build_by_hand(app)
     view = app.experiments

@@ -34,14 +34,32 @@ def safe_cell(value: Any) -> Any:
     return value
 
 
+def _may_hold_text(dtype) -> bool:
+    """True for every dtype a text cell can have: ``object``, pandas' ``string`` and pandas 3's
+    default ``str`` (both ``StringDtype``), and ``category`` (whose categories may be text)."""
+    import pandas as pd
+
+    return (pd.api.types.is_object_dtype(dtype) or isinstance(dtype, (pd.StringDtype, pd.CategoricalDtype))
+            or pd.api.types.is_string_dtype(dtype))
+
+
 def safe_frame(frame):
-    """A copy of a pandas DataFrame whose text cells (and column names) are :func:`safe_cell`-ed."""
+    """A copy of a pandas DataFrame whose text cells (and column names) are :func:`safe_cell`-ed.
+
+    Every text dtype is covered, pandas 3's default ``str`` included:
+
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"a": pd.array(["=1+1"], dtype="string"), "b": pd.Categorical(["@x"]),
+    ...                       "c": pd.Series(["-2+3"], dtype=object)})
+    >>> safe_frame(frame).iloc[0].tolist()
+    ["'=1+1", "'@x", "'-2+3"]
+    """
     frame = frame.copy()
     for column in frame.columns:
-        if frame[column].dtype == object or str(frame[column].dtype) in ("string", "category"):
+        if _may_hold_text(frame[column].dtype):
             frame[column] = frame[column].map(safe_cell)
     frame.columns = [safe_cell(c) for c in frame.columns]
-    if frame.index.dtype == object:
+    if _may_hold_text(frame.index.dtype):
         frame.index = frame.index.map(safe_cell)
     return frame
 

@@ -15,6 +15,7 @@ Content-Security-Policy.  :func:`study_page_html` is the single-page report the 
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import os
 import re
@@ -22,6 +23,7 @@ from pathlib import Path
 
 PLOTLY_FILE = "plotly.min.js"
 _FIGURE_CONFIG = {"displaylogo": False, "responsive": True}
+_CHART_NUMBERS = itertools.count(1)  # a chart's <div> id, unique in a page
 
 
 def _environment():
@@ -30,14 +32,32 @@ def _environment():
     return Environment(loader=PackageLoader("qra_widgets.report", "templates"), autoescape=select_autoescape(["html"]))
 
 
-def _figure_html(figure) -> str:
-    return figure.to_html(include_plotlyjs=False, full_html=False, config=_FIGURE_CONFIG)
+def _json_value(value):
+    """numpy scalars and arrays in a chart's JSON, as JSON (what plotly's encoder does for them)."""
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    raise TypeError(f"not JSON: {type(value).__name__}")
+
+
+def _figure_html(spec: dict) -> str:
+    """A chart given as plain Plotly JSON (the ``charts.*_json`` builders) as a ``<div>`` and the
+    ``Plotly.newPlot`` call that draws it: no plotly import and no figure validation (the builders'
+    output is checked by the tests).  ``</`` is escaped so no text in the data can end the script."""
+    div = f"qra-chart-{next(_CHART_NUMBERS)}"
+    height = spec["layout"].get("height")
+    style = f"height:{int(height)}px; width:100%;" if height else "height:100%; width:100%;"
+    payload = lambda value: json.dumps(value, default=_json_value, separators=(",", ":")).replace("</", "<\\/")
+    return (f'<div id="{div}" class="plotly-graph-div" style="{style}"></div>'
+            f'<script type="text/javascript">window.PLOTLYENV=window.PLOTLYENV || {{}}; Plotly.newPlot("{div}", '
+            f'{payload(spec.get("data") or [])}, {payload(spec["layout"])}, {payload(_FIGURE_CONFIG)});</script>')
 
 
 def _plotly_js() -> str:
-    from plotly.offline import get_plotlyjs
+    """plotly.js, shipped with the package (``static/plotly.min.js``, MIT licence), so the site and
+    the offline report pages work from the core install, without the plotly package."""
+    from importlib.resources import files
 
-    return get_plotlyjs()
+    return files("qra_widgets").joinpath("static", PLOTLY_FILE).read_text(encoding="utf-8")
 
 
 def frame_to_csv(frame) -> str:
@@ -113,10 +133,10 @@ def _study_context(study, assessment=None) -> dict:
             context["agreement_table"] = _table_html(agreement)
     figures = []
     if any(r.measure == "CV*" and r.level == "system" for r in result.rows):
-        figures.append(charts.cv_by_system(result, guides=True))
+        figures.append(charts.cv_by_system_json(result, guides=True))
     if any(r.measure in ("P", "W", "tau") and r.level == "qc" for r in result.rows):
-        figures.append(charts.p_and_w_by_qc(result))
-    figures += [charts.scores_by_experiment(study, qc.name) for qc in study.quality_criteria
+        figures.append(charts.p_and_w_by_qc_json(result))
+    figures += [charts.scores_by_experiment_json(study, qc.name) for qc in study.quality_criteria
                 if any(k[0] == qc.name for k in study.scores)][:6]
     context["charts"] = [_figure_html(f) for f in figures]
     context["_assessment"] = result
@@ -228,9 +248,9 @@ def build_site(source, out, *, title: str = "Reproducibility of the studies") ->
             values = view.values(measure)
             if len(values):
                 for by in (("qcet_name", "evaluation_type", "year") if measure == "CV*" else ("evaluation_type",)):
-                    figures.append(charts.measure_distribution(values, by, measure))
+                    figures.append(charts.measure_distribution_json(values, by, measure))
         if len(effects) and (effects.status != "too few pairs").any():
-            figures.append(charts.property_effects_chart(effects))
+            figures.append(charts.property_effects_chart_json(effects))
         studies_columns = ["study", "name", "evaluation_type", "qcet", "teams", "years", "experiments", "systems",
                            "mean CV*", "P", "W", "τ", "α", "n", "problem"]
         criteria_columns = ["study", "quality_criterion", "evaluation_type", "qcet_name", "mean CV*", "P", "W", "τ", "α", "κ", "n",

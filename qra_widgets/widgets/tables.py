@@ -161,7 +161,9 @@ def side_by_side(first, second) -> str:
     def keyed(assessment):
         frame = assessment.to_frame()
         frame = frame[frame.level != "system"]
-        return {(r.result_type, r.measure, r.level, r.quality_criterion or ""): r.value for r in frame.itertuples()}
+        # a study-level row has no criterion: None on pandas 2, NaN in pandas 3's str column (truthy)
+        return {(r.result_type, r.measure, r.level, r.quality_criterion if isinstance(r.quality_criterion, str) else ""): r.value
+                for r in frame.itertuples()}
 
     a, b = keyed(first), keyed(second)
     name_a, name_b = html.escape(first.conventions.describe()), html.escape(second.conventions.describe())
