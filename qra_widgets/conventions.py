@@ -42,7 +42,7 @@ What was read off QRA3's outputs, and how it was checked:
 
 * ``small_sample_factor=False`` and ``scale_shift``: ``data.json`` gives, per system, the
   ``measurements``, the ``adjusted_measurements`` (minus ``scale_starts_at``), s* = s/c4(n)
-  and ``coefficient_of_variation`` = s*/|mean| x 100 (GT: 12.014..., where the factor would
+  and ``coefficient_of_variation`` = ``s*/|mean| x 100`` (GT: 12.014..., where the factor would
   give 12.77); ``unbiased_coefficient_of_variation`` is null because
   ``apply_over_correction`` is false.  All recomputed to 1e-13.
 * ``sd_ci="t"``: ``est_SE_of_SD_based_on_SE_of_unbiassed_sample_variance`` equals

@@ -51,7 +51,7 @@ def cv_interval(values, scale_min: float = 0.0, *, ci: float = 0.95) -> tuple[fl
         \left[\frac{k}{\sqrt{\left(\frac{u_1+2}{\nu+1}-1\right)k^2+\frac{u_1}{\nu}}},\;
               \frac{k}{\sqrt{\left(\frac{u_2+2}{\nu+1}-1\right)k^2+\frac{u_2}{\nu}}}\right]
 
-    with k = s/|mean| of the shifted values, nu = n - 1, u_1 and u_2 the chi-square(nu)
+    with ``k = s/|mean|`` of the shifted values, nu = n - 1, u_1 and u_2 the chi-square(nu)
     quantiles at 1 - a/2 and a/2 (a = 1 - ci).  Vangel (1996), "Confidence intervals for a
     normal coefficient of variation", The American Statistician 50(1), eq. 6 (McKay 1932's
     interval with u+2 in place of u).  The upper end is infinite when its radicand is not
