@@ -164,6 +164,7 @@ def cv_star(values: npt.ArrayLike, *, scale_min: float | None = None, small_samp
     within_2sd = float(np.mean(distance < 2 * sd_scaled))
     low, high = _sd_confidence_interval(s_scaled, sd_scaled, n)
     mean, sd, ci95 = mean_scaled * unit, sd_scaled * unit, (low * unit, high * unit)
+    _representable(mean, sd, *ci95)
     reason = undefined_reason("CV*", mean=mean, magnitude=magnitude)
     if reason:
         return CVStar(undefined(reason, replace_undefined_by), mean, sd, ci95, n, within_1sd, within_2sd, reason)
@@ -177,8 +178,14 @@ def _shifted(raw: np.ndarray, scale_min: float) -> np.ndarray:
     below = raw < scale_min
     if below.any():
         position = int(np.flatnonzero(below)[0])
-        raise QRAInputError(f"values: value {raw[position]!r} at position {position} is below scale_min {scale_min!r}")
-    return raw - scale_min
+        raise QRAInputError(f"values: value {float(raw[position])!r} at position {position} is below scale_min {scale_min!r}")
+    with np.errstate(over="ignore"):
+        shifted = raw - scale_min
+    if not np.isfinite(shifted).all():
+        position = int(np.flatnonzero(~np.isfinite(shifted))[0])
+        raise QRAInputError(f"values: value {float(raw[position])!r} at position {position} minus scale_min {scale_min!r} "
+                            "is beyond the float range")
+    return shifted
 
 
 def _scale_min(scale_min) -> float:
@@ -324,7 +331,16 @@ def sd_standard_error(values: npt.ArrayLike, *, scale_min: float | None = None, 
         return SDStandardError(0.0, (0.0, 0.0), kurtosis, n)
     se = s * s * math.sqrt(variance) / (2 * sd)
     low, high = _t_interval(sd, se, n)
+    _representable(se * unit, low * unit, high * unit)
     return SDStandardError(se * unit, (low * unit, high * unit), kurtosis, n)
+
+
+def _representable(*numbers: float) -> None:
+    """Refuse values whose mean, s* or interval lies beyond the float range (near 1.8e308): CV*
+    itself is scale-free, but the statistics reported beside it would be infinite."""
+    if not all(math.isfinite(x) for x in numbers):
+        raise QRAInputError("values: their mean, standard deviation or its interval is beyond the float range "
+                            "(about 1.8e308); give them in a smaller unit")
 
 
 def pair_cv_star(a: npt.ArrayLike, b: npt.ArrayLike, *, small_sample_factor: bool = True) -> np.ndarray:
