@@ -32,8 +32,11 @@ for well-formed input returns ``replace_undefined_by`` (``nan``) and warns
 :class:`~qra_widgets.UndefinedMeasureWarning` with the reason.
 """
 
+from ._validation import Batch
 from .agreement import (
     CategoryCounts,
+    agreement_batch,
+    cohen_kappa_batch,
     adjacent_agreement,
     agreement_weights,
     brennan_prediger,
@@ -49,7 +52,13 @@ from .agreement import (
 )
 from .correlation import (
     PairwiseMean,
+    average_ranks,
     correlation_pvalue,
+    kendall_w_batch,
+    mean_pairwise_batch,
+    pearson_batch,
+    spearman_batch,
+    tau_b_batch,
     kendall_tau,
     kendall_w,
     kendall_w_pvalue,
@@ -60,10 +69,20 @@ from .correlation import (
     pearson_r,
     spearman_rho,
 )
-from .precision import CVStar, c4, cv_star, pair_cv_star, sd_standard_error
-from .ranking import RankCounts, rank_agreement, rank_counts, sign_counts
+from .precision import CVStar, c4, cv_star, cv_star_batch, pair_cv_star, sd_standard_error
+from .ranking import RankCounts, rank_agreement, rank_counts, rank_counts_batch, sign_counts
 
 __all__ = [
+    "Batch",
+    "agreement_batch",
+    "average_ranks",
+    "cohen_kappa_batch",
+    "kendall_w_batch",
+    "mean_pairwise_batch",
+    "pearson_batch",
+    "rank_counts_batch",
+    "spearman_batch",
+    "tau_b_batch",
     "CVStar",
     "CategoryCounts",
     "PairwiseMean",
@@ -77,6 +96,7 @@ __all__ = [
     "coincidences",
     "correlation_pvalue",
     "cv_star",
+    "cv_star_batch",
     "encode",
     "encode_values",
     "fleiss_kappa",
