@@ -192,7 +192,7 @@ class Batch:
     (all weights 1), so ``assess()`` and the bootstrap share one implementation.
     """
 
-    __slots__ = ("values", "reasons")
+    __slots__ = ("reasons", "values")
 
     def __init__(self, values: np.ndarray, reasons: np.ndarray):
         self.values = np.where(reasons != "", np.nan, values) if reasons.size else values

@@ -11,14 +11,13 @@ the missing-score rule and the undefined rule (a constant score set gives ``nan`
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 from itertools import combinations
 
 import numpy as np
 import numpy.typing as npt
 
-from ..errors import QRAInputError, UndefinedMeasureWarning, undefined
+from ..errors import QRAInputError, undefined
 from ._validation import Batch, as_pair, as_score_matrix, replacement, undefined_reason, undefined_reasons
 
 NAN = float("nan")
