@@ -345,12 +345,10 @@ def _pair_terms(counts: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np
 
 def _weighted_means(w: np.ndarray, pairable, rated, disagreement, shares):
     """(1 - P_a, pairable weight, pi) per replicate: weighted means over units (weights w, (B, U))."""
-    on_pairs = w * pairable
-    on_rated = w * rated
-    pair_weight, rated_weight = on_pairs.sum(axis=1), on_rated.sum(axis=1)
+    pair_weight, rated_weight = w @ pairable.astype(float), w @ rated.astype(float)
     with np.errstate(invalid="ignore", divide="ignore"):
-        observed = (on_pairs @ disagreement) / pair_weight
-        pi = (on_rated @ shares) / rated_weight[:, None]
+        observed = (w @ disagreement) / pair_weight  # disagreement and shares are 0 outside pairable / rated units
+        pi = (w @ shares) / rated_weight[:, None]
     return observed, pair_weight, np.nan_to_num(pi)
 
 
@@ -408,17 +406,17 @@ def _alpha_batch(cc: CategoryCounts, w: np.ndarray, level: str) -> Batch:
     raters = counts.sum(axis=1)
     pairable = raters >= 2
     scale = np.where(pairable, 1.0 / np.where(pairable, raters - 1, 1.0), 0.0)
-    ws = w * scale
-    o = np.einsum("bu,uc,uk->bck", ws, counts, counts, optimize=True)
-    o -= np.einsum("bc,ck->bck", ws @ counts, np.eye(q))
+    scaled = counts * scale[:, None]
+    o = np.empty((w.shape[0], q, q))
+    for c in range(q):  # o[b, c, k] = sum_u w_bu n_uc n_uk / (m_u - 1), one matrix product per category
+        o[:, c, :] = w @ (scaled[:, c:c + 1] * counts)
+    o -= (w @ scaled)[:, :, None] * np.eye(q)
     marginals = o.sum(axis=2)
     total = marginals.sum(axis=1)
-    reasons = undefined_reasons("alpha", w.shape[0], pairs=(w * pairable).sum(1), categories_used=(marginals > 0).sum(1),
+    reasons = undefined_reasons("alpha", w.shape[0], pairs=w @ pairable.astype(float), categories_used=(marginals > 0).sum(1),
                                 one_category="so there is no expected disagreement")
-    if level == "ordinal":
-        delta = np.stack([_distance(level, cc.categories, row) for row in marginals])
-    else:
-        delta = _distance(level, cc.categories, marginals[0])[None]
+    delta = _distance(level, cc.categories, marginals if level == "ordinal" else marginals[0])
+    delta = delta if delta.ndim == 3 else delta[None]
     with np.errstate(invalid="ignore", divide="ignore"):
         expected = np.einsum("bc,bk,bck->b", marginals, marginals, np.broadcast_to(delta, o.shape))
         values = 1 - (total - 1) * (o * delta).sum(axis=(1, 2)) / expected
@@ -954,13 +952,15 @@ def coincidences(counts: np.ndarray) -> np.ndarray:
 
 
 def _distance(level: str, categories: np.ndarray, marginals: np.ndarray) -> np.ndarray:
+    """delta^2 of ``level`` (q x q); for ``ordinal`` it depends on the marginals, and a (B, q)
+    stack of marginals gives a (B, q, q) stack."""
     if level == "nominal":
         return 1.0 - np.eye(categories.size)
     if level == "ordinal":
-        cumulative = np.cumsum(marginals)
-        between = cumulative[None, :] - cumulative[:, None] + (marginals[:, None] - marginals[None, :]) / 2
+        cumulative = np.cumsum(marginals, axis=-1)
+        between = cumulative[..., None, :] - cumulative[..., :, None] + (marginals[..., :, None] - marginals[..., None, :]) / 2
         upper = np.triu(between**2)
-        return upper + np.triu(upper, 1).T
+        return upper + np.swapaxes(np.triu(upper, 1), -1, -2)
     if categories.dtype.kind != "f":
         raise QRAInputError(f"level: {level!r} needs numeric labels")
     if level == "interval":
