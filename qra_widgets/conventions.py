@@ -238,6 +238,8 @@ class Conventions:
             return {"small_sample_factor": self.small_sample_factor}
         if measure == "kendall_w":
             return {"tie_correction": self.w_tie_correction}
+        if measure == "kendall_w_pvalue":  # QRA3 reports the chi-square p-value (e^-4 in its published run)
+            return {"tie_correction": self.w_tie_correction, "method": "chi2" if self.name == "qra3" else "auto"}
         if measure in ("rank_agreement", "rank_counts", "sign_counts"):
             return {"ties": self.p_ties}
         return {}

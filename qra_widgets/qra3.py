@@ -461,7 +461,7 @@ def results(study: Study, conventions: str | Conventions | None = None) -> dict:
         w = _value(assessment, "W", "qc", qc.name)
         if math.isnan(w) and len(scored_rows) == 2 and k >= 2:  # assess() reports tau, not W, for two experiments
             w = _quiet(m.kendall_w, matrix[scored_rows][:, complete], **conventions.to_kwargs("kendall_w"))
-        w_p = (_quiet(kendall_w_pvalue, matrix[scored_rows], **conventions.to_kwargs("kendall_w"))
+        w_p = (_quiet(kendall_w_pvalue, matrix[scored_rows], **conventions.to_kwargs("kendall_w_pvalue"))
                if not math.isnan(w) else None)
         two_criterion[qc.name] = {"criterion": [qc.name], "per_measure_results": {
             "kendall": {"v": _number(w), "p": _number(w_p), "measure": "kendall",

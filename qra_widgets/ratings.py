@@ -10,9 +10,11 @@ experiment, rater).  :class:`Ratings` keeps them as six arrays (like
   of the item means (``how="item_mean"``), or the median of all ratings (``how="median"``);
 * **Type III** item labels (:meth:`Ratings.item_labels`): each experiment's label for an
   item aggregates its raters' ratings by a rule that fits the criterion's ``label_level``
-  (:data:`LABEL_RULES`): the *lower median* for ordinal (the ceil(m/2)-th smallest rating,
-  always a scale point), the *mode* for nominal (ties go to the smallest category), the
-  *mean* for interval and ratio;
+  (:data:`LABEL_RULES`): the *median* for ordinal, and when it falls between two integer
+  scale points (an even number of raters who disagree) the even one of the two (round half to
+  even), so the label is always a scale point and is not pushed down or up by the number of
+  raters (the lower median would make a two-rater label the minimum of the two ratings); the
+  *mode* for nominal (ties go to the smallest category), the *mean* for interval and ratio;
 * **annotator agreement** within each experiment (:func:`annotator_agreement`):
   Krippendorff's alpha at the criterion's level, Fleiss' kappa, Cohen's kappa (exactly two
   raters), Gwet's AC1 and Brennan-Prediger generalised to many raters (Gwet 2014).
@@ -32,7 +34,7 @@ from .errors import QRAInputError
 KEY_FIELDS = ("quality_criterion", "system", "item", "experiment", "rater")
 FIELDS = (*KEY_FIELDS, "rating")
 AGGREGATIONS = ("mean", "item_mean", "median")
-LABEL_RULES = {"ordinal": "lower median", "nominal": "mode (ties: smallest category)",
+LABEL_RULES = {"ordinal": "median (between two integer scale points: the even one)", "nominal": "mode (ties: smallest category)",
                "interval": "mean", "ratio": "mean"}
 AGREEMENT_COLUMNS = ["experiment", "quality_criterion", "measure", "value", "n_items", "n_raters", "note"]
 
@@ -219,7 +221,7 @@ class Ratings:
         if label_level in ("interval", "ratio"):
             labels = grouped.mean()
         elif label_level == "ordinal":
-            labels = grouped.apply(lambda v: float(np.sort(v.to_numpy())[(len(v) - 1) // 2]))
+            labels = grouped.apply(lambda v: _ordinal_label(v.to_numpy()))
         else:
             labels = grouped.agg(lambda v: float(v.mode().min()))  # Series.mode is sorted: ties -> smallest
         index = labels.index
@@ -350,6 +352,21 @@ def choice_counts(choices: Choices, quality_criterion: str, experiment: str, cod
         pair = np.full((2, len(unit_index)), -1, dtype=np.int64)
         pair[rater_codes, unit_codes] = code_codes
     return RaterCounts(counts, np.asarray(categories, dtype=object), list(unit_index), [str(r) for r in rater_index], pair)
+
+
+def _ordinal_label(ratings: np.ndarray) -> float:
+    """The median of one item's ratings as a scale point: between two integer points, the even
+    one (round half to even: (2, 3) -> 2, (3, 4) -> 4), so an even number of raters neither
+    lowers nor raises labels on average; between non-integer points, the lower one.
+
+    >>> _ordinal_label(np.array([3.0, 4.0])), _ordinal_label(np.array([2.0, 3.0])), _ordinal_label(np.array([1.0, 5.0, 4.0]))
+    (4.0, 2.0, 4.0)
+    """
+    ordered = np.sort(ratings)
+    low, high = ordered[(len(ordered) - 1) // 2], ordered[len(ordered) // 2]
+    if low == high or not (float(low).is_integer() and float(high).is_integer()):
+        return float(low)
+    return float(np.round((low + high) / 2))
 
 
 # ----------------------------------------------------------------------------- annotator agreement

@@ -10,6 +10,7 @@ import json
 import re
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -115,9 +116,26 @@ def test_item_label_rules():
     ratings = Ratings.from_columns(["Q"] * 6, ["A"] * 6, ["i1", "i1", "i2", "i2", "i2", "i2"], ["E"] * 6,
                                    ["r1", "r2", "r1", "r2", "r3", "r4"], [2, 3, 1, 1, 4, 4])
     labels = lambda level: dict(zip(ratings.item_labels("Q", level)[1], ratings.item_labels("Q", level)[3]))
-    assert labels("ordinal") == {"i1": 2.0, "i2": 1.0}  # lower median: (m-1)//2-th of the sorted ratings
+    assert labels("ordinal") == {"i1": 2.0, "i2": 2.0}  # median 2.5 in both: the even scale point
     assert labels("nominal") == {"i1": 2.0, "i2": 1.0}  # mode; ties -> the smallest category
     assert labels("interval") == {"i1": 2.5, "i2": 2.5}
+
+
+def test_ordinal_labels_are_not_lowered_by_an_even_number_of_raters():
+    """Ratings symmetric around 3 on 1..5: the mean label must stay near 3 with 2, 3 and 4 raters.
+    The lower median (the earlier rule) gives the minimum of two ratings: about 0.3 lower."""
+    rng = np.random.default_rng(0)
+    items = 4000
+    means = {}
+    for raters in (2, 3, 4):
+        values = np.clip(3 + rng.integers(-1, 2, size=(items, raters)), 1, 5).astype(float)
+        ratings = Ratings.from_columns(["Q"] * values.size, ["A"] * values.size, np.repeat([f"i{k}" for k in range(items)], raters),
+                                       ["E"] * values.size, np.tile([f"r{k}" for k in range(raters)], items), values.ravel())
+        means[raters] = float(ratings.item_labels("Q", "ordinal")[3].mean())
+        lower_median = np.sort(values, axis=1)[:, (raters - 1) // 2].mean()
+        if raters == 2:
+            assert lower_median < 2.75  # the bias the rule removes
+    assert all(abs(mean - 3) < 0.05 for mean in means.values()), means
 
 
 def test_ratings_survive_a_study_file_and_edits(study, tmp_path):

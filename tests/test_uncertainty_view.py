@@ -62,9 +62,9 @@ def test_a_fixed_seed_gives_the_intervals_of_assess(study, direct):
     result = view.state.assessment
     assert result.bootstrap_info == direct.bootstrap_info and result.bootstrap_info["seed"] == SEED
     assert result.intervals.keys() == direct.intervals.keys()
-    for key, (low, high, method, note) in direct.intervals.items():
+    for key, (low, high, method, note, over) in direct.intervals.items():
         got = result.intervals[key]
-        assert (got[2], got[3]) == (method, note)
+        assert (got[2], got[3], got[4]) == (method, note, over)
         np.testing.assert_array_equal(got[:2], (low, high))
     assert view.progress.value == B and view.compute.disabled is False and view.cancel.disabled is True
     assert "95% intervals from 2000 bootstrap replicates (seed 11)" in view.message.value

@@ -125,7 +125,8 @@ def _study_context(study, assessment=None) -> dict:
     context.update(caption=result.caption(), conventions=result.conventions.describe(), notes=result.notes,
                    template_table=result.table().to_html(index=False, escape=True, na_rep="", border=0))
     if {"ci_low", "ci_high"} <= set(frame.columns) and frame["ci_low"].notna().any():
-        with_ci = frame[frame["ci_low"].notna()][["measure", "level", "quality_criterion", "system", "value", "ci_low", "ci_high", "n"]]
+        with_ci = frame[frame["ci_low"].notna()][["measure", "level", "quality_criterion", "system", "value", "ci_low", "ci_high",
+                                                    "ci_method", "ci_over", "n"]]
         context["intervals_table"] = _table_html(with_ci.fillna(""))
     if hasattr(result, "annotator_agreement"):
         agreement = result.annotator_agreement()
