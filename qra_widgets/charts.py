@@ -338,8 +338,10 @@ def property_effects_chart(effects) -> go.Figure:
                        mode="markers", marker={"color": PALETTE[3], "size": 9},
                        error_x={"type": "data", "symmetric": False, "array": (ranked.ci_high - ranked.effect).tolist(),
                                 "arrayminus": (ranked.effect - ranked.ci_low).tolist()},
-                       customdata=list(zip(ranked["pairs differ"], ranked["pairs same"])),
-                       hovertemplate="%{y}<br>effect = %{x:.2f}<br>pairs differ / same: %{customdata[0]} / %{customdata[1]}<extra></extra>")
+                       customdata=list(zip(ranked["pairs differ"], ranked["pairs same"],
+                                           ranked["p_adjusted"] if "p_adjusted" in ranked else [float("nan")] * len(ranked))),
+                       hovertemplate="%{y}<br>effect = %{x:.2f}<br>pairs differ / same: %{customdata[0]} / %{customdata[1]}"
+                                     "<br>adjusted p = %{customdata[2]:.3f}<extra></extra>")
     figure.add_vline(x=0, line={"color": "#999", "dash": "dot"})
     return _layout(figure, "Pair CV* where experiments differ minus where they agree (95% study-clustered interval)",
                    xaxis_title="difference in mean pair CV* (points)", yaxis={"autorange": "reversed"},
