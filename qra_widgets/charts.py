@@ -374,8 +374,11 @@ def property_effects_chart_json(effects) -> dict:
              "mode": "markers", "marker": {"color": PALETTE[3], "size": 9},
              "error_x": {"type": "data", "symmetric": False, "array": _nan_to_none((ranked.ci_high - ranked.effect).tolist()),
                          "arrayminus": _nan_to_none((ranked.effect - ranked.ci_low).tolist())},
-             "customdata": [[int(a), int(b)] for a, b in zip(ranked["pairs differ"], ranked["pairs same"])],
-             "hovertemplate": "%{y}<br>effect = %{x:.2f}<br>pairs differ / same: %{customdata[0]} / %{customdata[1]}<extra></extra>"}]
+             "customdata": [[int(a), int(b), None if p != p else float(p)] for a, b, p in
+                            zip(ranked["pairs differ"], ranked["pairs same"],
+                                ranked["p_adjusted"] if "p_adjusted" in ranked else [float("nan")] * len(ranked))],
+             "hovertemplate": "%{y}<br>effect = %{x:.2f}<br>pairs differ / same: %{customdata[0]} / %{customdata[1]}"
+                              "<br>adjusted p = %{customdata[2]:.3f}<extra></extra>"}]
     zero = {"type": "line", "x0": 0, "x1": 0, "xref": "x", "y0": 0, "y1": 1, "yref": "y domain", "line": {"color": "#999", "dash": "dot"}}
     return _spec(data, "Pair CV* where experiments differ minus where they agree (95% study-clustered interval)",
                  xaxis={"title": {"text": "difference in mean pair CV* (points)"}}, yaxis={"autorange": "reversed"},

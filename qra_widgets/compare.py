@@ -253,6 +253,11 @@ def property_effects(studies: Iterable[Study]):
 
     A study counts as *same* for an attribute when every experiment gives it and all give the
     same value; otherwise as *differs*.  Studies that cannot be assessed are skipped.
+
+    Descriptive only: the two groups are different studies (different systems, criteria and
+    teams), so a difference between the means is not evidence that the attribute matters, and no
+    test is made.  Which properties go with poorer reproducibility is tested within studies, with
+    multiplicity control, by :func:`qra_widgets.overview.property_effects`.
     """
     import pandas as pd
 

@@ -54,8 +54,9 @@ What was read off QRA3's outputs, and how it was checked:
   and the ``p_ties`` rule come from another published QRA3 run (3 systems, 3 experiments,
   one tie: W = 0.750 uncorrected, 0.818 corrected; P counts the pair tied in one
   experiment only as ranked differently); ``tests/test_conventions.py`` rebuilds that case.
-* P: ``data.json`` reports ``n`` (system pairs compared, 18 = 6 experiment pairs x 3) and
-  ``d`` (pairs ranked the same way); P = d/n, pooled over criteria at study level.
+* P: ``data.json`` reports ``n`` (pairs ranked the same way) and ``d`` (system pairs compared,
+  18 = 6 experiment pairs x 3); P = n/d, pooled over criteria at study level.  The run with a
+  tie (``output-3-studies``, Answer Relevancy: n = 6, d = 9, P = 0.667) settles which is which.
 
 Decided (the outputs do not settle it; each is a field you can change):
 

@@ -24,7 +24,9 @@ key                                        effect
                                            value per study: mixed values are refused)
 ``criteria.<abbr>.normal_data``            ``false``: the SE of s* adds the sample excess kurtosis
                                            (``kappa`` in ``data.json``):
-                                           ``measures.precision.sd_standard_error(normal=False)``
+                                           ``measures.precision.sd_standard_error(normal=False)``;
+                                           unverified (both published runs use ``true``), so
+                                           :func:`results` warns (``UserWarning``)
 ``type_iii_agreement_method``              ``auto`` (Cohen's kappa for 2 experiments, Krippendorff's
                                            alpha for more), ``krippendorff``/``alpha``,
                                            ``fleiss``/``fleiss_kappa``: the ``agreement_many`` convention
@@ -407,11 +409,13 @@ def results(study: Study, conventions: str | Conventions | None = None) -> dict:
     assessment = assess(study, conventions=conventions)
     experiments = [e.id for e in study.experiments]
     n = len(experiments)
-    criteria = [q.name for q in study.quality_criteria]
+    ordered = qra3_order(study)
+    criteria = [q.name for q in ordered]
+    _warn_unverified(settings, criteria)
     level = lambda name, mode="QRA++": {"level": name, "mode": mode, "n": n}
 
     systems_block, criterion_cv = {}, {}
-    for qc in study.quality_criteria:
+    for qc in ordered:
         matrix = study.score_matrix(qc.name)
         per_system = {}
         normal = settings["criteria"][qc.name]["normal_data"]
@@ -453,7 +457,7 @@ def results(study: Study, conventions: str | Conventions | None = None) -> dict:
 
     two_criterion, two_pairwise, four_criterion, four_pairwise = {}, {}, {}, {}
     total = m.RankCounts(0, 0)
-    for qc in study.quality_criteria:
+    for qc in ordered:
         matrix = study.score_matrix(qc.name)
         scored_rows = [i for i in range(n) if not np.isnan(matrix[i]).all()]
         complete = ~np.isnan(matrix[scored_rows]).any(axis=0)
@@ -486,11 +490,11 @@ def results(study: Study, conventions: str | Conventions | None = None) -> dict:
                                             "measure": measure, "measurements": measurements}
                 pair_counts = m.rank_counts(np.vstack([x, y]), **conventions.to_kwargs("rank_counts"))
                 counts += pair_counts
-                four_pairs[name] = {"n": pair_counts.compared, "d": pair_counts.same, "x": x.tolist(), "y": y.tolist()}
+                four_pairs[name] = {"n": pair_counts.same, "d": pair_counts.compared, "x": x.tolist(), "y": y.tolist()}
         total += counts
         two_pairwise[qc.name] = {"criterion": [qc.name], "per_measure_results": {
             "kendall": {}, "pearson": {"pairwise_results": pairs["pearson"]}, "spearman": {"pairwise_results": pairs["spearman"]}}}
-        four_criterion[qc.name] = {"n": counts.compared, "d": counts.same, "x": None, "y": None}
+        four_criterion[qc.name] = {"n": counts.same, "d": counts.compared, "x": None, "y": None}
         four_pairwise[qc.name] = {"pairwise_results": four_pairs}
     return {
         "name": study.id,
@@ -507,9 +511,42 @@ def results(study: Study, conventions: str | Conventions | None = None) -> dict:
             "Type IV": {"result_type": "Type IV", "precision": 3, "per_level_results": {
                 "Criterion": {**level("Criterion"), "criterion": four_criterion},
                 "Pairwise-Criterion": {**level("Criterion", "Pairwise"), "criterion": four_pairwise},
-                "Study": {**level("Study"), "study": {"All": {"n": total.compared, "d": total.same, "x": None, "y": None}}}}},
+                "Study": {**level("Study"), "study": {"All": {"n": total.same, "d": total.compared, "x": None, "y": None}}}}},
         },
     }
+
+
+def qra3_order(study: Study) -> list:
+    """The study's quality criteria in QRA3's order: sorted by name.
+
+    QRA3's published three-criterion run (Yao 2022, ``output-3-studies``) lists Answer
+    Relevancy, Question Relevancy, Readability in ``table.csv`` and ``data.json`` (its
+    ``criteria`` and every per-criterion block), while its ``config.json`` gives R, QR, AR and
+    its ``metrics.csv`` Readability, Answer Relevancy, Question Relevancy: only sorting by
+    name gives that order.  The study-level values sit on the first criterion's row.
+
+    >>> from qra_widgets.study import Experiment, QualityCriterion, Study
+    >>> s = Study(id="x", quality_criteria=[QualityCriterion("Readability"), QualityCriterion("Answer Relevancy")],
+    ...           systems=["a", "b"], experiments=[Experiment("O"), Experiment("R")])
+    >>> [q.name for q in qra3_order(s)]
+    ['Answer Relevancy', 'Readability']
+    """
+    return sorted(study.quality_criteria, key=lambda q: q.name)
+
+
+NORMAL_DATA_FALSE = (
+    "normal_data: false for {criteria}: the SE and CI of s* use the sample excess kurtosis "
+    "(sd_standard_error(normal=False), the delta method on s^2 with kappa estimated from the values). "
+    "This is our reading of QRA3's option, unverified: no published QRA3 run sets it")
+
+
+def _warn_unverified(settings: dict, criteria: list[str]) -> None:
+    """A UserWarning when a config asks for ``normal_data: false``, whose effect no published run shows."""
+    import warnings
+
+    off = [name for name in criteria if not settings["criteria"][name]["normal_data"]]
+    if off:
+        warnings.warn(NORMAL_DATA_FALSE.format(criteria=", ".join(repr(name) for name in off)), UserWarning, stacklevel=3)
 
 
 def _value(assessment, measure: str, level: str, qc: str | None = None) -> float:
@@ -571,12 +608,12 @@ def _cells(data: dict) -> list[dict]:
     block = []
     for qc in criteria:
         counts = four["Criterion"]["criterion"][qc]
-        value = counts["d"] / counts["n"] if counts["n"] else None
+        value = counts["n"] / counts["d"] if counts["d"] else None
         block.append({"qc": qc, "system": "all", "measure": "P", "system_level": ("na", None), "qc_level": ("3", value),
                       "qc_span": 1, "first_of_qc": True})
     if block:
         total = four["Study"]["study"]["All"]
-        block[0]["study_level"] = ("3", total["d"] / total["n"] if total["n"] else None)
+        block[0]["study_level"] = ("3", total["n"] / total["d"] if total["d"] else None)
         rows.append({"type": "Type IV", "rows": block, "headline": "study_level"})
     return rows
 

@@ -220,19 +220,110 @@ def test_the_property_that_matters_is_found_with_an_interval_excluding_zero():
     assert dataset["pairs differ"] + dataset["pairs same"] == 30 * 15  # every pair of 6 experiments answers it
 
 
-def test_no_property_matters_gives_false_positives_at_about_the_stated_rate():
-    """20 null libraries of 25 studies x 4 properties: 95% intervals exclude 0 at most 10% of the time
-    (the stated rate: 5% nominal, about 8% measured with 25 studies, 5.0% with 60)."""
-    rng = np.random.default_rng(21)
-    hits = tests = 0
-    for library in range(20):
-        studies = [simulated_study(100 * library + i, rng, effect=0.0) for i in range(25)]
-        effects = property_effects(pairs_frame(studies), bootstrap=1000, seed=library)
+def random_answer(prop, rng: np.random.Generator):
+    """One of two answers to a catalogue property (kinds text, integer, single, multiple)."""
+    pick = int(rng.integers(2))
+    if prop.kind == "text":
+        return ["A", "B"][pick]
+    if prop.kind == "integer":
+        return [3, 5][pick]
+    return prop.options[pick] if prop.kind == "single" else [prop.options[pick]]
+
+
+def null_study(index: int, rng: np.random.Generator, experiments: int, systems: int = 5) -> Study:
+    """A study in which every experiment answers all 22 catalogue properties at random (two answers
+    each) and no property changes any score: the system's true value plus noise (sd 0.1)."""
+    from qra_widgets.properties import PROPERTIES
+
+    names = [f"sys-{j}" for j in range(systems)]
+    base = rng.uniform(2.5, 4.0, systems)
+    exps, scores = [], {}
+    for i in range(experiments):
+        props = {pid: ({"Quality": random_answer(prop, rng)} if prop.per_criterion else random_answer(prop, rng))
+                 for pid, prop in PROPERTIES.items()}
+        exps.append(Experiment(f"e{i}", properties=props))
+        for j, name in enumerate(names):
+            scores[("Quality", name, f"e{i}")] = float(np.clip(base[j] + rng.normal(0, 0.1), 1, 5))
+    qc = QualityCriterion("Quality", scale_min=1, scale_max=5, evaluation_type="human")
+    return Study(f"null-{index:05d}", quality_criteria=[qc], systems=names, experiments=exps, scores=scores)
+
+
+def null_libraries(size: int, libraries: int, seed: int) -> tuple[int, int, int]:
+    """(libraries with any flag, libraries, properties tested in all) for null libraries of ``size``
+    studies of 2-4 experiments each."""
+    rng = np.random.default_rng(seed)
+    flagged = tested = 0
+    for library in range(libraries):
+        studies = [null_study(library * size + i, rng, int(rng.integers(2, 5))) for i in range(size)]
+        effects = property_effects(pairs_frame(studies), bootstrap=100, permutations=499, seed=library)
         ranked = effects[effects.status != "too few pairs"]
-        tests += len(ranked)
-        hits += int((ranked.status != "no clear effect").sum())
-    assert tests == 80
-    assert hits / tests <= 0.10
+        tested += len(ranked)
+        flagged += bool((ranked.status != "no clear effect").any())
+    return flagged, libraries, tested
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("size", [25, 60])
+def test_with_no_property_mattering_at_most_one_library_in_ten_flags_any_property(size):
+    """Null libraries of 25 and 60 studies with 2-4 experiments each, 22 properties answered at
+    random: with Holm's adjustment at most 10% of libraries flag at least one property (the
+    family-wise rate Holm controls at 5%).  100 libraries each (seeded): a true 5% would show as
+    more than 10% with probability 0.01; without adjustment most libraries flag one."""
+    flagged, libraries, tested = null_libraries(size, 100, seed=size)
+    assert tested >= 15 * libraries  # most of the 22 properties have enough informative studies
+    assert flagged / libraries <= 0.10
+
+
+def test_the_permutation_p_value_is_uniform_enough_for_one_property():
+    """One property tested in 100 small null libraries: the unadjusted p is below 0.05 in about 5%
+    of them (at most 12 of 100, a binomial(100, 0.05) tail below 0.001)."""
+    rng = np.random.default_rng(5)
+    below = 0
+    for library in range(100):
+        studies = [null_study(100 * library + i, rng, int(rng.integers(3, 5)), systems=3) for i in range(12)]
+        effects = property_effects(pairs_frame(studies), bootstrap=50, permutations=199, seed=library).set_index("property")
+        below += bool(effects.loc["G.test_dataset", "p"] < 0.05)
+    assert below <= 12
+
+
+def test_holm_adjustment_matches_statsmodels():
+    multitest = pytest.importorskip("statsmodels.stats.multitest")
+    from qra_widgets.overview import holm
+
+    p = np.array([0.001, 0.02, 0.03, 0.04, 0.2, 0.5, 0.012])
+    assert holm(p) == pytest.approx(multitest.multipletests(p, method="holm")[1], abs=1e-15)
+
+
+def test_adjusted_values_are_reported_and_a_property_needs_informative_studies():
+    rng = np.random.default_rng(13)
+    studies = [simulated_study(i, rng, effect=0.4) for i in range(30)]
+    effects = property_effects(pairs_frame(studies), seed=1).set_index("property")
+    tested = effects[effects.status != "too few pairs"]
+    assert (tested["p_adjusted"] >= tested["p"]).all() and (tested["p_adjusted"] <= 1).all()
+    # Holm: the smallest p is multiplied by the number of properties tested
+    assert tested["p_adjusted"].min() == pytest.approx(min(1.0, tested["p"].min() * len(tested)))
+    assert effects.loc["G.test_dataset", "studies informative"] <= effects.loc["G.test_dataset", "studies same"]
+    strict = property_effects(pairs_frame(studies), seed=1, min_studies=31).set_index("property")
+    assert set(strict.status) == {"too few pairs"} and strict["p"].isna().all()
+    bh = property_effects(pairs_frame(studies), seed=1, adjust="bh").set_index("property")
+    assert (bh.loc[tested.index, "p_adjusted"] <= tested["p_adjusted"] + 1e-12).all()  # BH never stricter than Holm
+
+
+def test_the_permutation_test_rebuilds_the_observed_groups_from_the_pairs():
+    """Unshuffled, the answer classes rebuilt from the pairs give back every pair's same/differ."""
+    from qra_widgets.overview import _answer_classes
+
+    rng = np.random.default_rng(2)
+    pairs = pairs_frame([null_study(i, rng, 4) for i in range(3)])
+    index = {(s, e): k for k, (s, e) in enumerate(sorted({(s, e) for s, a, b in zip(pairs.study, pairs.experiment_a,
+                                                                                     pairs.experiment_b) for e in (a, b)}))}
+    slot_a = np.array([index[(s, a)] for s, a in zip(pairs.study, pairs.experiment_a)])
+    slot_b = np.array([index[(s, b)] for s, b in zip(pairs.study, pairs.experiment_b)])
+    for pid in ("G.test_dataset", "H4.2.1", "H2.1"):
+        same = pairs.same.map(lambda ids: pid in ids).to_numpy()
+        differ = pairs.differs.map(lambda ids: pid in ids).to_numpy()
+        labels = _answer_classes(slot_a, slot_b, len(index), same, differ)
+        assert ((labels[slot_a] == labels[slot_b]) == same).all() and (labels[slot_a] >= 0).all()
 
 
 def test_properties_with_too_few_pairs_are_marked_not_ranked():
