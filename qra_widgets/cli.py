@@ -140,18 +140,19 @@ def _app(args: argparse.Namespace) -> str:
     import subprocess
 
     _require_app_extra()
-    from .serve import FILL_DELAY, POOL_SIZE, voila_command
+    from .serve import FILL_DELAY, POOL_SIZE, allowed_hosts, voila_command
     from .store import default_path
 
     environment = dict(os.environ)
     if args.db:
         environment["QRA_WIDGETS_DB"] = str(args.db)
     library = environment.get("QRA_WIDGETS_DB") or default_path()
-    print(f"qra-widgets: serving on http://{args.host}:{args.port}/ (library: {library})", file=sys.stderr)
-    voila = subprocess.Popen(voila_command(args.port, args.no_browser, args.host,
-                                           POOL_SIZE if args.pool_size is None else args.pool_size,
-                                           fill_delay=FILL_DELAY if args.fill_delay is None else args.fill_delay),
-                             env=environment)
+    command = voila_command(args.port, args.no_browser, args.host, POOL_SIZE if args.pool_size is None else args.pool_size,
+                            fill_delay=FILL_DELAY if args.fill_delay is None else args.fill_delay,
+                            allow_hosts=args.allow_host or ())
+    print(f"qra-widgets: serving on http://{args.host}:{args.port}/ (library: {library}); answering to host names "
+          f"{', '.join(sorted(allowed_hosts(args.allow_host or ())))}", file=sys.stderr)
+    voila = subprocess.Popen(command, env=environment)
     stopping: list[int] = []
 
     def stop(signum, _frame):
@@ -319,7 +320,11 @@ def build_parser() -> argparse.ArgumentParser:
     listing.set_defaults(run=_examples)
     app = commands.add_parser("app", help="serve the dashboard in the browser (Voila), on loopback by default")
     app.add_argument("--port", type=int, default=8866)
-    app.add_argument("--host", default="127.0.0.1", help="address to listen on (default: loopback only)")
+    app.add_argument("--host", default="127.0.0.1",
+                     help="address to listen on (default: loopback only); it does not change which host names are answered")
+    app.add_argument("--allow-host", action="append", metavar="NAME",
+                     help="also answer requests for this host name (exact, case-insensitive, port ignored; repeatable); "
+                          "always answered: localhost, 127.0.0.1, [::1]. See docs/serving.md")
     app.add_argument("--no-browser", action="store_true", help="do not open a browser window")
     app.add_argument("--db", help="study library file (default: $QRA_WIDGETS_DB or the user data directory)")
     app.add_argument("--pool-size", type=int, default=None,
