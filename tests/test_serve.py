@@ -202,6 +202,8 @@ def test_allow_host_names_reach_voila_and_a_wildcard_is_refused(monkeypatch, cap
     seen = {}
 
     class Voila:
+        returncode = 0
+
         def __init__(self, argv, env):
             seen["argv"] = argv
 
