@@ -33,6 +33,7 @@ import numpy as np
 from . import measures as m
 from .conventions import Conventions, resolve, stored_conventions
 from .errors import QRAInputError, UndefinedMeasureWarning
+from .reading import check_bootstrap
 from .study import Study
 
 COLUMNS = ["result_type", "measure", "level", "quality_criterion", "system", "value", "n", "n_systems", "note",
@@ -391,7 +392,7 @@ def _measure_label(row: _Row, result_type: str) -> str:
 
 def assess(study: Study, conventions: str | Conventions | None = None, *, bootstrap: int = 0, seed: int | None = None,
            ci: float = 0.95, ci_method: str = "percentile", resample: str = "items", progress=None,
-           reuse: Assessment | None = None) -> Assessment:
+           reuse: Assessment | None = None, max_work: int | None = None) -> Assessment:
     """Compute every applicable QRA++ measure of ``study`` at system, QC and study level.
 
     ``conventions`` is a preset name (``"qrapp"`` or ``"qra3"``) or a
@@ -415,6 +416,8 @@ def assess(study: Study, conventions: str | Conventions | None = None, *, bootst
     scratch; only the unchanged part is not computed again (an edit of one score of a
     200-system x 8-experiment study recomputes one CV* and 7 of the 28 pairs of P).
     """
+    if bootstrap or seed is not None:  # sizes, replicates and seed checked before anything is computed
+        check_bootstrap(study, bootstrap if bootstrap else 10, seed, max_work)
     conventions = resolve(conventions if conventions is not None else stored_conventions(study.metadata))
     if reuse is not None and reuse.conventions != conventions:
         reuse = None
@@ -432,7 +435,7 @@ def assess(study: Study, conventions: str | Conventions | None = None, *, bootst
         from .uncertainty import bootstrap as run_bootstrap
 
         result = run_bootstrap(study, conventions, B=bootstrap, seed=seed, ci=ci, ci_method=ci_method,
-                               resample=resample, progress=progress)
+                               resample=resample, progress=progress, max_work=max_work)
         assessment.intervals = assessment_intervals(assessment, result)
         assessment.bootstrap_info = dict(result.info)
     return assessment

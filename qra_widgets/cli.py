@@ -93,14 +93,40 @@ def _is_annotation_spec(path) -> bool:
 
 def _assess_with_progress(assess, study, args: argparse.Namespace):
     """assess(), with a bootstrap and a tqdm progress bar on stderr when --bootstrap B is given."""
+    from .reading import check_bootstrap, check_seed
+
     conventions = args.conventions
+    seed = None if args.seed is None else check_seed(_whole_number(args.seed, "--seed"), "--seed")
     if not args.bootstrap:
         return assess(study, conventions)
+    check_bootstrap(study, args.bootstrap, seed, args.max_work, what="--bootstrap")  # before the progress bar
     from tqdm import tqdm
 
     with tqdm(total=args.bootstrap, desc="bootstrap", unit="replicate", file=sys.stderr, leave=False) as bar:
-        return assess(study, conventions, bootstrap=args.bootstrap, seed=args.seed, ci=args.ci, ci_method=args.ci_method,
-                      resample=args.resample, progress=lambda done: bar.update(done - bar.n))
+        return assess(study, conventions, bootstrap=args.bootstrap, seed=seed, ci=args.ci, ci_method=args.ci_method,
+                      resample=args.resample, progress=lambda done: bar.update(done - bar.n), max_work=args.max_work)
+
+
+def _whole_number(text: str, option: str) -> int:
+    """An option's text as a whole number, else a one-line refusal naming the option."""
+    from .reading import check_seed, shown
+
+    try:
+        return int(text.strip())
+    except ValueError:
+        check_seed(str(text), option) if option == "--seed" else None
+        raise QRAInputError(f"{option}: must be a whole number, got {shown(text, 30)}") from None
+
+
+def _max_work(text: str) -> int:
+    """``--max-work N``: a whole number of at least 1 (argparse type)."""
+    try:
+        value = int(text.replace("_", "").replace(",", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, got {text[:30]!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
 
 
 def _examples(_args: argparse.Namespace) -> str:
@@ -296,7 +322,11 @@ def build_parser() -> argparse.ArgumentParser:
                         help="conventions preset (default: the study's own, else qrapp; see qra_widgets.conventions)")
     report.add_argument("--bootstrap", type=int, default=0, metavar="B",
                         help="add confidence intervals from B bootstrap replicates (e.g. 2000)")
-    report.add_argument("--seed", type=int, default=None, help="random seed of the bootstrap (same seed, same intervals)")
+    report.add_argument("--seed", default=None,
+                        help="random seed of the bootstrap, a whole number >= 0 (same seed, same intervals)")
+    report.add_argument("--max-work", type=_max_work, default=None, metavar="N",
+                        help="raise the limit on the bootstrap's size (replicates x ratings; default 500,000,000; "
+                             "see docs/serving.md)")
     report.add_argument("--ci", type=float, default=0.95, help="interval coverage (default 0.95)")
     report.add_argument("--ci-method", choices=("percentile", "bca"), default="percentile", help="bootstrap interval")
     report.add_argument("--resample", choices=("items", "items+raters", "systems"), default="items",
