@@ -40,7 +40,7 @@ def _report(args: argparse.Namespace) -> str:
     elif str(args.file).lower().endswith(".json") and _is_annotation_spec(args.file):
         from .annotations import load_annotations
 
-        study = load_annotations(args.file)
+        study = load_annotations(args.file, base=args.data_root)
     else:
         study = load_study(args.file, labels=args.labels)
     result = _assess_with_progress(assess, study, args)
@@ -292,13 +292,17 @@ def _import_all(args: argparse.Namespace) -> str:
 
 
 def _import(args: argparse.Namespace) -> str:
-    """Import studies from files, folders and zips; report added / already existed / refused."""
+    """Import studies from files, folders and zips; report added / already existed / refused / skipped.
+
+    The report goes to stdout, every study and every file not imported on a line of its own.
+    When anything was refused the exit status is 2 and stderr has the one-line summary."""
     from .bulk import import_paths
     from .store import StudyLibrary
 
-    report = import_paths(StudyLibrary(args.db), args.paths)
-    if report.refused and not (report.added or report.existed):
-        raise QRAInputError(report.summary().strip().replace("\n", "; "))
+    report = import_paths(StudyLibrary(args.db), args.paths, data_root=args.data_root)
+    if report.refused:
+        raise PartialFailure(f"import: {report.headline()} (the refused files are listed above with the reasons)",
+                             report.summary())
     return report.summary()
 
 
@@ -315,6 +319,9 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     report = commands.add_parser("report", help="assess a study file (or an annotation spec) and print the QRA++ results")
     report.add_argument("file", nargs="?", help="study file: .json, long .csv or .xlsx; or an annotation spec (.json)")
+    report.add_argument("--data-root", metavar="DIR",
+                        help="folder an annotation spec's files are read under (default: the spec's own folder); "
+                             "nothing outside it is read")
     report.add_argument("--labels", help="long CSV of Type III labels (experiment, quality_criterion, system, item, label)")
     report.add_argument("--example", help="assess a bundled paper example instead of a file (see `qra-widgets examples`)")
     report.add_argument("--format", choices=FORMATS, default="markdown", help="output format (default: markdown)")
@@ -373,6 +380,8 @@ def build_parser() -> argparse.ArgumentParser:
     restore.set_defaults(run=_import_all)
     bulk = commands.add_parser("import", help="import many studies (files, folders, zips, QRA3 pairs, long CSVs with a study column)")
     bulk.add_argument("paths", nargs="+", metavar="PATH")
+    bulk.add_argument("--data-root", metavar="DIR",
+                      help="folder the files named by an annotation spec given as PATH are read under (default: the spec's own folder)")
     bulk.add_argument("--db", help="study library file (default: $QRA_WIDGETS_DB or the user data directory)")
     bulk.set_defaults(run=_import)
     site = commands.add_parser("site", help="write a static website (index + one page per study) that works offline")
