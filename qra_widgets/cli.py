@@ -42,7 +42,7 @@ def _report(args: argparse.Namespace) -> str:
     elif str(args.file).lower().endswith(".json") and _is_annotation_spec(args.file):
         from .io.annotations import load_annotations
 
-        study = load_annotations(args.file)
+        study = load_annotations(args.file, base=args.data_root)
     else:
         study = load_study(args.file, labels=args.labels)
     with_results = {e for (_q, _s, e) in study.scores}
@@ -173,14 +173,40 @@ def _is_annotation_spec(path) -> bool:
 
 def _assess_with_progress(assess, study, args: argparse.Namespace):
     """assess(), with a bootstrap and a tqdm progress bar on stderr when --bootstrap B is given."""
+    from .limits import check_bootstrap, check_seed
+
     conventions = args.conventions
+    seed = None if args.seed is None else check_seed(_whole_number(args.seed, "--seed"), "--seed")
     if not args.bootstrap:
         return assess(study, conventions)
+    check_bootstrap(study, args.bootstrap, seed, args.max_work, what="--bootstrap")  # before the progress bar
     from tqdm import tqdm
 
     with tqdm(total=args.bootstrap, desc="bootstrap", unit="replicate", file=sys.stderr, leave=False) as bar:
-        return assess(study, conventions, bootstrap=args.bootstrap, seed=args.seed, ci=args.ci, ci_method=args.ci_method,
-                      resample=args.resample, progress=lambda done: bar.update(done - bar.n))
+        return assess(study, conventions, bootstrap=args.bootstrap, seed=seed, ci=args.ci, ci_method=args.ci_method,
+                      resample=args.resample, progress=lambda done: bar.update(done - bar.n), max_work=args.max_work)
+
+
+def _whole_number(text: str, option: str) -> int:
+    """An option's text as a whole number, else a one-line refusal naming the option."""
+    from .limits import check_seed, shown
+
+    try:
+        return int(text.strip())
+    except ValueError:
+        check_seed(str(text), option) if option == "--seed" else None
+        raise QRAInputError(f"{option}: must be a whole number, got {shown(text, 30)}") from None
+
+
+def _max_work(text: str) -> int:
+    """``--max-work N``: a whole number of at least 1 (argparse type)."""
+    try:
+        value = int(text.replace("_", "").replace(",", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, got {text[:30]!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
 
 
 def _examples(_args: argparse.Namespace) -> str:
@@ -220,18 +246,19 @@ def _app(args: argparse.Namespace) -> str:
     import subprocess
 
     _require_app_extra()
-    from .serve import FILL_DELAY, POOL_SIZE, voila_command
+    from .serve import FILL_DELAY, POOL_SIZE, allowed_hosts, voila_command
     from .store import default_path
 
     environment = dict(os.environ)
     if args.db:
         environment["QRA_WIDGETS_DB"] = str(args.db)
     library = environment.get("QRA_WIDGETS_DB") or default_path()
-    print(f"qra-widgets: serving on http://{args.host}:{args.port}/ (library: {library})", file=sys.stderr)
-    voila = subprocess.Popen(voila_command(args.port, args.no_browser, args.host,
-                                           POOL_SIZE if args.pool_size is None else args.pool_size,
-                                           fill_delay=FILL_DELAY if args.fill_delay is None else args.fill_delay),
-                             env=environment)
+    command = voila_command(args.port, args.no_browser, args.host, POOL_SIZE if args.pool_size is None else args.pool_size,
+                            fill_delay=FILL_DELAY if args.fill_delay is None else args.fill_delay,
+                            allow_hosts=args.allow_host or ())
+    print(f"qra-widgets: serving on http://{args.host}:{args.port}/ (library: {library}); answering to host names "
+          f"{', '.join(sorted(allowed_hosts(args.allow_host or ())))}", file=sys.stderr)
+    voila = subprocess.Popen(command, env=environment)
     stopping: list[int] = []
 
     def stop(signum, _frame):
@@ -345,13 +372,17 @@ def _import_all(args: argparse.Namespace) -> str:
 
 
 def _import(args: argparse.Namespace) -> str:
-    """Import studies from files, folders and zips; report added / already existed / refused."""
+    """Import studies from files, folders and zips; report added / already existed / refused / skipped.
+
+    The report goes to stdout, every study and every file not imported on a line of its own.
+    When anything was refused the exit status is 2 and stderr has the one-line summary."""
     from .bulk import import_paths
     from .store import StudyLibrary
 
-    report = import_paths(StudyLibrary(args.db), args.paths)
-    if report.refused and not (report.added or report.existed):
-        raise QRAInputError(report.summary().strip().replace("\n", "; "))
+    report = import_paths(StudyLibrary(args.db), args.paths, data_root=args.data_root)
+    if report.refused:
+        raise PartialFailure(f"import: {report.headline()} (the refused files are listed above with the reasons)",
+                             report.summary())
     return report.summary()
 
 
@@ -426,6 +457,9 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     report = commands.add_parser("report", help="assess a study file (or an annotation spec) and print the QRA++ results")
     report.add_argument("file", nargs="?", help="study file: .json, long .csv or .xlsx; or an annotation spec (.json)")
+    report.add_argument("--data-root", metavar="DIR",
+                        help="folder an annotation spec's files are read under (default: the spec's own folder); "
+                             "nothing outside it is read")
     report.add_argument("--labels", help="long CSV of Type III labels (experiment, quality_criterion, system, item, label)")
     report.add_argument("--example", help="assess a bundled paper example instead of a file (see `qra-widgets examples`)")
     report.add_argument("--format", choices=FORMATS, default="markdown", help="output format (default: markdown)")
@@ -435,7 +469,11 @@ def build_parser() -> argparse.ArgumentParser:
                              "override), or a .json file of either (default: the study's own, else qrapp)")
     report.add_argument("--bootstrap", type=int, default=0, metavar="B",
                         help="add confidence intervals from B bootstrap replicates (e.g. 2000)")
-    report.add_argument("--seed", type=int, default=None, help="random seed of the bootstrap (same seed, same intervals)")
+    report.add_argument("--seed", default=None,
+                        help="random seed of the bootstrap, a whole number >= 0 (same seed, same intervals)")
+    report.add_argument("--max-work", type=_max_work, default=None, metavar="N",
+                        help="raise the limit on the bootstrap's size (replicates x ratings; default 500,000,000; "
+                             "see docs/serving.md)")
     report.add_argument("--ci", type=float, default=0.95, help="interval coverage (default 0.95)")
     report.add_argument("--ci-method", choices=("percentile", "bca"), default="percentile", help="bootstrap interval")
     report.add_argument("--resample", choices=("items", "items+raters", "systems"), default="items",
@@ -459,7 +497,11 @@ def build_parser() -> argparse.ArgumentParser:
     listing.set_defaults(run=_examples)
     app = commands.add_parser("app", help="serve the dashboard in the browser (Voila), on loopback by default")
     app.add_argument("--port", type=int, default=8866)
-    app.add_argument("--host", default="127.0.0.1", help="address to listen on (default: loopback only)")
+    app.add_argument("--host", default="127.0.0.1",
+                     help="address to listen on (default: loopback only); it does not change which host names are answered")
+    app.add_argument("--allow-host", action="append", metavar="NAME",
+                     help="also answer requests for this host name (exact, case-insensitive, port ignored; repeatable); "
+                          "always answered: localhost, 127.0.0.1, [::1]. See docs/serving.md")
     app.add_argument("--no-browser", action="store_true", help="do not open a browser window")
     app.add_argument("--db", help="study library file (default: $QRA_WIDGETS_DB or the user data directory)")
     app.add_argument("--pool-size", type=int, default=None,
@@ -478,6 +520,8 @@ def build_parser() -> argparse.ArgumentParser:
     restore.set_defaults(run=_import_all)
     bulk = commands.add_parser("import", help="import many studies (files, folders, zips, QRA3 pairs, long CSVs with a study column)")
     bulk.add_argument("paths", nargs="+", metavar="PATH")
+    bulk.add_argument("--data-root", metavar="DIR",
+                      help="folder the files named by an annotation spec given as PATH are read under (default: the spec's own folder)")
     bulk.add_argument("--db", help="study library file (default: $QRA_WIDGETS_DB or the user data directory)")
     bulk.set_defaults(run=_import)
     site = commands.add_parser("site", help="write a static website (index + one page per study) that works offline")

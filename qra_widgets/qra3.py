@@ -672,10 +672,10 @@ def _tex_number(cell: tuple | None) -> str:
 
 
 def tex_escape(text: str) -> str:
-    """Escape LaTeX's special characters in a name (system, criterion, study)."""
-    replacements = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-                    "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
-    return "".join(replacements.get(ch, ch) for ch in str(text))
+    """Escape LaTeX's special characters in a name (system, criterion, study): :func:`qra_widgets.report.escape.latex`."""
+    from .report.escape import latex
+
+    return latex(text)
 
 
 def _multirow(span: int, text: str) -> str:
@@ -693,7 +693,9 @@ def table_tex(data: dict, settings: dict) -> str:
     (system level for Type I, QC level for Type II, study level for Type IV)."""
     n = data["n"]
     abbreviation = {qc: settings["criteria"][qc]["abbreviation"] for qc in data["criteria"]}
-    citations = [c for c in (settings["experiments"].get(e, "") for e in data["experiments"]) if c]
+    from .report.escape import latex_citation
+
+    citations = [latex_citation(c) for c in (settings["experiments"].get(e, "") for e in data["experiments"]) if c]
     words = _NUMBER_WORDS.get(n, str(n))
     legend = "; ".join(f"{tex_escape(abbreviation[qc])} $=$ {tex_escape(qc)}" for qc in data["criteria"])
     cited = f", {_join_citations(citations)}" if citations else ""
@@ -745,22 +747,26 @@ def table_tex(data: dict, settings: dict) -> str:
     return "\n".join(lines)
 
 
-_CITE_KEY = re.compile(r"\\cite[a-zA-Z]*\*?(?:\[[^\]]*\])*\{([^}]*)\}")
-
-
 def references_bib(settings: dict) -> str:
-    """QRA3's ``references.bib``: a ``@misc`` stub per citation key, in order of appearance."""
+    """QRA3's ``references.bib``: a ``@misc`` stub per citation key, in order of appearance; keys
+    and fields through :mod:`qra_widgets.report.escape` (the same keys ``table.tex`` cites)."""
+    from .report.escape import bibtex_field, cite_keys
+
     keys: list[str] = []
     for citation in [*settings["experiments"].values(), settings.get("citation", "")]:
-        for group in _CITE_KEY.findall(citation or ""):
-            keys += [k.strip() for k in group.split(",") if k.strip()]
+        keys += cite_keys(citation or "")
     keys = list(dict.fromkeys(keys))
-    return "".join(f'@misc{{{key},\n  note = "Missing BibTeX entry for {key}"\n}}\n\n' for key in keys).rstrip("\n") + "\n" if keys else ""
+    return "".join(f'@misc{{{key},\n  note = "{bibtex_field("Missing BibTeX entry for " + key)}"\n}}\n\n'
+                   for key in keys).rstrip("\n") + "\n" if keys else ""
 
 
 def _config_entry(study: Study, conventions: Conventions, resolved_scale: bool) -> dict:
     """One study's QRA3 config entry; ``resolved_scale`` adds each criterion's
-    ``scale_starts_at`` as QRA3 does in the ``config.json`` it writes."""
+    ``scale_starts_at`` as QRA3 does in the ``config.json`` it writes.  Citations are LaTeX the
+    organisers' tool writes into ``table.tex`` as they are: only ``\\cite`` commands with safe
+    keys pass (:func:`~qra_widgets.report.escape.latex_citation`)."""
+    from .report.escape import bibtex_key, latex_citation
+
     settings = _settings(study)
     given = _given_config(study)
     if given is not None:
@@ -781,8 +787,8 @@ def _config_entry(study: Study, conventions: Conventions, resolved_scale: bool) 
         entry["type_iii_krippendorff_alpha_mode"] = alpha
     if "type_iii_ordinal_labels" in settings:
         entry["type_iii_ordinal_labels"] = settings["type_iii_ordinal_labels"]
-    entry["experiments"] = {e: (c or rf"\citet{{{e}}}") for e, c in settings["experiments"].items()}
-    entry["citation"] = settings.get("citation") or rf"\citet{{{study.id}}}"
+    entry["experiments"] = {e: latex_citation(c or rf"\citet{{{bibtex_key(e)}}}") for e, c in settings["experiments"].items()}
+    entry["citation"] = latex_citation(settings.get("citation") or rf"\citet{{{bibtex_key(study.id)}}}")
     criteria = {}
     for qc in study.quality_criteria:
         item = {"map": qc.name, "apply_over_correction": conventions.small_sample_factor,

@@ -515,7 +515,7 @@ def ci_over_of(resample: str) -> str:
 
 
 def bootstrap(study, conventions=None, *, B: int = 2000, seed: int | None = None, ci: float = 0.95,
-              ci_method: str = "percentile", resample: str = "items", progress=None) -> Bootstrap:
+              ci_method: str = "percentile", resample: str = "items", progress=None, max_work: int | None = None) -> Bootstrap:
     """Resample the study ``B`` times and recompute every measure (see the module docstring).
 
     ``resample`` is ``"items"`` (needs ratings or labels), ``"items+raters"`` (needs ratings)
@@ -523,7 +523,9 @@ def bootstrap(study, conventions=None, *, B: int = 2000, seed: int | None = None
     ``progress`` is called with the number of replicates done (for a progress bar).
     """
     from .conventions import resolve
+    from .limits import check_bootstrap
 
+    check_bootstrap(study, B, seed, max_work)  # sizes and seed, before any array (limits: qra_widgets.io.reading)
     conventions = resolve(conventions)
     if not isinstance(B, (int, np.integer)) or isinstance(B, bool) or B < 10:
         raise QRAInputError(f"bootstrap: B must be an integer of at least 10, got {B!r}")
@@ -709,7 +711,8 @@ PLAN_COLUMNS = ["items", "raters_per_item", "quality_criterion", "measure", "exp
 
 
 def plan_reproduction(study, items=(100, 200, 400), raters_per_item=(2, 3), *, B: int = 500, runs: int = 5,
-                      seed: int | None = 0, ci: float = 0.95, experiment: str | None = None, conventions=None):
+                      seed: int | None = 0, ci: float = 0.95, experiment: str | None = None, conventions=None,
+                      max_work: int | None = None):
     """Expected confidence-interval width of CV* and of the new team's annotator alpha, per design.
 
     For each design (``items`` in total, split evenly over the systems, and
@@ -727,9 +730,11 @@ def plan_reproduction(study, items=(100, 200, 400), raters_per_item=(2, 3), *, B
     """
     import pandas as pd
 
+    from .limits import check_plan
     from .ratings import Ratings
     from .study import Experiment, Study
 
+    check_plan(study, items, raters_per_item, B, runs, seed, max_work)  # before any array (limits: qra_widgets.io.reading)
     if not study.ratings:
         raise QRAInputError("plan_reproduction: needs a study with item-level ratings (load_annotations)")
     originals = [e.id for e in study.experiments if e.role == "original" and e.id in study.ratings.experiments()]
@@ -778,7 +783,7 @@ def plan_reproduction(study, items=(100, 200, 400), raters_per_item=(2, 3), *, B
                                     experiments=[Experiment("original", role="original"), Experiment("planned")],
                                     scores={(qc.name, s, e): v for (s, e), v in ratings.system_means(qc.name).items()},
                                     ratings=ratings)
-                    result = bootstrap(planned, conventions, B=B, seed=int(rng.integers(2**31)), ci=ci)
+                    result = bootstrap(planned, conventions, B=B, seed=int(rng.integers(2**31)), ci=ci, max_work=max_work)
                     for key, measure in ((("CV*", "qc", qc.name, None), "CV*"), (("annotators", "planned", qc.name, "alpha"), "alpha")):
                         if key in result.replicates:
                             low, high_end, _note = interval(result.replicates[key], ci=ci)

@@ -176,7 +176,9 @@ def test_the_largest_revision_number_still_allows_saving(tmp_path, backup):
     path.write_text(json.dumps(data))
     library = StudyLibrary(tmp_path / "new.sqlite3")
     library.import_backup(path)
-    assert library.save(library.open("qra2022-nts"), expected_revision=MAX_REVISION) == MAX_REVISION + 1
+    edited = library.open("qra2022-nts")
+    edited.name = "edited"
+    assert library.save(edited, expected_revision=MAX_REVISION) == MAX_REVISION + 1
 
 
 def test_backup_file_names_differ_on_case_insensitive_disks(tmp_path):

@@ -263,7 +263,7 @@ def test_cli_conventions_take_a_preset_json_or_a_file(folder, tmp_path, capsys):
 
 
 def test_gzip_that_unpacks_beyond_the_cap_is_refused(tmp_path, monkeypatch):
-    from qra_widgets import reading
+    from qra_widgets.io import reading
 
     monkeypatch.setattr(reading, "MAX_FILE_BYTES", 1000)
     with gzip.open(tmp_path / "big.csv.gz", "wt") as handle:

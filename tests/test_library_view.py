@@ -163,7 +163,7 @@ def test_import_many_reports_added_refused_and_existing(app):
     table = app.library.import_report.value
     assert table.count("<td>added</td>") == 4 and table.count("<td>refused</td>") == 2
     assert table.count("<td>already existed</td>") == 1
-    assert "notes.pdf: unknown file type '.pdf'; use .json, .csv, .xlsx or .zip" in table and "broken.json: not valid JSON" in table
+    assert "unknown file type '.pdf'; use .json, .csv, .tsv, .xlsx or .zip" in table and "broken.json: not valid JSON" in table
     assert [value for _label, value in app.library.studies.options] == ["Yao2022", "qra2022-pass", "qrapp-example1", "s1", "s2"]
     assert app.library.bulk_upload.value == ()
 

@@ -33,14 +33,17 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import QRAInputError
-from ..limits import (
+from ..limits import (  # noqa: F401 (re-exported: every reader quotes values and checks sizes the same way)
     MAX_COLUMNS,
     MAX_FILE_BYTES,
     MAX_INT_DIGITS,
     MAX_JSON_DEPTH,
+    MAX_LINE_BYTES,
     MAX_PACKING_RATIO,
     MAX_ROWS,
     MAX_UNPACKED_BYTES,
+    shown,
+    shown_values,
 )
 
 _ZIP_MAGIC = b"PK\x03\x04"
@@ -333,9 +336,3 @@ def require(data: dict, key: str, kind, where: str, default: Any = ...) -> Any:
         names = "/".join(k.__name__ for k in (kind if isinstance(kind, tuple) else (kind,)))
         raise QRAInputError(f"{where}.{key}: expected {names}, got {value!r}")
     return value
-
-
-def shown(text: str, limit: int = 40) -> str:
-    """A value quoted from a user's file or spec in a message: printable and cut."""
-    text = "".join(c if c.isprintable() else "?" for c in str(text))
-    return repr(text if len(text) <= limit else text[: limit - 1] + "…")

@@ -74,14 +74,13 @@ def frame_to_csv(frame) -> str:
 
 def _table_html(frame, decimals: int = 3, link=None) -> str:
     """An escaped HTML table; ``link`` maps a study id to its page (the study column becomes links)."""
-    import html
-
     import numpy as np
 
     from ..overview import column_title
+    from .escape import html as escape_html
 
     numeric = {c for c in frame.columns if frame[c].dtype.kind in "fiu"}
-    head = "".join(("<th class='num'>" if c in numeric else "<th>") + f"{html.escape(column_title(c))}</th>" for c in frame.columns)
+    head = "".join(("<th class='num'>" if c in numeric else "<th>") + f"{escape_html(column_title(c))}</th>" for c in frame.columns)
     body = []
     for row in frame.itertuples(index=False):
         cells = []
@@ -91,9 +90,9 @@ def _table_html(frame, decimals: int = 3, link=None) -> str:
             if isinstance(value, (float, np.floating)):
                 cells.append(f"<td class='num'>{'–' if np.isnan(value) else f'{value:.{decimals}f}'}</td>")
             elif column == "study" and link:
-                cells.append(f"<td><a href='{html.escape(link(value))}'>{html.escape(str(value))}</a></td>")
+                cells.append(f"<td><a href='{escape_html(link(value))}'>{escape_html(str(value))}</a></td>")
             else:
-                cells.append(f"<td>{html.escape(str(value))}</td>")
+                cells.append(f"<td>{escape_html(str(value))}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
 

@@ -22,12 +22,15 @@ import ipywidgets as w
 
 from .. import charts
 from ..errors import QRAInputError
+from ..limits import check_plan
 from . import tables
 from .annotations import split_list
 from .common import Status, button, guarded, labelled, run_reported
 from .results import clear_figure, show_figure
 from .state import AppState, IntervalsComputed, IntervalsDropped
 
+#: Simulated reproductions per design in the Plan box (AppState.plan's default).
+PLAN_RUNS = 3
 AGREEMENT_NAMES = {"alpha": "Krippendorff's α", "fleiss_kappa": "Fleiss' κ", "kappa": "Cohen's κ",
                    "ac1": "Gwet's AC1", "bp": "Brennan–Prediger"}
 
@@ -228,12 +231,13 @@ class UncertaintyView:
         B = int(self.plan_replicates.value)
         if not self.state.study.ratings:
             raise QRAInputError("plan: needs a study with item-level ratings (load them on the Annotations tab)")
+        check_plan(self.state.study, items, raters, B, PLAN_RUNS)  # the default limits: the page cannot raise them
         self.plan_progress.max, self.plan_progress.value = max(1, len(items) * len(raters)), 0
         self.plan_button.disabled = True
         self.plan_table.value = "<p>Simulating reproductions…</p>"
 
         def work():
-            return self.state.plan(items, raters, B=B, progress=lambda done, _total: setattr(self.plan_progress, "value", done),
+            return self.state.plan(items, raters, B=B, runs=PLAN_RUNS, progress=lambda done, _total: setattr(self.plan_progress, "value", done),
                                    cancelled=lambda: self.plan_job.cancel.is_set())
 
         def done(result):
