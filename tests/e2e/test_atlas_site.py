@@ -11,7 +11,7 @@ from qra_widgets import atlas
 from qra_widgets.atlas.site import build_atlas_site
 from tests.browser import CHROMIUM, chromium
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 OUTPUT = Path(__file__).parents[2] / "test-output" / "e2e"
 
 

@@ -17,6 +17,8 @@ from qra_widgets.io.annotations import load_annotations
 from qra_widgets.store import StudyLibrary
 from tests.browser import running_app
 
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
 DOCS = Path(__file__).parents[2] / "docs"
 DATA = Path(__file__).parents[1] / "data" / "vanmiltenburg2024"
 

@@ -387,7 +387,7 @@ def test_the_overview_benchmark_runs_quick():
     import sys
     from pathlib import Path
 
-    script = Path(__file__).parents[1] / "benchmarks" / "overview.py"
+    script = Path(__file__).parents[2] / "benchmarks" / "overview.py"
     result = subprocess.run([sys.executable, str(script), "--quick"], capture_output=True, text=True, timeout=600, check=True)
     assert "| 30 |" in result.stdout and "| 2,000 |" in result.stdout
 

@@ -14,7 +14,7 @@ from qra_widgets.properties.suggest import suggest_criterion
 from qra_widgets.store import StudyLibrary
 from qra_widgets.widgets import Dashboard
 
-QRA3 = Path(__file__).parent / "data" / "qra3"
+QRA3 = Path(__file__).parents[1] / "data" / "qra3"
 
 
 @pytest.mark.parametrize(("name", "kind", "qcet"), [

@@ -18,7 +18,7 @@ from qra_widgets.study import Experiment, QualityCriterion, Study
 
 combine_effects = pytest.importorskip("statsmodels.stats.meta_analysis").combine_effects
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).parents[1] / "data"
 
 # The BCG vaccine trials (Colditz et al. 1994), metafor's dat.bcg: tpos, tneg, cpos, cneg.
 BCG = [(4, 119, 11, 128), (6, 300, 29, 274), (3, 228, 11, 209), (62, 13536, 248, 12619), (33, 5036, 47, 5761),
@@ -285,12 +285,12 @@ def test_forest_json_for_the_static_sites_is_plain_json_built_without_plotly():
     import subprocess
     import sys
 
-    code = ("import sys, json; sys.path.insert(0, 'tests'); from test_meta import three_lab_study; import qra_widgets as qw;"
+    code = ("import sys, json; sys.path.insert(0, 'tests/compare'); from test_meta import three_lab_study; import qra_widgets as qw;"
             "from qra_widgets import charts;"
             "spec = charts.forest_figure_json(qw.forest(qw.assess(three_lab_study()), quality_criterion='Fluency'),"
             " template=False); print(json.dumps(spec)); print('plotly' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         cwd=Path(__file__).parent.parent).stdout.splitlines()
+                         cwd=Path(__file__).parents[2]).stdout.splitlines()
     spec = json.loads(out[0])
     assert out[1] == "False"
     assert len(spec["data"]) == 4 and "template" not in spec["layout"]
