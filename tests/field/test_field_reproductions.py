@@ -313,3 +313,29 @@ def test_luxvu_sign_tests_find_the_fastspeech2_preference_and_not_the_tacotron2_
     assert fs2["p"] == pytest.approx(binomtest(fs2["wins_x"], fs2["wins_x"] + fs2["wins_y"]).pvalue, rel=1e-12)
     assert fs2["p_holm"] == pytest.approx(min(1.0, 2 * fs2["p"]), rel=1e-12) and fs2["p_holm"] < 1e-40
     assert taco["p_holm"] == pytest.approx(max(taco["p"], fs2["p_holm"]), rel=1e-12) and taco["p"] > 0.5
+
+
+def test_puduppully_lab_1_from_the_atlas_workbooks_with_the_teams_answer_filter(field_data):
+    """The atlas copy of Lab 1 is van Miltenburg et al.'s combined Excel workbooks (600 HITs per
+    criterion), which still hold answers the team did not count ('5', '8', '19', lower-case a/b).
+    Keeping only rows answered A or B (``rows``) gives the published Lab 1 tables; an answer
+    outside the choices map is otherwise an error listing the answers found."""
+    data = spec("puduppully2021_rotowire_pairwise_lab1_lab2")
+    lab1 = [e for e in data["experiments"] if e["id"] == "Lab1"]
+    workbooks = {"Grammar": "Grammaticality", "Coherence": "Coherence", "Repetition": "Repetition"}
+    for entry in lab1:
+        (criterion, pair), = entry["columns"]["criteria"].items()
+        entry["file"] = f"evanmiltenburg__ReproHum-D2T/Results/Responses/Combined/{workbooks[criterion]}.xlsx"
+    data["experiments"] = [data["experiments"][0], *lab1]
+    base = field_data / "atlas/puduppully2021_rotowire_bws"
+    with pytest.raises(qw.QRAInputError, match=r"Grammaticality.xlsx: row \d+, column 'Answer.best_grammar': answer '5' "
+                                               r"is not in the choices map; the answers found are 'A' \(319\), 'B' \(277\), "
+                                               r"'5' \(4\)"):
+        load_annotations(data, base=base)
+    for entry in lab1:
+        (pair,) = entry["columns"]["criteria"].values()
+        entry["rows"] = {pair["best"]: ["A", "B"], pair["worst"]: ["A", "B"]}
+    study = load_annotations(data, base=base)
+    for criterion, name in CRITERIA.items():
+        for row in published_csv(field_data / PUDUPPULLY / f"published/lab_1_{criterion}.csv").itertuples():
+            assert round(study.scores[(name, row.System, "Lab1")], 2) == pytest.approx(row._8, abs=1e-9)
