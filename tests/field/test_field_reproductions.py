@@ -271,6 +271,14 @@ def test_yao_three_studies_qra3_table_is_reproduced_with_a_third_experiment(fiel
             value = frame[(frame.quality_criterion == qc) & (frame.system.isna()) & (frame.measure == measure)].value.iloc[0]
             assert f"{value:.3f}" == row._5
     assert f"{frame[frame.quality_criterion.isna() & (frame.measure == 'CV*')].value.iloc[0]:.2f}" == "12.13"
+    # Mroczek et al.'s HEDS datacard (SamsungLabs/ReproNLP2026 datacard.json, inter-annotator agreement
+    # score per criterion): Krippendorff's alpha at ordinal level among their five annotators
+    card = json.loads((field_data / YAO / "datacard.json").read_text(encoding="utf-8"))
+    printed = card["heds-criteria-criterion-response_elicitation-inter_annotator-agreement_score"]["data"]
+    names = {"Readability": "Readability", "Question Relevance": "Question Relevancy", "Answer Relevance": "Answer Relevancy"}
+    assert set(printed) == set(names)
+    for name, value in printed.items():
+        assert f"{agreement_of(study, 'R3', names[name], 'alpha'):.3f}" == value  # 0.089, 0.397, 0.419
 
 
 # ----------------------------------------------------------------------------- Lux & Vu (2022): a Google Forms export
