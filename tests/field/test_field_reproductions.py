@@ -266,6 +266,9 @@ def test_yao_three_studies_qra3_table_is_reproduced_with_a_third_experiment(fiel
         qc = row.QC or qc
         if row.System in ("GT", "PAQ", "QAG"):
             assert f"{cv_of(result, qc, row.System):.2f}" == row._4  # "System level" CV*
+            if row._5:  # "QC level": the mean of the criterion's system CV*s
+                value = frame[(frame.quality_criterion == qc) & frame.system.isna() & (frame.measure == "CV*")].value.iloc[0]
+                assert f"{value:.2f}" == row._5
         elif row.System == "all" and row._3 in ("mean r ↑", "mean ρ ↑", "W ↑", "P↑"):
             measure = {"mean r ↑": "r", "mean ρ ↑": "rho", "W ↑": "W", "P↑": "P"}[row._3]
             value = frame[(frame.quality_criterion == qc) & (frame.system.isna()) & (frame.measure == measure)].value.iloc[0]
