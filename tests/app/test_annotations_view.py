@@ -1,4 +1,4 @@
-"""The Annotations tab (issue 12 §1 "App"): upload, preview, guessed mapping, criteria scales, load.
+"""The Annotations tab: upload, preview, guessed mapping, criteria scales, load.
 
 The van Miltenburg et al. (2024) fluency ratings (published field data, skipped without
 ``$QRA_WIDGETS_FIELD_DATA``; the same rater groups as ``tests/data/vanmiltenburg2024/spec.json`` used by

@@ -6,10 +6,9 @@ import pytest
 
 pytest.importorskip("ipywidgets")
 
-from tests.compare.test_meta import three_lab_study
-
 from qra_widgets.meta import consistency, forest
 from qra_widgets.widgets.dashboard import TITLES, Dashboard
+from tests.compare.test_meta import three_lab_study
 
 
 def _plotly(output):
