@@ -21,6 +21,7 @@ from pathlib import Path
 from ..errors import QRAInputError, UndefinedMeasureWarning
 
 PLOTLY_FILE = "plotly.min.js"
+RANK_B, RANK_SEED = 200, 1
 
 
 def margins(study) -> dict[str, float]:
@@ -80,8 +81,8 @@ def _slug(text: str) -> str:
 
 def family_page(result, *, version: str) -> tuple[str, list[dict]]:
     """The HTML of one family's page and its charts (id, JSON)."""
-    from ..charts import forest_figure_json
-    from ..meta import consistency, forest, template_with_consistency
+    from ..charts import forest_figure_json, rank_intervals_json
+    from ..meta import consistency, forest, rank_intervals, template_with_consistency
 
     study, assessment = result.study, result.assessment
     charts = []
@@ -91,6 +92,10 @@ def family_page(result, *, version: str) -> tuple[str, list[dict]]:
             frame = forest(assessment, quality_criterion=qc, standard_errors=result.standard_errors)
             spec = _clean(forest_figure_json(frame, template=False))
             charts.append({"id": f"forest-{_slug(qc)}", "json": _json(spec)})
+        ranks = []
+        for qc in study.qc_names:
+            frame = rank_intervals(study, quality_criterion=qc, B=RANK_B, seed=RANK_SEED)
+            ranks.append({"id": f"ranks-{_slug(qc)}", "json": _json(_clean(rank_intervals_json(frame, template=False)))})
         chosen = margins(study)
         verdicts = consistency(assessment, margin=chosen, standard_errors=result.standard_errors)
         template = template_with_consistency(assessment, margin=chosen, standard_errors=result.standard_errors)
@@ -103,8 +108,9 @@ def family_page(result, *, version: str) -> tuple[str, list[dict]]:
         notes=result.family["spec"].get("notes", ""), reproduced=result.reproduced, checks=checks,
         caption=assessment.caption(), template_table=_table(template.fillna("")), conventions=assessment.conventions.describe(),
         interval_caption=assessment.interval_caption() if assessment.bootstrap_info else "",
-        charts=charts, consistency_table=_table(shown), margins=", ".join(f"{k} ±{v:g}" for k, v in chosen.items()))
-    return page, charts
+        charts=charts + ranks, forest_charts=charts, rank_charts=ranks, rank_b=RANK_B, rank_seed=RANK_SEED,
+        consistency_table=_table(shown), margins=", ".join(f"{k} ±{v:g}" for k, v in chosen.items()))
+    return page, charts + ranks
 
 
 def _distribution(results) -> dict:
