@@ -43,7 +43,8 @@ def test_atlas_site_renders_offline_with_a_forest_plot_per_criterion_of_every_fa
                 if message.type == "error" or "WARN" in message.text else None)
         page.on("pageerror", lambda error: problems.append(str(error)))
         page.goto((out / "index.html").as_uri())
-        page.wait_for_selector("#cv-distribution .main-svg")
+        page.wait_for_selector("#distribution-CV .main-svg")
+        assert page.locator("#distribution-P.js-plotly-plot").count() == 1
         assert page.locator("table tr").count() == len(results) + 1
         page.screenshot(path=str(OUTPUT / "atlas-index.png"), full_page=True)
         for result in results:
