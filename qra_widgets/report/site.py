@@ -138,6 +138,16 @@ def _study_context(study, assessment=None) -> dict:
         figures.append(charts.p_and_w_by_qc_json(result))
     figures += [charts.scores_by_experiment_json(study, qc.name) for qc in study.quality_criteria
                 if any(k[0] == qc.name for k in study.scores)][:6]
+    if any(e.role == "original" for e in study.experiments):  # reproductions side by side: a forest plot per criterion
+        import warnings
+
+        from .errors import UndefinedMeasureWarning
+        from .meta import forest
+
+        with warnings.catch_warnings():  # an undefined pooled value is nan with its reason in the frame
+            warnings.simplefilter("ignore", UndefinedMeasureWarning)
+            figures += [charts.forest_figure(forest(result, quality_criterion=qc.name)) for qc in study.quality_criteria
+                        if any(k[0] == qc.name for k in study.scores)][:6]
     context["charts"] = [_figure_html(f) for f in figures]
     context["_assessment"] = result
     return context

@@ -369,3 +369,33 @@ def test_the_narrative_says_for_each_reproduction_where_it_lies_and_whether_it_i
     assert ("is equivalent to it within ±0.5" in text) == bool(r2.equivalent)
     with pytest.raises(QRAInputError, match="no verdict"):
         consistency_narrative(verdicts, quality_criterion="Fluency", system="Z")
+
+
+def test_the_html_report_of_a_study_with_an_original_has_a_forest_plot_per_criterion():
+    from qra_widgets.site import study_page_html
+
+    page = study_page_html(three_lab_study())
+    assert page.count("Forest plot: Fluency") == 1
+    assert "Pooled (random effects)" in page and "Prediction interval" in page
+
+
+def test_a_standard_error_printed_with_a_spec_score_is_used_for_the_original(tmp_path):
+    import json
+
+    rows = ["system,item,rater,fluency"] + [f"A,i{i},r{r},{v}" for i, (r, v) in enumerate([(1, 4), (2, 3), (1, 4), (2, 5)])]
+    rows += [f"B,j{i},r{r},{v}" for i, (r, v) in enumerate([(1, 2), (2, 3), (1, 2), (2, 2)])]
+    (tmp_path / "r1.csv").write_text("\n".join(rows) + "\n")
+    spec = {"schema": "qra-widgets/annotations", "version": 1, "id": "printed-se",
+            "quality_criteria": [{"name": "Fluency", "scale_min": 1, "scale_max": 5}],
+            "experiments": [{"id": "O", "role": "original", "scores": {"Fluency": {"A": {"value": 4.1, "se": 0.2, "n": 30}, "B": 2.5}}},
+                            {"id": "R1", "file": "r1.csv",
+                             "columns": {"system": "system", "item": "item", "rater": "rater", "criteria": {"Fluency": "fluency"}}}]}
+    (tmp_path / "spec.json").write_text(json.dumps(spec))
+    study = qw.load_annotations(tmp_path / "spec.json")
+    result = qw.assess(study)
+    with pytest.warns(UndefinedMeasureWarning, match="prediction interval is undefined: only 2 experiments"):
+        rows = qw.forest(result, quality_criterion="Fluency", system="A").set_index("experiment")
+    assert rows.loc["O", "se"] == 0.2 and rows.loc["O", "note"] == "published standard error"
+    verdicts = qw.consistency(result, margin=0.5).set_index("system")
+    assert verdicts.loc["A", "se_difference"] == pytest.approx(math.hypot(0.2, rows.loc["R1", "se"]))
+    assert "no standard error for the original" in verdicts.loc["B", "note"]  # B's value was printed without one
