@@ -141,8 +141,8 @@ def _study_context(study, assessment=None) -> dict:
     if any(e.role == "original" for e in study.experiments):  # reproductions side by side: a forest plot per criterion
         import warnings
 
-        from .errors import UndefinedMeasureWarning
-        from .meta import forest
+        from ..errors import UndefinedMeasureWarning
+        from ..meta import forest
 
         with warnings.catch_warnings():  # an undefined pooled value is nan with its reason in the frame
             warnings.simplefilter("ignore", UndefinedMeasureWarning)

@@ -372,7 +372,7 @@ def test_the_narrative_says_for_each_reproduction_where_it_lies_and_whether_it_i
 
 
 def test_the_html_report_of_a_study_with_an_original_has_a_forest_plot_per_criterion():
-    from qra_widgets.site import study_page_html
+    from qra_widgets.report.site import study_page_html
 
     page = study_page_html(three_lab_study())
     assert page.count("Forest plot: Fluency") == 1
