@@ -19,10 +19,10 @@ def _reproducing(frame):
     return frame[frame.reproduces][["optional_exclude", "scale_shift", "small_sample_factor", "aggregation", "rounding"]].to_dict("records")
 
 
-def test_qra3_means_reproduce_yao_2022_gt_12_01_only_with_the_shift_and_without_the_small_sample_factor():
+def test_qra3_means_reproduce_yao_2022_gt_12_01_only_with_the_shift_and_without_the_small_sample_factor(field_data):
     # SamsungLabs/ReproNLP2026 qra/output-4-studies/Yao2022/table.csv prints GT CV* 12.01 from
-    # qra/metrics-4-studies.csv (the copy in tests/data/qra3)
-    study = qw.read_qra3(DATA / "qra3" / "metrics-4-studies.csv", DATA / "qra3" / "config-4-studies.json")[0]
+    # qra/metrics-4-studies.csv (the published field data)
+    study = qw.read_qra3(field_data / "qra3" / "metrics-4-studies.csv", field_data / "qra3" / "config-4-studies.json")[0]
     frame = sensitivity(study, published="12.01", quality_criterion="Readability", system="GT")
     assert _reproducing(frame) == [{"optional_exclude": "n/a", "scale_shift": True, "small_sample_factor": False,
                                     "aggregation": "n/a", "rounding": "none"}]
