@@ -349,9 +349,9 @@ def measure_distribution(frame, by: str, measure: str = "CV*") -> go.Figure:
     labels = {"qcet_name": "QCET criterion", "evaluation_type": "evaluation type", "year": "year"}
     value_title = safe(measure) + (" (%)" if measure == "CV*" else "")
     if horizontal:
-        return _layout(figure, f"{level} by {labels.get(by, by)}", xaxis_title=value_title, showlegend=False,
+        return _layout(figure, f"{level} by {labels.get(by, by)}", xaxis_title=value_title, showlegend=False, template=TEMPLATE,
                        yaxis={"autorange": "reversed", "automargin": True}, height=_bar_height(2 * len(groups)))
-    return _layout(figure, f"{level} by {labels.get(by, by)}", yaxis_title=value_title, showlegend=False,
+    return _layout(figure, f"{level} by {labels.get(by, by)}", yaxis_title=value_title, showlegend=False, template=TEMPLATE,
                    xaxis={"tickangle": 0, "automargin": True})
 
 

@@ -103,6 +103,8 @@ class OverviewView:
         self.table.add_class("qra-overview-table")
         self.measure = w.Dropdown(options=list(MEASURES), value="CV*", description="Distribution of")
         self.by_qcet, self.by_type, self.by_year = w.Output(), w.Output(), w.Output()
+        for output, name in ((self.by_qcet, "qcet"), (self.by_type, "type"), (self.by_year, "year")):
+            output.add_class(f"qra-overview-by-{name}")
         self.effects, self.effects_chart = w.HTML(), w.Output()
         self.update.add_class("qra-overview-update")
         self.level.add_class("qra-overview-level")

@@ -1,7 +1,8 @@
 """End to end in headless Chromium: an Overview of studies that mix W and τ, human and metric
 evaluations keeps them apart; a row click lands on the study's Assessment tab; at 800 px every
 number stays visible.  The docs' screenshots of the Overview, Charts and Intervals tabs are
-taken here (``docs/screenshot-overview.png``, ``-overview-800px``, ``-charts``, ``-intervals``)."""
+taken here (``docs/screenshot-overview.png``, ``-overview-800px``, ``-overview-qcet``, ``-charts-essay-scoring``,
+``-charts-scores``, ``-intervals``; the same views before this change are in ``docs/before/``)."""
 
 from __future__ import annotations
 
@@ -95,6 +96,13 @@ def test_overview_keeps_w_and_tau_and_human_and_metric_apart_and_a_row_opens_the
     assert types == sorted(types, key=["human", "metric", "unknown"].index)  # each type ranked among itself
     assert [r["cells"]["rank"] for r in found if r["cells"]["evaluation-type"] == "metric"][:3] == ["1", "2", "3"]
     page.screenshot(path=str(DOCS / "screenshot-overview.png"), full_page=False)
+    qcet = page.locator(".qra-overview-by-qcet .js-plotly-plot")
+    qcet.scroll_into_view_if_needed()
+    ticks = page.eval_on_selector_all(".qra-overview-by-qcet .ytick text", "ts => ts.map(t => t.textContent)")
+    values = expected.values("CV*")
+    bleu_like = ((values.qcet_name == "Similarity to Target Outputs (form)") & (values.evaluation_type == "metric")).sum()
+    assert f"Similarity to Target Outputs (form) · metric (n = {bleu_like})" in ticks  # long names: one line beside the box
+    qcet.screenshot(path=str(DOCS / "screenshot-overview-qcet.png"))
 
     page.click(".qra-overview-table .qra-dt-head .qra-col-p")  # sort by P, worst (lowest) first
     page.wait_for_function("() => document.querySelector('.qra-overview-table .qra-dt-head .qra-col-p')?.innerText.includes('▲')")
@@ -122,7 +130,12 @@ def test_overview_keeps_w_and_tau_and_human_and_metric_apart_and_a_row_opens_the
     page.click(".lm-TabBar-tab:has-text('Charts')")
     page.wait_for_selector(".qra-scores-chart .js-plotly-plot")
     page.wait_for_timeout(1000)
-    page.screenshot(path=str(DOCS / "screenshot-charts.png"), full_page=True)
+    page.screenshot(path=str(DOCS / "screenshot-charts-essay-scoring.png"), full_page=True)
+    labels = page.eval_on_selector_all(".qra-scores-chart .xtick text", "ts => ts.map(t => t.textContent)")
+    assert "Caines & Buttery(2020), R" not in labels and any("reimplementation" in t for t in labels)
+    angles = page.eval_on_selector_all(".qra-scores-chart .xtick text", "ts => ts.map(t => t.getAttribute('transform') || '')")
+    assert not any("rotate" in a for a in angles)  # wrapped, not rotated
+    page.locator(".qra-scores-chart").screenshot(path=str(DOCS / "screenshot-charts-scores.png"))
 
 
 def test_intervals_use_the_template_style_with_numbers_aligned(page, mixed_server):
