@@ -121,8 +121,8 @@ class Dashboard:
             view = self._view(name)
             if name == "library":
                 view.refresh()
-            elif name == "overview" and built:  # read on first show; shown again, read again (saves since)
-                view.on_update()
+            elif name == "overview" and built:  # read on first show; shown again, read again if anything was saved
+                view.refresh()
         if "experiments" in self._views:
             self._views["experiments"].visible = title == "Experiments"
         if title == "Experiments":

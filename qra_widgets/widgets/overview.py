@@ -93,6 +93,7 @@ class OverviewView:
         self.view = None  # the filtered Overview
         self.page = 0
         self.sort_key, self.worst_first = "mean CV*", True
+        self._seen: tuple = ()
         self.level = w.ToggleButtons(options=[(label, key) for key, label in LEVELS.items()], value="criteria")
         self.filters = {key: w.Dropdown(options=[ALL], value=ALL, description=label, style={"description_width": "initial"},
                                         layout=w.Layout(width="240px")) for key, label in FILTER_LABELS.items()}
@@ -139,8 +140,19 @@ class OverviewView:
 
     # ------------------------------------------------------------------ data
 
+    def _fingerprint(self) -> tuple:
+        """Each study's id, latest revision and whether it is deleted: what a reload would change."""
+        return tuple((s.id, s.latest, s.deleted) for s in self.state.library.list(include_deleted=True))
+
+    @guarded(lambda self: self.status)
+    def refresh(self) -> None:
+        """Read the library again if a study was saved, added or deleted since it was last read."""
+        if self._fingerprint() != self._seen:
+            self.on_update()
+
     @guarded(lambda self: self.status)
     def on_update(self, _=None) -> None:
+        self._seen = self._fingerprint()
         self.data = overview(self.state.library)
         for key, dropdown in self.filters.items():
             kept = dropdown.value
