@@ -268,6 +268,7 @@ def test_overview_tab_loads_when_built_filters_sorts_by_header_pages_and_opens_a
     first = next(r for r in view.table.rows if "group" not in r)
     assert first["cells"][0] == "1" and first["cells"][3] == "human"
     assert first["titles"][1] == f"Simulated {int(first['key'][4:])} ({first['key']})"  # the full name on hover
+    assert first["title"].startswith(f"Simulated {int(first['key'][4:])} ({first['key']}) · criterion: Quality · QCET: Fluency")
     view.next.click()
     assert len(view.shown_studies) == 5
     view.filters["evaluation_type"].value = "metric"

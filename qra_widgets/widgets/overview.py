@@ -230,8 +230,14 @@ class OverviewView:
             titles = [self._hover(record, key, kind) for key, _title, kind, _optional, _hint in columns]
             note = record.get("problem") or record.get("note") or ""
             name = record.get("name") or record["study"]
+            where = [f"{label}: {record[key]}" for key, label in (("quality_criterion", "criterion"), ("system", "system"))
+                     if record.get(key)]
+            if record.get("qcet"):
+                qcet = f"{record['qcet_name']} ({record['qcet']})" if record.get("qcet_name") else record["qcet"]
+                where.append(f"QCET: {qcet}")
+            full = " · ".join([f"{name} ({record['study']})", *where, *([note] if note else [])])
             rows.append({"key": record["study"], "cells": cells, "titles": titles,
-                         "title": f"Open {name} ({record['study']}) on the Assessment tab" + (f" · {note}" if note else "")})
+                         "title": f"{full} · click to open it on the Assessment tab"})
         ascending = not WORSE_IS_HIGHER.get(self.sort_key, False)
         self.table.show([{"key": key, "title": title, "numeric": kind not in ("text",), "sortable": kind != "rank",
                           "optional": optional, "hint": hint} for key, title, kind, optional, hint in columns],
