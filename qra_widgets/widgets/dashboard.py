@@ -119,9 +119,8 @@ class Dashboard:
         if name is not None:
             built = name in self._views
             view = self._view(name)
-            if name == "library":
-                view.refresh()
-            elif name == "overview" and built:  # read on first show; shown again, read again if anything was saved
+            # the Overview reads the library when built; shown again, it reads it again if anything was saved
+            if name == "library" or (name == "overview" and built):
                 view.refresh()
         if "experiments" in self._views:
             self._views["experiments"].visible = title == "Experiments"
