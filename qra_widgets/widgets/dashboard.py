@@ -127,10 +127,9 @@ class Dashboard:
         if name is not None:
             built = name in self._views
             view = self._view(name)
-            if name == "library":
+            # the Overview reads the library when built; shown again, it reads it again if anything was saved
+            if name == "library" or (name == "overview" and built):
                 view.refresh()
-            elif name == "overview" and built:  # read on first show; shown again, read again (saves since)
-                view.on_update()
         if "experiments" in self._views:
             self._views["experiments"].visible = title == "Experiments"
         if title == "Experiments":

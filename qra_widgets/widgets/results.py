@@ -294,7 +294,8 @@ class CompareView:
             return
         comparison = compare_subsets(self.state.study, by=list(self.attribute.value))
         skipped = "".join(f"<li>{html.escape(g)}: {html.escape(r)}</li>" for g, r in comparison.skipped.items())
-        self.table.value = comparison.table.round(3).to_html(escape=True, classes="qra-template", na_rep="n/a") + (f"<p>Not assessed:</p><ul>{skipped}</ul>" if skipped else "")
+        self.table.value = (tables.frame_table(comparison.table, index=True, headers={"index": "Measure"})
+                            + (f"<p>Not assessed:</p><ul>{skipped}</ul>" if skipped else ""))
         if comparison.assessments:
             self.figures["subsets"] = charts.subset_comparison(comparison)
             show_figure(self.chart, self.figures["subsets"])

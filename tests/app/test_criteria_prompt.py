@@ -17,16 +17,19 @@ from qra_widgets.widgets import Dashboard
 QRA3 = Path(__file__).parents[1] / "data" / "qra3"
 
 
-@pytest.mark.parametrize(("name", "kind", "qcet"), [
-    ("BLEU", "metric", "QTG-f-1"),  # as the QRA 2022 Table 4 example (qra2022_nts) files it
-    ("SARI", "metric", "QTG-w-2"),  # ditto
-    ("wF1", "metric", "QTC-w-1"),  # as the QRA 2022 Table 6 example (qra2022_essay_scoring) files it
-    ("ROUGE-L", "metric", "QTG-f-1"),
-    ("Fluency", "human", "QOG-w-3"),  # the QCET criterion of that name
-    ("readability", "human", "QOG-w-2"),
-    ("GPT-4 judged fluency", "llm-as-judge", "QOG-w-3"),
-    ("Q7", "unknown", None),
-])
+@pytest.mark.parametrize(
+    ("name", "kind", "qcet"),
+    [
+        ("BLEU", "metric", "QTG-f-1"),  # as the QRA 2022 Table 4 example (qra2022_nts) files it
+        ("SARI", "metric", "QTG-w-2"),  # ditto
+        ("wF1", "metric", "QTC-w-1"),  # as the QRA 2022 Table 6 example (qra2022_essay_scoring) files it
+        ("ROUGE-L", "metric", "QTG-f-1"),
+        ("Fluency", "human", "QOG-w-3"),  # the QCET criterion of that name
+        ("readability", "human", "QOG-w-2"),
+        ("GPT-4 judged fluency", "llm-as-judge", "QOG-w-3"),
+        ("Q7", "unknown", None),
+    ],
+)
 def test_a_criterion_name_suggests_its_evaluation_type_and_qcet_criterion(name, kind, qcet):
     guess = suggest_criterion(name)
     assert (guess.evaluation_type, guess.qcet_id) == (kind, qcet)
@@ -36,8 +39,9 @@ def test_a_criterion_name_suggests_its_evaluation_type_and_qcet_criterion(name, 
 def test_qra3_studies_without_types_are_listed_with_suggestions_and_classified_as_a_new_revision(tmp_path):
     library = StudyLibrary(tmp_path / "lib.sqlite3")
     state_app = Dashboard(library_path=library.path)
-    report = state_app.state.import_qra3((QRA3 / "metrics-4-studies.csv").read_bytes(),
-                                         (QRA3 / "config-4-studies.json").read_bytes())
+    report = state_app.state.import_qra3(
+        (QRA3 / "metrics-4-studies.csv").read_bytes(), (QRA3 / "config-4-studies.json").read_bytes()
+    )
     added = [study_id for _source, study_id in report.added]
     frame = unclassified_criteria(library, added)
     yao = frame[frame.study == "Yao2022"].set_index("quality_criterion")
@@ -57,8 +61,16 @@ def test_qra3_studies_without_types_are_listed_with_suggestions_and_classified_a
 def test_the_library_tab_asks_after_a_qra3_import_and_saves_the_answers(tmp_path):
     app = Dashboard(library_path=tmp_path / "lib.sqlite3")
     view = app.library
-    view.qra3_upload.value = tuple({"name": name, "content": (QRA3 / name).read_bytes(), "type": "", "size": 1,
-                                    "last_modified": datetime.now(timezone.utc)} for name in ("metrics-4-studies.csv", "config-4-studies.json"))
+    view.qra3_upload.value = tuple(
+        {
+            "name": name,
+            "content": (QRA3 / name).read_bytes(),
+            "type": "",
+            "size": 1,
+            "last_modified": datetime.now(timezone.utc),
+        }
+        for name in ("metrics-4-studies.csv", "config-4-studies.json")
+    )
     view.import_qra3.click()
     prompt = view.criteria_prompt
     assert prompt.widget.layout.display == "flex"
@@ -77,8 +89,16 @@ def test_the_library_tab_asks_after_a_qra3_import_and_saves_the_answers(tmp_path
 def test_the_bulk_import_report_asks_too(tmp_path):
     app = Dashboard(library_path=tmp_path / "lib.sqlite3")
     view = app.library
-    view.bulk_upload.value = tuple({"name": name, "content": (QRA3 / name).read_bytes(), "type": "", "size": 1,
-                                    "last_modified": datetime.now(timezone.utc)} for name in ("metrics-4-studies.csv", "config-4-studies.json"))
+    view.bulk_upload.value = tuple(
+        {
+            "name": name,
+            "content": (QRA3 / name).read_bytes(),
+            "type": "",
+            "size": 1,
+            "last_modified": datetime.now(timezone.utc),
+        }
+        for name in ("metrics-4-studies.csv", "config-4-studies.json")
+    )
     view.import_many.click()
     assert view.criteria_prompt.widget.layout.display == "flex"
     assert {study for study, *_ in view.criteria_prompt.fields} >= {"Yao2022"}
