@@ -4,9 +4,9 @@ Import many), with a suggestion from each criterion's name."""
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from pathlib import Path
 
 import pytest
+from fielddata import field_path, needs_field_data
 
 import qra_widgets as qw
 from qra_widgets.overview import classify_criteria, unclassified_criteria
@@ -14,7 +14,7 @@ from qra_widgets.properties.suggest import suggest_criterion
 from qra_widgets.store import StudyLibrary
 from qra_widgets.widgets import Dashboard
 
-QRA3 = Path(__file__).parents[1] / "data" / "qra3"
+QRA3 = field_path("qra3")  # the published Yao 2022 QRA3 run (ReproNLP 2026), never committed
 
 
 @pytest.mark.parametrize(
@@ -36,6 +36,7 @@ def test_a_criterion_name_suggests_its_evaluation_type_and_qcet_criterion(name, 
     assert guess.reason
 
 
+@needs_field_data
 def test_qra3_studies_without_types_are_listed_with_suggestions_and_classified_as_a_new_revision(tmp_path):
     library = StudyLibrary(tmp_path / "lib.sqlite3")
     state_app = Dashboard(library_path=library.path)
@@ -58,6 +59,7 @@ def test_qra3_studies_without_types_are_listed_with_suggestions_and_classified_a
         classify_criteria(library, "Yao2022", {"Readability": ("crowd", None)})
 
 
+@needs_field_data
 def test_the_library_tab_asks_after_a_qra3_import_and_saves_the_answers(tmp_path):
     app = Dashboard(library_path=tmp_path / "lib.sqlite3")
     view = app.library
@@ -86,6 +88,7 @@ def test_the_library_tab_asks_after_a_qra3_import_and_saves_the_answers(tmp_path
     assert overview.loc[("Yao2022", "Readability"), "evaluation_type"] == "metric"
 
 
+@needs_field_data
 def test_the_bulk_import_report_asks_too(tmp_path):
     app = Dashboard(library_path=tmp_path / "lib.sqlite3")
     view = app.library
