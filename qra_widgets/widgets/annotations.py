@@ -136,6 +136,7 @@ class ExperimentCard:
         self.columns: list[str] = []
         self.read_file()
 
+    @guarded(lambda self: self.status)
     def read_file(self) -> None:
         """Show the chosen file's first rows and pre-select the guessed columns."""
         name = self.file.value
@@ -248,6 +249,7 @@ class AnnotationsView:
     def criterion_names(self) -> list[str]:
         return [row.name.value.strip() for row in self.criteria]
 
+    @guarded(lambda self: self.status)
     def add_criterion(self, name: str) -> CriterionRow:
         row = CriterionRow(name, self.criteria_changed, self.remove_criterion)
         self.criteria.append(row)

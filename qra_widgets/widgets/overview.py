@@ -137,6 +137,7 @@ class OverviewView:
         column = {"team": "teams", "year": "years", "tag": "tags"}[key]
         return sorted({v for values in data.studies[column] for v in values})
 
+    @guarded(lambda self: self.status)
     def on_filter(self) -> None:
         if self.data is None:
             return
@@ -145,6 +146,7 @@ class OverviewView:
         self.show_page(0)
         self.show_charts()
 
+    @guarded(lambda self: self.status)
     def on_level(self) -> None:
         options = SORTS[self.level.value]
         self.sort_by.options = options
@@ -156,6 +158,7 @@ class OverviewView:
     def sorted_frame(self):
         return self.view.sorted(self.level.value, self.sort_by.value, worst_first=self.worst_first.value)
 
+    @guarded(lambda self: self.status)
     def show_page(self, page: int) -> None:
         if self.view is None:
             return
@@ -193,6 +196,7 @@ class OverviewView:
 
     # ------------------------------------------------------------------ charts
 
+    @guarded(lambda self: self.status)
     def show_charts(self) -> None:
         if self.view is None:
             return
