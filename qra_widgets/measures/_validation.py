@@ -19,8 +19,9 @@ def _to_float_array(values, name: str) -> np.ndarray:
             try:
                 float(item)
             except (TypeError, ValueError):
+                shown = item.item() if isinstance(item, np.generic) else item  # plain, not np.str_(...) (numpy 2)
                 raise QRAInputError(
-                    f"{name}: value {item!r} at position {position} is not a number"
+                    f"{name}: value {shown!r} at position {position} is not a number"
                 ) from None
         raise QRAInputError(f"{name}: cannot be read as numbers") from None
 

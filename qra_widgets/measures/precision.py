@@ -177,7 +177,8 @@ def _shifted(raw: np.ndarray, scale_min: float) -> np.ndarray:
     below = raw < scale_min
     if below.any():
         position = int(np.flatnonzero(below)[0])
-        raise QRAInputError(f"values: value {raw[position]!r} at position {position} is below scale_min {scale_min!r}")
+        value = raw[position].item()  # a plain number in the message, not numpy 2's np.float64(...)
+        raise QRAInputError(f"values: value {value!r} at position {position} is below scale_min {scale_min!r}")
     return raw - scale_min
 
 
