@@ -1,4 +1,4 @@
-"""A static website of a library (issue 13 section 4): ``qra-widgets site LIBRARY_OR_FOLDER --out DIR``.
+"""A static website of a library: ``qra-widgets site LIBRARY_OR_FOLDER --out DIR``.
 
 ``DIR/index.html`` has the overview tables (studies, criteria), the distribution charts and the
 experiment-pair property analysis; ``DIR/studies/<id>.html`` one page per study with its
