@@ -120,7 +120,7 @@ class ExperimentCard:
             dropdown.add_class(f"qra-annotations-{part}")
         self.filter_column.add_class("qra-annotations-filter-column")
         self.filter_values.add_class("qra-annotations-filter-values")
-        self.file.observe(lambda _: self.read_file(), "value")
+        self.file.observe(lambda _: run_reported(view.status, self.read_file), "value")
         self.remove.on_click(lambda _: view.remove_experiment(self))
         self.widget = w.VBox([
             w.HBox([labelled("File", self.file, "4em"), labelled("Experiment id", self.id, "7em"), self.label, self.role],
@@ -136,7 +136,6 @@ class ExperimentCard:
         self.columns: list[str] = []
         self.read_file()
 
-    @guarded(lambda self: self.status)
     def read_file(self) -> None:
         """Show the chosen file's first rows and pre-select the guessed columns."""
         name = self.file.value
@@ -224,7 +223,7 @@ class AnnotationsView:
         self.spec_view = w.HTML()
         self.confirm = Confirm(lambda action: run_reported(self.status, action))
         self.upload.observe(self.on_upload, "value")
-        self.add_criterion_button.on_click(lambda _: self.add_criterion(""))
+        self.add_criterion_button.on_click(lambda _: run_reported(self.status, self.add_criterion, ""))
         self.add_experiment_button.on_click(self.on_add_experiment)
         self.load.on_click(self.on_load)
         self.widget = w.VBox([
@@ -249,7 +248,6 @@ class AnnotationsView:
     def criterion_names(self) -> list[str]:
         return [row.name.value.strip() for row in self.criteria]
 
-    @guarded(lambda self: self.status)
     def add_criterion(self, name: str) -> CriterionRow:
         row = CriterionRow(name, self.criteria_changed, self.remove_criterion)
         self.criteria.append(row)
