@@ -182,6 +182,7 @@ class OverviewView:
         column = {"team": "teams", "year": "years", "tag": "tags"}[key]
         return sorted({v for values in data.studies[column] for v in values})
 
+    @guarded(lambda self: self.status)
     def on_filter(self) -> None:
         if self.data is None:
             return
@@ -190,6 +191,7 @@ class OverviewView:
         self.show_page(0)
         self.show_charts()
 
+    @guarded(lambda self: self.status)
     def on_level(self) -> None:
         self.sort_key, self.worst_first = DEFAULT_SORT[self.level.value], True
         self.show_page(0)
@@ -207,6 +209,7 @@ class OverviewView:
     def sorted_frame(self):
         return self.view.sorted(self.level.value, self.sort_key, worst_first=self.worst_first)
 
+    @guarded(lambda self: self.status)
     def show_page(self, page: int) -> None:
         if self.view is None:
             return
@@ -277,6 +280,7 @@ class OverviewView:
 
     # ------------------------------------------------------------------ charts
 
+    @guarded(lambda self: self.status)
     def show_charts(self) -> None:
         if self.view is None:
             return
