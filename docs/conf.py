@@ -99,7 +99,7 @@ html_theme_options = {
     "footer_end": ["sphinx-version"],
     "icon_links": [],
 }
-html_sidebars = {"index": [], "changelog": []}
+html_sidebars = {"*": []}  # top-level pages have no section navigation to show
 html_show_sourcelink = False
 html_copy_source = False
 
