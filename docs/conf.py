@@ -99,7 +99,7 @@ html_theme_options = {
     "footer_end": ["sphinx-version"],
     "icon_links": [],
 }
-html_sidebars = {"index": [], "changelog": []}
+html_sidebars = {"*": []}  # top-level pages have no section navigation to show
 html_show_sourcelink = False
 html_copy_source = False
 
@@ -165,7 +165,7 @@ def _page_scripts(app, pagename, templatename, context, doctree) -> None:
 # navigation without editing an index, and a page that does not exist yet is not an error.
 # ---------------------------------------------------------------------------------------
 PAGE_ORDER = {
-    "": ["install", "user-guide/index", "measures", "conventions", "intervals", "coverage",
+    "": ["install", "user-guide/index", "measures", "conventions", "intervals", "intervals-engine", "coverage",
          "file-formats", "app", "serving", "cli", "api/index", "examples/index", "decisions",
          "performance", "contributing", "references", "changelog"],
     "user-guide": ["researcher", "organiser", "teacher"],

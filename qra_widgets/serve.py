@@ -279,7 +279,7 @@ def _guarded_voila(allowed):
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Voila's command line (``python -m qra_widgets.serve NOTEBOOK --port=... [--allow-host=NAME]...``),
+    """Voila's command line (``python -m qra_widgets.serve NOTEBOOK --port=PORT [--allow-host=NAME]...``),
     able to find the ``qra`` template, answering only to the allowed host names."""
     os.environ["JUPYTER_PATH"] = os.pathsep.join(filter(None, [str(SHARE), os.environ.get("JUPYTER_PATH")]))
     argv = list(sys.argv[1:] if argv is None else argv)

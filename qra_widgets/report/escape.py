@@ -5,7 +5,7 @@ people wrote.  Written into a report they must stay text: never a LaTeX command
 (``\input{/etc/passwd}``, ``\write18``), a new Markdown row (a newline, a ``|``), an HTML tag
 (``<script>``) or a spreadsheet formula (``=HYPERLINK(``).
 
-=====================  ==========================================================================
+======================= ==========================================================================
 :func:`latex`           LaTeX text (a table cell, a caption): the ten special characters as
                         commands, line breaks as spaces, other control characters dropped
 :func:`latex_citation`  a citation given as LaTeX (QRA3's ``\citet{Key}``): ``\cite``-family
@@ -19,7 +19,7 @@ people wrote.  Written into a report they must stay text: never a LaTeX command
 :func:`html`            HTML text and attribute values: ``& < > " '`` as entities
 :func:`csv_cell`        a CSV cell: a formula-like text gets a leading ``'``
                         (:func:`qra_widgets.report.csvsafe.safe_cell`, OWASP's advice)
-=====================  ==========================================================================
+======================= ==========================================================================
 
 >>> latex(r"\input{/etc/passwd}")
 '\\textbackslash{}input\\{/etc/passwd\\}'
