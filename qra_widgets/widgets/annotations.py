@@ -19,7 +19,7 @@ import ipywidgets as w
 from ..errors import QRAInputError
 from ..io import parse
 from ..io.annotations import SCHEMA, SCHEMA_VERSION, guess_mapping, preview
-from ..io.layouts import BEST_WORST_BY, PAIRWISE_SCORES, TIE_RULES
+from ..io.layout_keys import BEST_WORST_BY, PAIRWISE_SCORES, TIE_RULES
 from ..study import EVALUATION_TYPES, LABEL_LEVELS
 from .common import (
     Confirm,
