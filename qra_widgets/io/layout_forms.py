@@ -7,8 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import QRAInputError
-from .layout_keys import OUTCOMES
-from .layout_pairwise import _check_range, _pairwise_encoding, judgements_from, pairwise_ratings
+from .layout_pairwise import _check_range, _pairwise_encoding, judgements_from, outcomes, pairwise_ratings
 from .layout_rows import (
     RATING_FIELDS,
     Part,
@@ -75,20 +74,14 @@ def read_items_in_columns(table: Table, entry: dict, criteria: dict, systems_map
             rating_rows["row"].append(at)
             rating_rows["column"].append(np.full(len(at), label, dtype=object))
         else:
-            outcome = _mapped(answers, choices, table, at, label, "choices") if choices is not None else answers
-            bad = ~np.isin(outcome, np.array(OUTCOMES, dtype=object))
-            if bad.any():
-                i = int(np.argmax(bad))
-                raise QRAInputError(f"{table.source}: row {at[i]}, {label}: answer {_shown(answers[i])} is not a, b or "
-                                    f"tie; map the answers with \"choices\" (the answers found are "
-                                    f"{_answers_found(answers)})")
+            outcome = outcomes(answers, choices, table, at, label)
             _check_range(criteria[qc], *_pairwise_encoding(score, ties)[1], f"the pairwise score {score!r}", table.source)
             a = systems_map.get(spec_item["system_a"], spec_item["system_a"])
             b = systems_map.get(spec_item["system_b"], spec_item["system_b"])
             pair_rows.append((qc, judgements_from(table, qc=qc, item=np.full(len(at), item_id, dtype=object), rater=who,
                                                   system_a=np.full(len(at), a, dtype=object),
                                                   system_b=np.full(len(at), b, dtype=object),
-                                                  outcome=outcome.astype(object), rows=at), label))
+                                                  outcome=outcome, rows=at), label))
     parts = [_merged(rating_rows)] if rating_rows["rating"] else []
     part = Part(_merged(_empty_ratings()))
     for qc, j, label in pair_rows:

@@ -42,6 +42,19 @@ def _check_range(qc, low: float, high: float, what: str, source: str) -> None:
                             f"scale_min and scale_max to {low:g} and {high:g}")
 
 
+def outcomes(answers: np.ndarray, choices: dict | None, table: Table, rows: np.ndarray, label: str) -> np.ndarray:
+    """Each answer of a choice column as ``a``, ``b`` or ``tie`` (through ``choices`` when given);
+    any other answer is an error naming its row and listing every answer found."""
+    outcome = _mapped(answers, choices, table, rows, label, "choices") if choices is not None else answers
+    bad = ~np.isin(outcome, np.array(OUTCOMES, dtype=object))
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise QRAInputError(f"{table.source}: row {rows[i]}, {label}: answer {_shown(answers[i])} is not "
+                            f"a, b or tie; map the answers with \"choices\" (the answers found are "
+                            f"{_answers_found(answers)})")
+    return outcome.astype(object)
+
+
 def judgements_from(table: Table, *, qc: str, item: np.ndarray, rater: np.ndarray, system_a: np.ndarray,
                     system_b: np.ndarray, outcome: np.ndarray, rows: np.ndarray) -> dict:
     """Pairwise judgements as columns (:data:`JUDGEMENT_FIELDS`); unit = the item and the two systems shown."""
@@ -109,15 +122,9 @@ def read_pairwise(table: Table, entry: dict, criteria: dict, systems_map: dict, 
         present = _present(cells, missing)
         at = table.rows[present]
         answers = cells[present]
-        outcome = (_mapped(answers, choices, table, at, table.label(ref), "choices") if choices is not None else answers)
-        bad = ~np.isin(outcome, np.array(OUTCOMES, dtype=object))
-        if bad.any():
-            i = int(np.argmax(bad))
-            raise QRAInputError(f"{table.source}: row {at[i]}, {table.label(ref)}: answer {_shown(answers[i])} is not "
-                                f"a, b or tie; map the answers with \"choices\" (the answers found are "
-                                f"{_answers_found(answers)})")
+        outcome = outcomes(answers, choices, table, at, table.label(ref))
         j = judgements_from(table, qc=qc, item=item[present], rater=rater[present], system_a=system_a[present],
-                            system_b=system_b[present], outcome=outcome.astype(object), rows=at)
+                            system_b=system_b[present], outcome=outcome, rows=at)
         part.judgements.append(j)
         part.rules[qc] = {"layout": "pairwise", "score": score, "ties": ties}
         ratings.append(pairwise_ratings(j, score, ties, table.label(ref)))
