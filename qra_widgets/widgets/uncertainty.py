@@ -24,7 +24,7 @@ from .. import charts
 from ..errors import QRAInputError
 from ..limits import check_plan
 from . import tables
-from .annotations import split_list
+from .annotation_cards import split_list
 from .common import Status, button, guarded, labelled, run_reported
 from .results import clear_figure, show_figure
 from .state import AppState, IntervalsComputed, IntervalsDropped
