@@ -8,8 +8,8 @@ reproduction of August et al. (2022) whose means QRA++ (Belz 2025) Example 1 use
 import re
 from pathlib import Path
 
-import pandas as pd
 import numpy as np
+import pandas as pd
 import pytest
 
 import qra_widgets as qw
