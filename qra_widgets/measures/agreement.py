@@ -343,15 +343,6 @@ def _pair_terms(counts: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np
     return pairable, rated, disagreement, shares
 
 
-def _weighted_means(w: np.ndarray, pairable, rated, disagreement, shares):
-    """(1 - P_a, pairable weight, pi) per replicate: weighted means over units (weights w, (B, U))."""
-    pair_weight, rated_weight = w @ pairable.astype(float), w @ rated.astype(float)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        observed = (w @ disagreement) / pair_weight  # disagreement and shares are 0 outside pairable / rated units
-        pi = (w @ shares) / rated_weight[:, None]
-    return observed, pair_weight, np.nan_to_num(pi)
-
-
 def agreement_batch(counts: CategoryCounts, unit_weights_: npt.ArrayLike | None = None, *, measures=("fleiss_kappa",),
                     weights: str | None = None, level: str = "nominal") -> dict[str, Batch]:
     r"""Fleiss' kappa, Gwet's AC, Brennan-Prediger and Krippendorff's alpha of a count matrix
@@ -378,9 +369,30 @@ def agreement_batch(counts: CategoryCounts, unit_weights_: npt.ArrayLike | None 
     size = w.shape[0]
     out: dict[str, Batch] = {}
     agreement = agreement_weights(q, weights)
-    if {"fleiss_kappa", "ac1", "bp"} & set(measures):
-        pairable, rated, disagreement, shares = _pair_terms(cc.counts, agreement)
-        observed, pair_weight, pi = _weighted_means(w, pairable, rated, disagreement, shares)
+    with_alpha = "alpha" in measures
+    if with_alpha and level not in LEVELS:
+        raise QRAInputError(f"level: must be one of {LEVELS}, got {level!r}")
+    pair_based = bool({"fleiss_kappa", "ac1", "bp"} & set(measures))
+    pairable, rated, disagreement, shares = _pair_terms(cc.counts, agreement)
+    # every per-unit term the coefficients need, side by side: one matrix product w @ X gives all
+    # their weighted sums (the cost of a product is reading w, not the number of columns)
+    columns = [pairable[:, None].astype(float), rated[:, None].astype(float)]
+    if pair_based:
+        columns += [disagreement[:, None], shares]
+    if with_alpha:
+        counts = cc.counts.astype(float)
+        raters = counts.sum(axis=1)
+        scaled = counts * np.where(pairable, 1.0 / np.where(pairable, raters - 1, 1.0), 0.0)[:, None]
+        products = q * q * counts.shape[0] <= 20_000_000
+        columns += [scaled] + ([(scaled[:, :, None] * counts[:, None, :]).reshape(-1, q * q)] if products else [])
+    sums = w @ np.hstack(columns)
+    pair_weight, rated_weight = sums[:, 0], sums[:, 1]
+    position = 2
+    if pair_based:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            observed = sums[:, position] / pair_weight  # disagreement and shares are 0 outside pairable / rated units
+            pi = np.nan_to_num(sums[:, position + 1:position + 1 + q] / rated_weight[:, None])
+        position += 1 + q
         with np.errstate(invalid="ignore", divide="ignore"):
             if "fleiss_kappa" in measures:
                 expected = np.einsum("bk,kl,bl->b", pi, 1.0 - agreement, pi)
@@ -393,29 +405,24 @@ def agreement_batch(counts: CategoryCounts, unit_weights_: npt.ArrayLike | None 
                               np.full(size, total / q**2)) if q >= 2 else np.full(size, np.nan)
                     reasons = undefined_reasons(label, size, pairs=pair_weight, scale_size=q)
                     out[name] = Batch(((1.0 - observed) - chance) / (1.0 - chance), reasons)
-    if "alpha" in measures:
-        out["alpha"] = _alpha_batch(cc, w, level)
+    if with_alpha:
+        diagonal = sums[:, position:position + q]
+        if products:
+            o = sums[:, position + q:position + q + q * q].reshape(-1, q, q).copy()
+        else:  # many categories: one product per category instead of a units x q^2 block
+            o = np.stack([w @ (scaled[:, c:c + 1] * counts) for c in range(q)], axis=1)
+        o -= diagonal[:, :, None] * np.eye(q)
+        out["alpha"] = _alpha_from_coincidences(o, pair_weight, cc.categories, level)
     return out
 
 
-def _alpha_batch(cc: CategoryCounts, w: np.ndarray, level: str) -> Batch:
-    if level not in LEVELS:
-        raise QRAInputError(f"level: must be one of {LEVELS}, got {level!r}")
-    counts = cc.counts.astype(float)
-    q = cc.categories.size
-    raters = counts.sum(axis=1)
-    pairable = raters >= 2
-    scale = np.where(pairable, 1.0 / np.where(pairable, raters - 1, 1.0), 0.0)
-    scaled = counts * scale[:, None]
-    o = np.empty((w.shape[0], q, q))
-    for c in range(q):  # o[b, c, k] = sum_u w_bu n_uc n_uk / (m_u - 1), one matrix product per category
-        o[:, c, :] = w @ (scaled[:, c:c + 1] * counts)
-    o -= (w @ scaled)[:, :, None] * np.eye(q)
+def _alpha_from_coincidences(o: np.ndarray, pair_weight: np.ndarray, categories: np.ndarray, level: str) -> Batch:
+    """Krippendorff's alpha = 1 - (n - 1) sum o delta / sum n_c n_k delta of a (B, q, q) stack of coincidences."""
     marginals = o.sum(axis=2)
     total = marginals.sum(axis=1)
-    reasons = undefined_reasons("alpha", w.shape[0], pairs=w @ pairable.astype(float), categories_used=(marginals > 0).sum(1),
+    reasons = undefined_reasons("alpha", o.shape[0], pairs=pair_weight, categories_used=(marginals > 0).sum(1),
                                 one_category="so there is no expected disagreement")
-    delta = _distance(level, cc.categories, marginals if level == "ordinal" else marginals[0])
+    delta = _distance(level, categories, marginals if level == "ordinal" else marginals[0])
     delta = delta if delta.ndim == 3 else delta[None]
     with np.errstate(invalid="ignore", divide="ignore"):
         expected = np.einsum("bc,bk,bck->b", marginals, marginals, np.broadcast_to(delta, o.shape))
