@@ -22,7 +22,6 @@ reason in the ``note`` column (the :class:`~qra_widgets.UndefinedMeasureWarning`
 
 from __future__ import annotations
 
-import html
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -33,6 +32,9 @@ import numpy as np
 from . import measures as m
 from .conventions import Conventions, resolve, stored_conventions
 from .errors import QRAInputError, UndefinedMeasureWarning
+from .limits import check_bootstrap
+from .report.escape import html as escape_html
+from .report.escape import latex, markdown_cell
 from .study import Study
 
 COLUMNS = ["result_type", "measure", "level", "quality_criterion", "system", "value", "n", "n_systems", "note",
@@ -221,13 +223,20 @@ class Assessment:
 
     def to_markdown(self, decimals: dict[str, int] | None = None) -> str:
         table = self.table(decimals)
-        escape = lambda text: html.escape(str(text), quote=False).replace("|", "\\|")  # names stay text
+        escape = markdown_cell  # names stay text: no markup, no new row, no HTML entity
         lines = [f"**{escape(self.caption())}**", "", "| " + " | ".join(table.columns) + " |",
                  "|" + "|".join("---" for _ in table.columns) + "|"]
         lines += ["| " + " | ".join(escape(cell) for cell in row) + " |" for row in table.itertuples(index=False)]
         lines += [""] + [f"- {escape(note)}" for note in self.notes]
         lines += self._agreement_markdown(escape)
+        lines += ["", f"_{escape(self._stamp())}_"]
         return "\n".join(lines).rstrip() + "\n"
+
+    def _stamp(self) -> str:
+        """The signature (conventions and package version) and how to cite, for the end of a report."""
+        from .citation import cite_line
+
+        return f"{self.conventions.signature()}. {cite_line()}"
 
     # ------------------------------------------------------------------ intervals and annotator agreement in reports
 
@@ -291,7 +300,7 @@ class Assessment:
             r"\begin{table}[t]", r"\centering", r"\begin{tabular}{llrrr}", r"\hline",
             " & ".join(_latex_escape(c) for c in table.columns) + r" \\", r"\hline", *body, r"\hline",
             r"\end{tabular}", rf"\caption{{{_latex_escape(self.caption() + (' ' + self.interval_caption() if self.bootstrap_info else ''))}}}",
-            r"\end{table}", "", *self._agreement_latex(),
+            r"\end{table}", "", *self._agreement_latex(), f"% {self._stamp()}", "",
         ])
 
     def _agreement_latex(self) -> list[str]:
@@ -306,8 +315,8 @@ class Assessment:
     def to_csv(self) -> str:
         """The tidy frame as CSV; with item-level ratings, a blank line and the annotator-agreement
         table follow.  Text cells a spreadsheet would run as formulas get a leading ``'``
-        (:mod:`qra_widgets.csvsafe`)."""
-        from .csvsafe import frame_to_csv
+        (:mod:`qra_widgets.report.csvsafe`)."""
+        from .report.csvsafe import frame_to_csv
 
         text = frame_to_csv(self.to_frame())
         agreement = self.annotator_agreement()
@@ -327,16 +336,17 @@ class Assessment:
 
     def _repr_html_(self) -> str:
         table = self.table().to_html(index=False, escape=True, classes="qra-table", na_rep="")
-        notes = "".join(f"<li>{html.escape(note)}</li>" for note in self.notes)
+        notes = "".join(f"<li>{escape_html(note)}</li>" for note in self.notes)
         agreement = self._agreement_rows()
         extra = ""
         if self.bootstrap_info:
-            extra += f"<p><i>{html.escape(self.interval_caption())}</i></p>"
+            extra += f"<p><i>{escape_html(self.interval_caption())}</i></p>"
         if agreement:
-            header = "".join(f"<th>{html.escape(c)}</th>" for c in AGREEMENT_HEADER)
-            body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in agreement)
+            header = "".join(f"<th>{escape_html(c)}</th>" for c in AGREEMENT_HEADER)
+            body = "".join("<tr>" + "".join(f"<td>{escape_html(c)}</td>" for c in row) + "</tr>" for row in agreement)
             extra += f"<p><b>Annotator agreement within each experiment</b></p><table class='qra-table'><tr>{header}</tr>{body}</table>"
-        return f"<p><b>{html.escape(self.caption())}</b></p>{table}" + (f"<ul class='qra-notes'>{notes}</ul>" if notes else "") + extra
+        extra += f"<p class='qra-cite'><small>{escape_html(self._stamp())}</small></p>"
+        return f"<p><b>{escape_html(self.caption())}</b></p>{table}" + (f"<ul class='qra-notes'>{notes}</ul>" if notes else "") + extra
 
     # ------------------------------------------------------------------ narrative
 
@@ -401,9 +411,7 @@ def _significant(value: float, digits: int = 4) -> str:
 
 
 def _latex_escape(text: str) -> str:
-    replacements = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-                    "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
-    return "".join(replacements.get(ch, ch) for ch in str(text))
+    return latex(text)
 
 
 def _template_block(rows: list[_Row], result_type: str, study_rows: dict, multi: bool, fmt) -> list[list[str]]:
@@ -442,7 +450,7 @@ def _measure_label(row: _Row, result_type: str) -> str:
 
 def assess(study: Study, conventions: str | Conventions | None = None, *, bootstrap: int = 0, seed: int | None = None,
            ci: float = 0.95, ci_method: str = "percentile", resample: str = "items", progress=None,
-           reuse: Assessment | None = None) -> Assessment:
+           reuse: Assessment | None = None, max_work: int | None = None) -> Assessment:
     """Compute every applicable QRA++ measure of ``study`` at system, QC and study level.
 
     ``conventions`` is a preset name (``"qrapp"`` or ``"qra3"``) or a
@@ -467,6 +475,8 @@ def assess(study: Study, conventions: str | Conventions | None = None, *, bootst
     scratch; only the unchanged part is not computed again (an edit of one score of a
     200-system x 8-experiment study recomputes one CV* and 7 of the 28 pairs of P).
     """
+    if bootstrap or seed is not None:  # sizes, replicates and seed checked before anything is computed
+        check_bootstrap(study, bootstrap if bootstrap else 10, seed, max_work)
     conventions = resolve(conventions if conventions is not None else stored_conventions(study.metadata))
     if reuse is not None and reuse.conventions != conventions:
         reuse = None
@@ -484,7 +494,7 @@ def assess(study: Study, conventions: str | Conventions | None = None, *, bootst
         from .uncertainty import bootstrap as run_bootstrap
 
         result = run_bootstrap(study, conventions, B=bootstrap, seed=seed, ci=ci, ci_method=ci_method,
-                               resample=resample, progress=progress)
+                               resample=resample, progress=progress, max_work=max_work)
         assessment.intervals = assessment_intervals(assessment, result)
         assessment.bootstrap_info = dict(result.info)
     return assessment

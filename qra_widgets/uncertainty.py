@@ -75,7 +75,7 @@ def cv_interval(values, scale_min: float = 0.0, *, ci: float = 0.95) -> tuple[fl
         \left[\frac{k}{\sqrt{\left(\frac{u_1+2}{\nu+1}-1\right)k^2+\frac{u_1}{\nu}}},\;
               \frac{k}{\sqrt{\left(\frac{u_2+2}{\nu+1}-1\right)k^2+\frac{u_2}{\nu}}}\right]
 
-    with k = s/|mean| of the shifted values, nu = n - 1, u_1 and u_2 the chi-square(nu)
+    with ``k = s/|mean|`` of the shifted values, nu = n - 1, u_1 and u_2 the chi-square(nu)
     quantiles at 1 - a/2 and a/2 (a = 1 - ci).  Vangel (1996), "Confidence intervals for a
     normal coefficient of variation", The American Statistician 50(1), eq. 6 (McKay 1932's
     interval with u+2 in place of u).  The upper end is infinite when its radicand is not
@@ -428,7 +428,10 @@ def _all_values(study, conventions, design: Design, criteria: list[_Criterion], 
             values.update(_type_three_values(study, qc, conventions, design, weights))
         if by_systems is None and study.ratings and qc.name in study.ratings.criteria():
             level = conventions.alpha_level or qc.label_level
+            choices = getattr(study.ratings, "choices", None)
             for e in study.experiment_ids:
+                if choices is not None and choices.has(qc.name, e):
+                    continue  # agreement on raw pairwise / best-worst choices: no interval from the derived ratings
                 key = ("rater_counts", qc.name, e)
                 if key not in design.cache:
                     design.cache[key] = rater_counts(study.ratings, qc.name, e, scale_categories(qc))
@@ -518,7 +521,7 @@ def ci_over_of(resample: str) -> str:
 
 
 def bootstrap(study, conventions=None, *, B: int = 2000, seed: int | None = None, ci: float = 0.95,
-              ci_method: str = "percentile", resample: str = "items", progress=None) -> Bootstrap:
+              ci_method: str = "percentile", resample: str = "items", progress=None, max_work: int | None = None) -> Bootstrap:
     """Resample the study ``B`` times and recompute every measure (see the module docstring).
 
     ``resample`` is ``"items"`` (needs ratings or labels), ``"items+raters"`` (needs ratings)
@@ -526,7 +529,9 @@ def bootstrap(study, conventions=None, *, B: int = 2000, seed: int | None = None
     ``progress`` is called with the number of replicates done (for a progress bar).
     """
     from .conventions import resolve
+    from .limits import check_bootstrap
 
+    check_bootstrap(study, B, seed, max_work)  # sizes and seed, before any array (limits: qra_widgets.io.reading)
     conventions = resolve(conventions)
     if not isinstance(B, (int, np.integer)) or isinstance(B, bool) or B < 10:
         raise QRAInputError(f"bootstrap: B must be an integer of at least 10, got {B!r}")
@@ -712,7 +717,8 @@ PLAN_COLUMNS = ["items", "raters_per_item", "quality_criterion", "measure", "exp
 
 
 def plan_reproduction(study, items=(100, 200, 400), raters_per_item=(2, 3), *, B: int = 500, runs: int = 5,
-                      seed: int | None = 0, ci: float = 0.95, experiment: str | None = None, conventions=None):
+                      seed: int | None = 0, ci: float = 0.95, experiment: str | None = None, conventions=None,
+                      max_work: int | None = None):
     """Expected confidence-interval width of CV* and of the new team's annotator alpha, per design.
 
     For each design (``items`` in total, split evenly over the systems, and
@@ -730,9 +736,11 @@ def plan_reproduction(study, items=(100, 200, 400), raters_per_item=(2, 3), *, B
     """
     import pandas as pd
 
+    from .limits import check_plan
     from .ratings import Ratings
     from .study import Experiment, Study
 
+    check_plan(study, items, raters_per_item, B, runs, seed, max_work)  # before any array (limits: qra_widgets.io.reading)
     if not study.ratings:
         raise QRAInputError("plan_reproduction: needs a study with item-level ratings (load_annotations)")
     originals = [e.id for e in study.experiments if e.role == "original" and e.id in study.ratings.experiments()]
@@ -781,7 +789,7 @@ def plan_reproduction(study, items=(100, 200, 400), raters_per_item=(2, 3), *, B
                                     experiments=[Experiment("original", role="original"), Experiment("planned")],
                                     scores={(qc.name, s, e): v for (s, e), v in ratings.system_means(qc.name).items()},
                                     ratings=ratings)
-                    result = bootstrap(planned, conventions, B=B, seed=int(rng.integers(2**31)), ci=ci)
+                    result = bootstrap(planned, conventions, B=B, seed=int(rng.integers(2**31)), ci=ci, max_work=max_work)
                     for key, measure in ((("CV*", "qc", qc.name, None), "CV*"), (("annotators", "planned", qc.name, "alpha"), "alpha")):
                         if key in result.replicates:
                             low, high_end, _note = interval(result.replicates[key], ci=ci)

@@ -66,6 +66,7 @@ def test_export_all_backs_up_every_revision(capsys, tmp_path):
     library = StudyLibrary(tmp_path / "lib.sqlite3")
     study = examples.load("qrapp_example1")
     library.save(study)
+    study.name = "second revision"
     library.save(study, expected_revision=1)
     status, out, _ = run(capsys, "export-all", str(tmp_path / "backup"), "--db", str(tmp_path / "lib.sqlite3"))
     assert status == 0 and out.startswith("exported 1 studies")

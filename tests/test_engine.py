@@ -3,9 +3,7 @@ bootstrap runs) give the same value and the same reason on ordinary, degenerate 
 the bootstrap recomputes exactly the statistics it reports (the three wiring bugs found by an
 independent statistical audit, each on real data); intervals say what they cover."""
 
-import shutil
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -213,13 +211,11 @@ def test_median_aggregation_resamples_medians_on_a_synthetic_study():
         assert row.ci_low <= row.value <= row.ci_high  # the earlier engine gave A 30.25 with (27.3, 39.9) from means
 
 
-def test_median_aggregation_resamples_medians_on_van_miltenburg_2024(field_data, tmp_path):
-    """van Miltenburg et al. (2024) fluency ratings with aggregation="median": SVM's CV* is 26.47
-    (medians 3, 3, 2 after shifting); the earlier engine printed a "95% CI" of (9.7, 16.9) from
-    resampled means, which excludes its own value."""
-    shutil.copy(field_data / "vanmiltenburg2024" / "vanmiltenburg2024_fluency_ratings_long.csv", tmp_path)
-    shutil.copy(Path(__file__).parent / "data" / "vanmiltenburg2024" / "spec.json", tmp_path)
-    study = qw.load_annotations(tmp_path / "spec.json", aggregation="median")
+def test_median_aggregation_resamples_medians_on_van_miltenburg_2024(vanmiltenburg2024):
+    """van Miltenburg et al. (2024) fluency ratings (published field data) with aggregation="median":
+    SVM's CV* is 26.47 (medians 3, 3, 2 after shifting); the earlier engine printed a "95% CI" of
+    (9.7, 16.9) from resampled means, which excludes its own value."""
+    study = qw.load_annotations(vanmiltenburg2024 / "spec.json", aggregation="median")
     replicates_of_medians_are_medians(study)
     frame = qw.assess(study, bootstrap=500, seed=1).to_frame().set_index(["measure", "level", "system"])
     svm = frame.loc[("CV*", "system", "SVM")]

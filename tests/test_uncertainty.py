@@ -1,8 +1,6 @@
 """The bootstrap engine: exact at weights 1, seeded, vectorised measures equal to the measures module,
 coverage on simulated data with a known truth, scores-only intervals and the reproduction planner."""
 
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -14,12 +12,11 @@ from qra_widgets.examples import load as load_example
 from qra_widgets.ratings import Ratings
 from qra_widgets.uncertainty import bootstrap, cv_interval, interval
 
-VM = Path(__file__).parent / "data" / "vanmiltenburg2024" / "spec.json"
-
 
 @pytest.fixture(scope="module")
-def vm():
-    return qw.load_annotations(VM)
+def vm(vanmiltenburg2024):
+    """van Miltenburg et al. (2024)'s ratings (published field data) read with our spec."""
+    return qw.load_annotations(vanmiltenburg2024 / "spec.json")
 
 
 def test_the_engine_at_weights_one_reproduces_every_assess_value(vm):

@@ -626,7 +626,7 @@ def cohen_kappa(a: npt.ArrayLike, b: npt.ArrayLike, *, weights: str | None = Non
     .. math:: \kappa = \frac{P_a - P_e}{1 - P_e} = 1 - \frac{\sum_{kl} (1-w_{kl})\, p_{kl}}
         {\sum_{kl} (1-w_{kl})\, p_{k\cdot}\, p_{\cdot l}}
 
-    with p_kl the joint proportions of the two experiments' labels and p_k., p_.l each
+    with p_kl the joint proportions of the two experiments' labels and ``p_k.``, ``p_.l`` each
     experiment's label distribution (Cohen 1960, 1968; Yannakoudakis & Cummins 2015 eq. 1;
     QRA++ section 6.3 uses kappa for n = 2).  It is computed in the right-hand form, a
     ratio of two sums of non-negative terms, so chance agreement near 1 (10^6 items, one
@@ -634,7 +634,7 @@ def cohen_kappa(a: npt.ArrayLike, b: npt.ArrayLike, *, weights: str | None = Non
 
     Missing labels (the rule shared by every agreement coefficient here, as irrCAC):
     P_a is over the items both experiments labelled; each experiment's distribution
-    p_k., p_.l is over *all* the items it labelled (Gwet 2014 section 2.5; irrCAC's
+    ``p_k.``, ``p_.l`` is over *all* the items it labelled (Gwet 2014 section 2.5; irrCAC's
     ``conger()``, which for two raters is Cohen's kappa).  With no missing label this is
     scikit-learn's ``cohen_kappa_score`` exactly.
 

@@ -103,7 +103,7 @@ def cv_star(values: npt.ArrayLike, *, scale_min: float | None = None, small_samp
         ``None`` (default): no shift and no lower bound (e.g. metric scores of any sign).
     small_sample_factor : bool, keyword-only
         Apply the (1 + 1/(4n)) factor of QRA 2022 eq. 1 / QRA++ eq. 3 (default, as the
-        papers publish).  ``False`` gives CV* = s*/|mean| x 100, as the organisers' QRA3
+        papers publish).  ``False`` gives ``CV* = s*/|mean| x 100``, as the organisers' QRA3
         tool computes it with ``apply_over_correction: false`` (its ``data.json``
         ``coefficient_of_variation``); see :mod:`qra_widgets.conventions`.
     replace_undefined_by : float, keyword-only
