@@ -22,6 +22,12 @@ ratings -- matrix products, no Python loop per replicate or per system:
   multiplied into the ratings).  Agreement coefficients resample items only: a rater drawn
   twice would agree with its own copy (with two raters, half the replicates would give alpha = 1).
 
+Krippendorff's alpha (and every agreement coefficient) gets a *nonparametric unit bootstrap*:
+items are drawn with replacement and alpha is recomputed from the coincidences of the items
+drawn, so each item's values stay together (Efron & Tibshirani 1993 ch. 6; Zapf et al. 2016).
+This is not Hayes & Krippendorff's (2007) algorithm, which resamples pairs of values from the
+observed coincidence matrix and reports the chance of falling below a minimum alpha.
+
 **With scores only**, systems are resampled for the QC-level r, rho, tau, W and P (copies of a
 system drawn twice are one system: never a tied pair in P, never a tie in W), and a system's
 CV* gets Vangel's (1996) analytic interval for the coefficient of variation

@@ -1,7 +1,6 @@
 """The bootstrap engine: exact at weights 1, seeded, vectorised measures equal to the measures module,
 coverage on simulated data with a known truth, scores-only intervals and the reproduction planner."""
 
-
 import numpy as np
 import pandas as pd
 import pytest
