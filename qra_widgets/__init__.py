@@ -21,7 +21,7 @@ from .io import load_study
 from .overview import Overview, overview  # binds ``overview`` to the function, as for ``assess``
 from .qra3 import read_qra3
 from .study import Experiment, QualityCriterion, Study
-from .uncertainty import plan_reproduction
+from .planning import plan_reproduction
 
 __version__ = "0.1.0"
 
