@@ -65,11 +65,11 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from qra_widgets.assess import assess  # noqa: E402
-from qra_widgets.ratings import Ratings  # noqa: E402
-from qra_widgets.study import Experiment, QualityCriterion, Study  # noqa: E402
-from qra_widgets.uncertainty import Bootstrap, assessment_intervals  # noqa: E402
-from qra_widgets.uncertainty import bootstrap as run_bootstrap  # noqa: E402
+from qra_widgets.assess import assess
+from qra_widgets.ratings import Ratings
+from qra_widgets.study import Experiment, QualityCriterion, Study
+from qra_widgets.uncertainty import Bootstrap, assessment_intervals
+from qra_widgets.uncertainty import bootstrap as run_bootstrap
 
 SYSTEMS = 5
 ITEMS = 30
@@ -343,9 +343,9 @@ def summary(state: dict) -> list[str]:
         return []
     taus = sorted({k[3] for k in pooled}, key=lambda x: float(x.split("=")[1]))
     lines = ["## Summary: each interval against the target it claims", "",
-             "Pooled over the cells of each tau (n experiments, pairing, raters); `coverage (MC SE)`, the SE from the "
+             ("Pooled over the cells of each tau (n experiments, pairing, raters); `coverage (MC SE)`, the SE from the "
              "spread of the replications' shares (cells differ, so it is a rough guide); the worst cell with at least 5 "
-             "replications.", "",
+             "replications."), "",
              "| measure | resampling | method | target | " + " | ".join(taus) + " | worst cell |",
              "|---|---|---|---|" + "---:|" * len(taus) + "---|"]
     order = list(MEASURES.values())

@@ -189,7 +189,7 @@ def _calibrate(model: RatingModel, target: float, raters: int, level: str, teams
         rng = np.random.default_rng(12345)
         found = []
         for _ in range(teams):
-            system, item, rater, rating = simulate_team(model, 10**9, raters, "same items", rng)
+            _system, item, rater, rating = simulate_team(model, 10**9, raters, "same items", rng)
             codes = {name: k for k, name in enumerate(dict.fromkeys(item))}
             found.append(_alpha(np.array([codes[i] for i in item]), np.array([int(r.rsplit("r", 1)[1]) for r in rater]),
                                 rating, level))

@@ -725,4 +725,4 @@ def assessment_intervals(assessment, result: Bootstrap) -> dict:
 # ----------------------------------------------------------------------------- planning a reproduction
 
 # The planner lives in qra_widgets.planning; importing it from here keeps working.
-from .planning import PLAN_COLUMNS, plan_reproduction  # noqa: E402,F401
+from .planning import PLAN_COLUMNS, plan_reproduction  # noqa: F401

@@ -97,7 +97,7 @@ def test_the_simulated_team_agrees_with_itself_as_the_original_team_did(vm):
     rng = np.random.default_rng(7)
     alphas = []
     for _ in range(60):
-        system, item, rater, rating = simulate_team(model, 10_000, 2, "same items", rng)
+        _system, item, rater, rating = simulate_team(model, 10_000, 2, "same items", rng)
         table = pd.DataFrame({"i": item, "r": rater, "v": rating}).pivot(index="r", columns="i", values="v").to_numpy()
         alphas.append(m.krippendorff_alpha(table, level=qc.label_level))
     assert abs(np.mean(alphas) - own) <= 0.05
@@ -107,7 +107,7 @@ def test_the_simulated_team_agrees_with_itself_as_the_original_team_did(vm):
 def test_same_items_reuses_the_originals_item_ids_and_caps_the_number(vm):
     qc = vm.quality_criteria[0]
     model = _model_for(vm, qc, "direct")
-    system, item, _rater, rating = simulate_team(model, 10_000, 3, "same items", np.random.default_rng(0))
+    _system, item, _rater, rating = simulate_team(model, 10_000, 3, "same items", np.random.default_rng(0))
     original = set(vm.ratings.select(3, ["direct"]).for_criterion(qc.name)[1])
     assert set(item) == original and len(item) == 3 * len(original)
     assert set(np.unique(rating)) <= {1.0, 2.0, 3.0, 4.0}
