@@ -238,14 +238,16 @@ def intervals(study: Study, mode: str, B: int, seed: int) -> dict:
             info = {**result.info, "ci_method": method}
             found = assessment_intervals(assessment, Bootstrap(result.replicates, result.estimates,
                                                                result.jackknife if method == "bca" else {}, info))
-            for key, (low, high, label, _note) in found.items():
+            for key, (low, high, label, *_rest) in found.items():
                 if key[0] == "annotators":
                     measure, level, system = key[3], "annotators", key[1]
+                elif key[0] == "mean":  # ("mean", experiment, criterion, system): a system's mean in one experiment
+                    measure, level, system = "mean", "system", (key[3], key[1])
                 else:
                     measure, level, _qc, system = key
                 if (measure, level) not in MEASURES or not (np.isfinite(low) and np.isfinite(high)):
                     continue
-                name = "vangel" if "Vangel" in label else method
+                name = "vangel" if "vangel" in label.lower() else method
                 out[(name, (measure, level, system))] = (low, high)
     return out
 

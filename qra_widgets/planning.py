@@ -243,7 +243,7 @@ def simulate_team(model: RatingModel, per_system: int, raters: int, design: str,
 
 def plan_reproduction(study, items=(100, 200, 400), raters_per_item=(2, 3), *, B: int = 500, runs: int = 5,
                       seed: int | None = 0, ci: float = 0.95, experiment: str | None = None, conventions=None,
-                      design: str = "new items"):
+                      design: str = "new items", max_work: int | None = None):
     """Expected confidence-interval width of CV* and of the new team's annotator alpha, per design.
 
     For each design (``items`` in total, split evenly over the systems; ``raters_per_item``
@@ -262,10 +262,12 @@ def plan_reproduction(study, items=(100, 200, 400), raters_per_item=(2, 3), *, B
     """
     import pandas as pd
 
+    from .limits import check_plan
     from .ratings import Ratings
     from .study import Experiment, Study
     from .uncertainty import bootstrap, interval
 
+    check_plan(study, items, raters_per_item, B, runs, seed, max_work)  # before any array (limits: qra_widgets.io.reading)
     if not study.ratings:
         raise QRAInputError("plan_reproduction: needs a study with item-level ratings (load_annotations)")
     if design not in DESIGNS:
@@ -308,7 +310,7 @@ def plan_reproduction(study, items=(100, 200, 400), raters_per_item=(2, 3), *, B
                                     experiments=[Experiment("original", role="original"), Experiment("planned")],
                                     scores={(qc.name, s, e): v for (s, e), v in ratings.system_means(qc.name).items()},
                                     ratings=ratings)
-                    result = bootstrap(planned, conventions, B=B, seed=int(rng.integers(2**31)), ci=ci)
+                    result = bootstrap(planned, conventions, B=B, seed=int(rng.integers(2**31)), ci=ci, max_work=max_work)
                     for key, measure in ((("CV*", "qc", qc.name, None), "CV*"), (("annotators", "planned", qc.name, "alpha"), "alpha")):
                         if key in result.replicates:
                             low, high_end, _note = interval(result.replicates[key], ci=ci)

@@ -48,7 +48,7 @@ level; the QC and study means leave it out, as :func:`~qra_widgets.assess` does 
 ``note`` says why).  QRA3 itself tests ``mean != 0`` and would print a huge CV* there.
 
 ``table.csv`` is read by people, so its text cells are neutralised against spreadsheet
-formulas (:func:`qra_widgets.csvsafe.safe_cell`); ``metrics.csv`` from :func:`export` is
+formulas (:func:`qra_widgets.report.csvsafe.safe_cell`); ``metrics.csv`` from :func:`export` is
 machine-read input for the organisers' tool and is written exactly (see :func:`export`).
 """
 
@@ -65,9 +65,9 @@ from typing import Any
 import numpy as np
 
 from .conventions import QRA3, QRAPP, Conventions, resolve, stored_conventions
-from .csvsafe import safe_cell
 from .errors import QRAInputError
-from .reading import check_size, decode, load_json, read_bytes
+from .io.reading import check_size, decode, load_json, read_bytes
+from .report.csvsafe import safe_cell
 from .study import Experiment, QualityCriterion, Study
 
 METRICS_COLUMNS = ("Key", "Study", "Experiment", "System", "Criterion", "Result")
@@ -228,11 +228,10 @@ def read_qra3_bytes(metrics: bytes, config: bytes, *, metrics_name: str = "metri
                     config_name: str = "config.json", krippendorff_alpha_mode: str | None = None) -> list[Study]:
     """:func:`read_qra3` for uploaded files: their bytes and names (the app's "Import QRA3 files").
 
-    >>> from pathlib import Path
-    >>> folder = Path("tests/data/qra3")
-    >>> [s.id for s in read_qra3_bytes((folder / "metrics-4-studies.csv").read_bytes(),
-    ...                                (folder / "config-4-studies.json").read_bytes())]
-    ['Yao2022']
+    >>> metrics = b"Key,Study,Experiment,System,Criterion,Result\\nDemo,Demo,O,A,Fluency,4.2\\nDemo,Demo,R1,A,Fluency,4.0\\n"
+    >>> config = b'{"Demo": {"experiments": {"O": "o", "R1": "r"}, "criteria": {"F": {"map": "Fluency"}}}}'
+    >>> [(s.id, s.experiment_ids) for s in read_qra3_bytes(metrics, config)]
+    [('Demo', ['O', 'R1'])]
     """
     check_size(len(metrics), metrics_name)
     check_size(len(config), config_name)
@@ -251,9 +250,9 @@ def read_qra3(metrics_csv: str | os.PathLike, config_json: str | os.PathLike, *,
     the files back.  Malformed input raises :class:`QRAInputError` naming the file, row,
     column or key.
 
-    >>> studies = read_qra3("tests/data/qra3/metrics-4-studies.csv", "tests/data/qra3/config-4-studies.json")
+    >>> studies = read_qra3("tests/data/qra3_small/metrics.csv", "tests/data/qra3_small/config.json")  # made-up numbers
     >>> [(s.id, s.experiment_ids, s.systems, s.qc_names) for s in studies]
-    [('Yao2022', ['O', 'R1', 'R2', 'R3'], ['GT', 'PAQ', 'QAG'], ['Readability'])]
+    [('Demo', ['O', 'R1', 'R2'], ['A', 'B', 'C'], ['Fluency'])]
     >>> study_conventions(studies[0]).describe()
     'qra3'
     """
@@ -466,7 +465,7 @@ def results(study: Study, conventions: str | Conventions | None = None) -> dict:
         w = _value(assessment, "W", "qc", qc.name)
         if math.isnan(w) and len(scored_rows) == 2 and k >= 2:  # assess() reports tau, not W, for two experiments
             w = _quiet(m.kendall_w, matrix[scored_rows][:, complete], **conventions.to_kwargs("kendall_w"))
-        w_p = (_quiet(kendall_w_pvalue, matrix[scored_rows], **conventions.to_kwargs("kendall_w"))
+        w_p = (_quiet(kendall_w_pvalue, matrix[scored_rows], **conventions.to_kwargs("kendall_w_pvalue"))
                if not math.isnan(w) else None)
         two_criterion[qc.name] = {"criterion": [qc.name], "per_measure_results": {
             "kendall": {"v": _number(w), "p": _number(w_p), "measure": "kendall",
@@ -639,7 +638,7 @@ def table_csv(data: dict) -> str:
     The header, row order, blank separator rows and labels are those of QRA3's Yao 2022
     output; several criteria are stacked inside each result type (QC named on its first row).
     The table is for people and spreadsheets, so its text cells pass through
-    :func:`qra_widgets.csvsafe.safe_cell` (a system ``=x`` is written ``'=x``; numbers and
+    :func:`qra_widgets.report.csvsafe.safe_cell` (a system ``=x`` is written ``'=x``; numbers and
     ordinary names are unchanged).
     """
     import csv
@@ -673,10 +672,10 @@ def _tex_number(cell: tuple | None) -> str:
 
 
 def tex_escape(text: str) -> str:
-    """Escape LaTeX's special characters in a name (system, criterion, study)."""
-    replacements = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-                    "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
-    return "".join(replacements.get(ch, ch) for ch in str(text))
+    """Escape LaTeX's special characters in a name (system, criterion, study): :func:`qra_widgets.report.escape.latex`."""
+    from .report.escape import latex
+
+    return latex(text)
 
 
 def _multirow(span: int, text: str) -> str:
@@ -694,7 +693,9 @@ def table_tex(data: dict, settings: dict) -> str:
     (system level for Type I, QC level for Type II, study level for Type IV)."""
     n = data["n"]
     abbreviation = {qc: settings["criteria"][qc]["abbreviation"] for qc in data["criteria"]}
-    citations = [c for c in (settings["experiments"].get(e, "") for e in data["experiments"]) if c]
+    from .report.escape import latex_citation
+
+    citations = [latex_citation(c) for c in (settings["experiments"].get(e, "") for e in data["experiments"]) if c]
     words = _NUMBER_WORDS.get(n, str(n))
     legend = "; ".join(f"{tex_escape(abbreviation[qc])} $=$ {tex_escape(qc)}" for qc in data["criteria"])
     cited = f", {_join_citations(citations)}" if citations else ""
@@ -746,22 +747,26 @@ def table_tex(data: dict, settings: dict) -> str:
     return "\n".join(lines)
 
 
-_CITE_KEY = re.compile(r"\\cite[a-zA-Z]*\*?(?:\[[^\]]*\])*\{([^}]*)\}")
-
-
 def references_bib(settings: dict) -> str:
-    """QRA3's ``references.bib``: a ``@misc`` stub per citation key, in order of appearance."""
+    """QRA3's ``references.bib``: a ``@misc`` stub per citation key, in order of appearance; keys
+    and fields through :mod:`qra_widgets.report.escape` (the same keys ``table.tex`` cites)."""
+    from .report.escape import bibtex_field, cite_keys
+
     keys: list[str] = []
     for citation in [*settings["experiments"].values(), settings.get("citation", "")]:
-        for group in _CITE_KEY.findall(citation or ""):
-            keys += [k.strip() for k in group.split(",") if k.strip()]
+        keys += cite_keys(citation or "")
     keys = list(dict.fromkeys(keys))
-    return "".join(f'@misc{{{key},\n  note = "Missing BibTeX entry for {key}"\n}}\n\n' for key in keys).rstrip("\n") + "\n" if keys else ""
+    return "".join(f'@misc{{{key},\n  note = "{bibtex_field("Missing BibTeX entry for " + key)}"\n}}\n\n'
+                   for key in keys).rstrip("\n") + "\n" if keys else ""
 
 
 def _config_entry(study: Study, conventions: Conventions, resolved_scale: bool) -> dict:
     """One study's QRA3 config entry; ``resolved_scale`` adds each criterion's
-    ``scale_starts_at`` as QRA3 does in the ``config.json`` it writes."""
+    ``scale_starts_at`` as QRA3 does in the ``config.json`` it writes.  Citations are LaTeX the
+    organisers' tool writes into ``table.tex`` as they are: only ``\\cite`` commands with safe
+    keys pass (:func:`~qra_widgets.report.escape.latex_citation`)."""
+    from .report.escape import bibtex_key, latex_citation
+
     settings = _settings(study)
     given = _given_config(study)
     if given is not None:
@@ -782,8 +787,8 @@ def _config_entry(study: Study, conventions: Conventions, resolved_scale: bool) 
         entry["type_iii_krippendorff_alpha_mode"] = alpha
     if "type_iii_ordinal_labels" in settings:
         entry["type_iii_ordinal_labels"] = settings["type_iii_ordinal_labels"]
-    entry["experiments"] = {e: (c or rf"\citet{{{e}}}") for e, c in settings["experiments"].items()}
-    entry["citation"] = settings.get("citation") or rf"\citet{{{study.id}}}"
+    entry["experiments"] = {e: latex_citation(c or rf"\citet{{{bibtex_key(e)}}}") for e, c in settings["experiments"].items()}
+    entry["citation"] = latex_citation(settings.get("citation") or rf"\citet{{{bibtex_key(study.id)}}}")
     criteria = {}
     for qc in study.quality_criteria:
         item = {"map": qc.name, "apply_over_correction": conventions.small_sample_factor,
@@ -905,16 +910,16 @@ def export(studies: list[Study]) -> tuple[str, dict]:
     ``metrics.csv`` is machine-read input, handed to the organisers' tool as is, so its
     cells are written exactly as the names are (a system ``-GT`` stays ``-GT``, a study
     ``=evil`` keeps its config key): unlike every other CSV qra-widgets writes, it is
-    *not* neutralised against spreadsheet formulas (:mod:`qra_widgets.csvsafe`), because
+    *not* neutralised against spreadsheet formulas (:mod:`qra_widgets.report.csvsafe`), because
     an added ``'`` would change the names the tool and :func:`read_qra3` read back.  Open
     it in a spreadsheet only as text.
 
-    >>> study = read_qra3("tests/data/qra3/metrics-4-studies.csv", "tests/data/qra3/config-4-studies.json")[0]
+    >>> study = read_qra3("tests/data/qra3_small/metrics.csv", "tests/data/qra3_small/config.json")[0]
     >>> text, config = export([study])
     >>> text.splitlines()[:2]
-    ['Key,Study,Experiment,System,Criterion,Result', 'Yao2022,Yao2022,O,GT,Readability,4.946280991735537']
-    >>> config["Yao2022"]["criteria"]["R"]
-    {'map': 'Readability', 'apply_over_correction': False, 'normal_data': True}
+    ['Key,Study,Experiment,System,Criterion,Result', 'Demo,Demo,O,A,Fluency,4.2']
+    >>> config["Demo"]["criteria"]["F"]
+    {'map': 'Fluency', 'apply_over_correction': False, 'normal_data': True}
     """
     import csv
 

@@ -9,6 +9,9 @@ connection, ``BEGIN IMMEDIATE`` for each save):
   Otherwise the edit is **still stored** (as a conflict revision) and
   :class:`ConflictError` says which revision it was stored as and which one won;
 * ``save(study)`` without ``expected_revision`` is for a study id not in the library yet;
+* a save whose content equals the latest revision's adds nothing and returns that revision
+  (checked inside the write lock, so any number of processes importing the same study at
+  once store it once);
 * ``delete`` is soft (``restore`` undoes it); ``history`` lists every revision.
 
 The file is ``$QRA_WIDGETS_DB`` or ``library.sqlite3`` in the user's data directory.  Use a
@@ -28,7 +31,7 @@ from pathlib import Path
 
 from .errors import QRAInputError
 from .io import atomic_write_text, study_from_dict, study_from_json, study_to_json
-from .reading import load_json, read_bytes
+from .io.reading import load_json, read_bytes
 from .study import Study
 
 ENV_VAR = "QRA_WIDGETS_DB"
@@ -190,6 +193,11 @@ class StudyLibrary:
 
     def save(self, study: Study, expected_revision: int | None = None) -> int:
         """Store ``study`` as a new revision and return its number (see the module docstring)."""
+        return self.save_if_changed(study, expected_revision)[0]
+
+    def save_if_changed(self, study: Study, expected_revision: int | None = None) -> tuple[int, bool]:
+        """:meth:`save`, also saying whether a revision was added: ``(revision, added)``.  A study
+        equal to the (not deleted) latest revision adds none: ``(latest, False)``."""
         if not isinstance(study, Study):
             raise QRAInputError(f"save: expected a Study, got {type(study).__name__}")
         study.validate()
@@ -201,6 +209,9 @@ class StudyLibrary:
         conflict: ConflictError | None = None
         with self._write() as db:
             row = db.execute("SELECT latest, deleted_at FROM studies WHERE id = ?", (study.id,)).fetchone()
+            if row is not None and row[1] is None and db.execute(
+                    "SELECT body = ? FROM revisions WHERE study_id = ? AND revision = ?", (body, study.id, row[0])).fetchone()[0]:
+                return row[0], False  # the same content as the latest revision: nothing to add
             revision = 1 if row is None else db.execute(
                 "SELECT MAX(revision) FROM revisions WHERE study_id = ?", (study.id,)).fetchone()[0] + 1
             stale = row is not None and (expected_revision != row[0] or row[1] is not None)
@@ -220,7 +231,7 @@ class StudyLibrary:
                 _write_results(db, study.id, revision, results)
         if conflict:
             raise conflict
-        return revision
+        return revision, True
 
     def delete(self, study_id: str) -> None:
         """Hide a study from :meth:`list`; its revisions stay and :meth:`restore` brings it back."""

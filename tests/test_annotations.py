@@ -8,11 +8,10 @@ import pandas as pd
 import pytest
 
 import qra_widgets as qw
-from qra_widgets.annotations import guess_mapping, load_annotations, preview
 from qra_widgets.cli import main
+from qra_widgets.io.annotations import guess_mapping, load_annotations, preview
 
 TOY = Path(__file__).parent / "data" / "annotations"
-VM = Path(__file__).parent / "data" / "vanmiltenburg2024"
 
 
 @pytest.fixture
@@ -45,7 +44,7 @@ def test_wide_csv_and_long_tsv_with_system_names_and_missing_markers():
     # item q7 was rated only in the repeat: allowed and reported
     assert study.metadata["annotations"]["items_not_in_all_experiments"] == 1
     assert study.ratings.coverage()["not_in_all"] == [("GT", "q7")]
-    # Type III labels: ordinal -> lower median of the item's ratings (q1 in O: 5 and 4 -> 4)
+    # Type III labels: ordinal -> median of the item's ratings, between two points the even one (q1 in O: 5 and 4 -> 4)
     assert study.labels[("Readability", "GT", "q1", "O")] == 4.0
     result = qw.assess(study)
     assert not result.annotator_agreement().empty
@@ -116,7 +115,8 @@ def test_guess_mapping_and_preview_for_the_app():
     assert head.shape == (3, 5) and head.iloc[0].tolist() == ["GT", "q1", "A", "read", "5"]
 
 
-def test_cli_reports_a_spec_with_a_seeded_bootstrap(capsys):
+def test_cli_reports_a_spec_with_a_seeded_bootstrap(capsys, vanmiltenburg2024):
+    VM = vanmiltenburg2024  # our spec beside the published ratings
     assert main(["report", str(VM / "spec.json"), "--bootstrap", "300", "--seed", "7", "--format", "json"]) == 0
     first = json.loads(capsys.readouterr().out)
     assert main(["report", str(VM / "spec.json"), "--bootstrap", "300", "--seed", "7", "--format", "json"]) == 0

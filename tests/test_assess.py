@@ -149,7 +149,7 @@ def test_markdown_latex_csv_json_and_html():
     study.name = "<script>alert(1)</script> & 50% | more"
     result = qw.assess(study)
     markdown = result.to_markdown()
-    assert "| Type I | (mean) CV* |  | 26.87 | 26.87 |" in markdown and "\\| more" in markdown
+    assert "| Type I | (mean) CV\\* |  | 26.87 | 26.87 |" in markdown and "\\| more" in markdown  # '*' escaped: never emphasis
     latex = result.to_latex()
     assert "\\& 50\\%" in latex and "\\begin{tabular}{llrrr}" in latex and "19.96" in latex
     assert result.to_csv().splitlines()[0] == ",".join(COLUMNS)

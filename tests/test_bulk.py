@@ -1,19 +1,19 @@
-"""Bulk import (issue 13 section 3): folders, zips, long CSVs with a study column; the report says
-what was added, what already existed (never overwritten) and what was refused and why."""
+"""Bulk import: folders, zips, long CSVs with a study column; the report says what was added,
+what already existed (never overwritten) and what was refused or skipped and why."""
 
 from __future__ import annotations
 
 import zipfile
-from pathlib import Path
 
 import pytest
+from fielddata import field_path, needs_field_data
 
 import qra_widgets as qw
 from qra_widgets import examples
 from qra_widgets.bulk import import_paths
 from qra_widgets.cli import main
 from qra_widgets.io import save_study
-from qra_widgets.reading import MAX_PACKING_RATIO
+from qra_widgets.io.reading import MAX_PACKING_RATIO
 from qra_widgets.store import StudyLibrary
 
 LONG_CSV = """study,experiment,quality_criterion,system,score
@@ -34,7 +34,7 @@ def folder(tmp_path):
     save_study(examples.load("qra2022_nts"), studies / "nested" / "nts.json")
     (studies / "shared-task.csv").write_text(LONG_CSV)
     (studies / "broken.json").write_text('{"schema": "qra-widgets/study", "version": 1, "id": ""}')
-    (studies / "notes.md").write_text("not a study")  # ignored inside a folder
+    (studies / "notes.md").write_text("not a study")  # listed as skipped inside a folder
     return studies
 
 
@@ -43,6 +43,7 @@ def test_a_folder_imports_every_study_and_refuses_the_bad_one_with_its_reason(tm
     report = import_paths(library, [folder])
     assert sorted(i for _s, i in report.added) == ["alpha", "beta", "qra2022-nts", "qrapp-example1"]
     assert [(s.endswith("broken.json"), "study id" in r) for s, r in report.refused] == [(True, True)]
+    assert report.skipped == [("studies/notes.md", "not a study file (unknown file type '.md'; use .json, .csv, .tsv, .xlsx or .zip)")]
     assert report.existed == []
     alpha = library.open("alpha")
     assert alpha.systems == ["A", "B"] and alpha.scores[("Fluency", "B", "rep")] == 2.4
@@ -61,7 +62,7 @@ def test_existing_studies_are_refused_and_never_overwritten(tmp_path, folder):
     again = import_paths(library, [folder])
     assert again.added == [] and len(again.existed) == 4
     frame = again.to_frame()
-    assert set(frame.outcome) == {"already existed", "refused"}
+    assert set(frame.outcome) == {"already existed", "refused", "skipped"}
 
 
 def test_a_zip_of_study_files_is_imported(tmp_path, folder):
@@ -85,9 +86,10 @@ def test_a_zip_bomb_is_refused_from_its_directory(tmp_path):
                                          "refused as a zip bomb")
 
 
-QRA3_DIR = Path(__file__).parent / "data" / "qra3"  # the published Yao 2022 QRA3 run (ReproNLP 2026)
+QRA3_DIR = field_path("qra3")  # the published Yao 2022 QRA3 run (ReproNLP 2026), field data
 
 
+@needs_field_data
 def test_a_published_qra3_pair_imports_as_its_studies_with_qra3_conventions(tmp_path):
     folder = tmp_path / "qra3"
     folder.mkdir()
@@ -96,14 +98,15 @@ def test_a_published_qra3_pair_imports_as_its_studies_with_qra3_conventions(tmp_
     library = StudyLibrary(tmp_path / "lib.sqlite3")
     report = import_paths(library, [folder])
     assert report.refused == []
-    assert report.added == [(f"{folder}/metrics-4-studies.csv + config-4-studies.json", "Yao2022")]
+    assert report.added == [("qra3/metrics-4-studies.csv + config-4-studies.json", "Yao2022")]  # no server path
     study = library.open("Yao2022")
     assert study.experiment_ids == ["O", "R1", "R2", "R3"]
     assert round(qw.assess(study).value("CV*", "system", "Readability", "GT"), 2) == 12.01  # QRA3 table.csv
     again = import_paths(library, [folder])
-    assert again.added == [] and again.existed == [(f"{folder}/metrics-4-studies.csv + config-4-studies.json", "Yao2022")]
+    assert again.added == [] and again.existed == [("qra3/metrics-4-studies.csv + config-4-studies.json", "Yao2022")]
 
 
+@needs_field_data
 def test_a_qra3_pair_inside_a_zip_and_a_broken_pair_is_refused_naming_the_file(tmp_path):
     archive = tmp_path / "qra3.zip"
     with zipfile.ZipFile(archive, "w") as z:
@@ -117,10 +120,14 @@ def test_a_qra3_pair_inside_a_zip_and_a_broken_pair_is_refused_naming_the_file(t
     assert source.endswith("bad/metrics.csv + config.json") and reason.startswith("metrics.csv: row 2")
 
 
-def test_cli_import_reports_and_exits_2_when_nothing_could_be_imported(tmp_path, folder, capsys):
+def test_cli_import_exits_2_when_anything_was_refused_listing_each_refusal(tmp_path, folder, capsys):
     db = tmp_path / "lib.sqlite3"
-    assert main(["import", str(folder), "--db", str(db)]) == 0
-    out = capsys.readouterr().out
-    assert out.startswith("added 4 studies, 0 already existed (not overwritten), 1 refused")
-    assert main(["import", str(folder / "broken.json"), "--db", str(db)]) == 2
-    assert "refused" in capsys.readouterr().err
+    assert main(["import", str(folder), "--db", str(db)]) == 2  # four studies added, broken.json refused
+    captured = capsys.readouterr()
+    assert captured.out.startswith("added 4 studies, 0 already existed (not overwritten), 1 refused, 1 files skipped\n")
+    assert "refused: studies/broken.json: study id: must be a non-empty text, got ''" in captured.out.splitlines()
+    assert captured.err.splitlines() == ["qra-widgets: import: added 4 studies, 0 already existed (not overwritten), 1 refused, "
+                                         "1 files skipped (the refused files are listed above with the reasons)"]
+    (folder / "broken.json").unlink()
+    assert main(["import", str(folder), "--db", str(db)]) == 0  # nothing refused: status 0
+    assert capsys.readouterr().out.startswith("added 0 studies, 4 already existed (not overwritten), 0 refused")

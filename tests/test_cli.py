@@ -23,7 +23,8 @@ def test_report_markdown(capsys):
 
 
 @pytest.mark.parametrize("fmt, check", [
-    ("csv", lambda out: out.splitlines()[0] == "result_type,measure,level,quality_criterion,system,value,n,n_systems,note,conventions,ci_low,ci_high,ci_method"),
+    ("csv", lambda out: out.splitlines()[0] == "result_type,measure,level,quality_criterion,system,value,n,n_systems,note,conventions,ci_low,ci_high,ci_method,"
+                                               "ci_over,ci_level,ci_B,ci_seed,ci_pairing"),
     ("latex", lambda out: "\\begin{tabular}" in out and "30.76" in out),
     ("json", lambda out: {row["measure"] for row in json.loads(out)} == {"CV*", "r", "rho", "W", "P"}),
     ("narrative", lambda out: out.count("measurement reproducibility") == 3),
@@ -65,6 +66,7 @@ def test_export_all_backs_up_every_revision(capsys, tmp_path):
     library = StudyLibrary(tmp_path / "lib.sqlite3")
     study = examples.load("qrapp_example1")
     library.save(study)
+    study.name = "second revision"
     library.save(study, expected_revision=1)
     status, out, _ = run(capsys, "export-all", str(tmp_path / "backup"), "--db", str(tmp_path / "lib.sqlite3"))
     assert status == 0 and out.startswith("exported 1 studies")

@@ -68,7 +68,7 @@ def test_presets_and_resolve():
     ({"small_sample_factor": "yes"}, "conventions.small_sample_factor: must be true or false"),
     ({"p_ties": "coin"}, "conventions.p_ties: must be one of"),
     ({"agreement_many": []}, "conventions.agreement_many: must be a non-empty selection"),
-    ({"colour": 1}, "unknown field(s) colour"),
+    ({"colour": 1}, "unknown field 'colour'; known fields: name"),
     (3, "expected a preset name or Conventions"),
 ])
 def test_bad_conventions(value, message):
@@ -146,8 +146,8 @@ def test_study_file_carries_its_conventions(tmp_path):
 
 def test_markdown_names_changed_fields():
     result = qw.assess(load_example("qrapp_example1"), conventions=QRA3.replace(small_sample_factor=True))
-    assert "conventions: qra3, with small_sample_factor=True" in result.to_markdown().splitlines()[0]
-    assert "|   SVM | CV* | 19.96 |  |  |" in result.to_markdown()
+    assert "conventions: qra3, with small\\_sample\\_factor=True" in result.to_markdown().splitlines()[0]
+    assert "|   SVM | CV\\* | 19.96 |  |  |" in result.to_markdown()
 
 
 def test_side_by_side_shows_what_a_choice_changes():

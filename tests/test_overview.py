@@ -63,7 +63,7 @@ def test_headline_numbers_come_from_stored_results_without_assessing(library, mo
     view = qw.overview(library)
     example1 = view.criteria.set_index("study").loc["qrapp-example1"]
     assert round(example1["mean CV*"], 2) == 26.87
-    assert example1["W / τ"] == 1 and example1["P"] == 1
+    assert example1["W"] == 1 and example1["P"] == 1 and np.isnan(example1["τ"])
     table4 = view.studies.set_index("study").loc["qrapp-table4-illustrative"]
     assert round(table4["mean CV*"], 2) == 27.65
     svm = view.systems[(view.systems.study == "qrapp-example1") & (view.systems.system == "SVM")]
@@ -98,6 +98,69 @@ def test_a_study_that_cannot_be_assessed_is_listed_with_its_problem(tmp_path):
     assert list(view.criteria.quality_criterion) == ["Q"]
 
 
+def mixed_study() -> Study:
+    """A human criterion scored in three experiments (W) and a metric one in two (τ)."""
+    fluency = [[4.1, 3.2, 2.5], [4.0, 3.5, 2.2], [3.8, 3.3, 2.6]]
+    bleu = [[30.1, 25.2, 20.3], [19.0, 24.0, 29.5]]
+    scores = {**{("Fluency", s, e): v for e, row in zip(["e1", "e2", "e3"], fluency) for s, v in zip("ABC", row)},
+              **{("BLEU", s, e): v for e, row in zip(["e1", "e2"], bleu) for s, v in zip("ABC", row)}}
+    return Study("mixed", name="Human fluency and metric BLEU", systems=["A", "B", "C"],
+                 quality_criteria=[QualityCriterion("Fluency", scale_min=1, scale_max=5, evaluation_type="human"),
+                                   QualityCriterion("BLEU", scale_min=0, scale_max=100, evaluation_type="metric")],
+                 experiments=[Experiment("e1"), Experiment("e2"), Experiment("e3")], scores=scores)
+
+
+def test_w_and_tau_are_separate_columns_and_never_averaged(tmp_path):
+    lib = StudyLibrary(tmp_path / "lib.sqlite3")
+    table4 = examples.load("qrapp_table4_illustrative")  # two criteria, two experiments: a τ each
+    for study in (table4, mixed_study()):
+        lib.save(study)
+    view = qw.overview(lib)
+    result = qw.assess(table4)
+    taus = {qc: result.value("tau", "qc", qc) for qc in table4.qc_names}
+    criteria = view.criteria.set_index(["study", "quality_criterion"])
+    for qc, tau in taus.items():
+        assert criteria.loc[("qrapp-table4-illustrative", qc), "τ"] == pytest.approx(tau)
+        assert np.isnan(criteria.loc[("qrapp-table4-illustrative", qc), "W"])
+    assert len(set(np.round(list(taus.values()), 3))) == 2  # two different τs, so a mean would be a third number
+    study = view.studies.set_index("study").loc["qrapp-table4-illustrative"]
+    assert np.isnan(study["τ"]) and np.isnan(study["W"])  # τ is a criterion-level value: two criteria, no study τ
+    mixed = qw.assess(mixed_study())
+    assert criteria.loc[("mixed", "Fluency"), "W"] == pytest.approx(mixed.value("W", "qc", "Fluency"))
+    assert criteria.loc[("mixed", "BLEU"), "τ"] == pytest.approx(mixed.value("tau", "qc", "BLEU"))
+    assert np.isnan(criteria.loc[("mixed", "Fluency"), "τ"]) and np.isnan(criteria.loc[("mixed", "BLEU"), "W"])
+
+
+def test_a_study_of_two_evaluation_types_has_a_row_per_type_with_that_types_values(tmp_path):
+    lib = StudyLibrary(tmp_path / "lib.sqlite3")
+    lib.save(mixed_study())
+    result = qw.assess(mixed_study())
+    rows = qw.overview(lib).studies.set_index("evaluation_type")
+    assert list(rows.index) == ["human", "metric"] and set(rows.study) == {"mixed"}
+    for kind, qc in (("human", "Fluency"), ("metric", "BLEU")):
+        system_cv = [c.cv_star for (q, _s), c in result.cv.items() if q == qc]
+        assert rows.loc[kind, "mean CV*"] == pytest.approx(np.mean(system_cv))  # that type's systems only
+    assert rows.loc["human", "W"] == pytest.approx(result.value("W", "qc", "Fluency"))
+    assert rows.loc["metric", "τ"] == pytest.approx(result.value("tau", "qc", "BLEU"))
+    assert rows["P"].isna().all() and "every evaluation type" in rows.loc["human", "problem"]  # pooled P mixes both
+
+
+def test_every_level_is_ranked_within_its_evaluation_type(library):
+    view = qw.overview(library)
+    for level in ("studies", "criteria", "systems"):
+        frame = view.sorted(level)
+        types = list(dict.fromkeys(frame.evaluation_type))
+        assert types == [t for t in ("human", "metric", "llm-as-judge", "unknown") if t in types]  # grouped, in order
+        value = "CV*" if level == "systems" else "mean CV*"
+        for _kind, group in frame.groupby("evaluation_type"):
+            ranked = group[group["rank"].notna()]
+            assert list(ranked["rank"]) == list(range(1, len(ranked) + 1))
+            assert (np.diff(ranked[value].to_numpy(dtype=float)) <= 0).all()  # worst first within the type
+    best = view.sorted("criteria", "P", worst_first=False)
+    human = best[best.evaluation_type == "human"].dropna(subset=["P"])
+    assert (np.diff(human["P"].to_numpy(dtype=float)) <= 0).all()  # best P (highest) first
+
+
 def test_pair_cv_star_equals_cv_star_of_the_two_values():
     """Belz (2021) Table 1 style CV* of two values, shifted: the vectorised form is the measure."""
     a, b = np.array([3.0, 10.0]), np.array([4.0, 10.5])
@@ -116,9 +179,11 @@ def test_worst_first_and_filters_work_in_memory(tmp_path, monkeypatch):
         lib.save(simulated_study(i, rng, effect=0.3 * i, evaluation_type=kind, team="Ateam" if i < 3 else "Bteam",
                                  year="2023" if i < 3 else "2024"))
     view = qw.overview(lib)
-    cv = view.criteria["mean CV*"].to_numpy()
-    assert (np.diff(cv) <= 0).all()  # worst (highest CV*) first
-    assert (np.diff(view.sorted("criteria", "P")["P"].dropna().to_numpy()) >= 0).all()  # lowest P first
+    for kind in ("human", "metric"):
+        criteria = view.criteria[view.criteria.evaluation_type == kind]
+        assert (np.diff(criteria["mean CV*"].to_numpy(dtype=float)) <= 0).all()  # worst (highest CV*) first
+        by_p = view.sorted("criteria", "P")
+        assert (np.diff(by_p[by_p.evaluation_type == kind]["P"].dropna().to_numpy(dtype=float)) >= 0).all()  # lowest P first
 
     def no_database(*_args, **_kwargs):
         raise AssertionError("filtering must not touch the database")
@@ -272,7 +337,7 @@ def test_properties_with_too_few_pairs_are_marked_not_ranked():
 # ----------------------------------------------------------------------------- the Overview tab
 
 
-def test_overview_tab_filters_sorts_pages_and_opens_a_study_on_click(tmp_path):
+def test_overview_tab_loads_when_built_filters_sorts_by_header_pages_and_opens_a_study_on_click(tmp_path):
     from qra_widgets.widgets.common import Status
     from qra_widgets.widgets.overview import OverviewView
     from qra_widgets.widgets.state import AppState
@@ -282,22 +347,37 @@ def test_overview_tab_filters_sorts_pages_and_opens_a_study_on_click(tmp_path):
     for i in range(30):
         lib.save(simulated_study(i, rng, effect=0.02 * i, evaluation_type="human" if i % 3 else "metric"))
     state = AppState(library_path=lib.path)
-    view = OverviewView(state, Status())
-    view.update.click()
-    assert len(view.row_buttons) == 25 and "page 1 of 2 · 30 quality criteria" in view.where.value
-    worst = view.row_buttons[0].study_id
-    assert worst == view.data.criteria.sort_values("mean CV*").study.iloc[-1]  # highest CV* first
+    view = OverviewView(state, Status())  # no click: the library is read when the view is built
+    shown = []
+    view.navigate = shown.append
+    assert len(view.shown_studies) == 25 and "page 1 of 2 · 30 quality criteria" in view.where.value
+    human = view.data.criteria[view.data.criteria.evaluation_type == "human"]
+    assert view.shown_studies[0] == human.sort_values("mean CV*").study.iloc[-1]  # highest human CV* first
+    groups = [r["group"] for r in view.table.rows if "group" in r]
+    assert groups[0].startswith("Human evaluation · 20 quality criteria")
+    assert [c["title"] for c in view.table.columns][:5] == ["#", "Study", "Criterion", "Type", "QCET criterion"]
+    first = next(r for r in view.table.rows if "group" not in r)
+    assert first["cells"][0] == "1" and first["cells"][3] == "human"
+    assert first["titles"][1] == f"Simulated {int(first['key'][4:])} ({first['key']})"  # the full name on hover
     view.next.click()
-    assert len(view.row_buttons) == 5
+    assert len(view.shown_studies) == 5
     view.filters["evaluation_type"].value = "metric"
-    assert {b.study_id for b in view.row_buttons} == {f"sim-{i:04d}" for i in range(0, 30, 3)}
-    view.worst_first.value = False
-    best = view.row_buttons[0].study_id
-    assert best == view.view.criteria.sort_values("mean CV*").study.iloc[0]
+    assert set(view.shown_studies) == {f"sim-{i:04d}" for i in range(0, 30, 3)}
+    view.table.click_header("mean CV*")  # the sorted column again: best first
+    assert view.shown_studies[0] == view.view.criteria.sort_values("mean CV*").study.iloc[0]
+    assert view.table.sort == {"key": "mean CV*", "ascending": True}
+    view.table.click_header("P")  # another column: worst (lowest P) first
+    p_values = [float(r["cells"][6]) for r in view.table.rows if "group" not in r]
+    assert p_values == sorted(p_values)
+    view.table.click_header("rank")  # not sortable: nothing changes
+    assert view.sort_key == "P"
     view.level.value = "systems"
-    assert view.sort_by.value == "CV*" and "system" in view.table.value
-    view.row_buttons[3].click()
-    assert state.study.id == view.row_buttons[3].study_id and state.revision == 1
+    assert view.sort_key == "CV*" and [c["title"] for c in view.table.columns][3] == "System"
+    target = view.shown_studies[3]
+    view.table.click_row(target)
+    assert state.study.id == target and state.revision == 1 and shown == ["Assessment"]
+    view.table.click_row("not-shown")  # a key the page does not show is ignored
+    assert state.study.id == target
     assert next(o["data"].keys() for o in view.by_type.outputs) >= {"application/vnd.plotly.v1+json"}
 
 
@@ -360,9 +440,8 @@ def test_opening_from_the_overview_asks_first_when_the_study_being_edited_is_uns
     app = Dashboard(examples.load("qra2022_pass"), library_path=tmp_path / "lib.sqlite3")
     app.state.set_score("Fluency", "PASS", "Mille2021", 5.0)
     assert app.state.dirty
-    app.overview.on_update()
-    row = app.overview.rows.children[0]
-    row.click()
+    app.overview.table.click_row(app.overview.shown_studies[0])
     assert app.state.study.id == "qra2022-pass" and app.overview.confirm.widget.layout.display == "flex"
     app.overview.confirm.yes.click()
     assert app.state.study.id == "qrapp-example1" and not app.state.dirty
+    assert app.tabs.selected_index == app.tabs.titles.index("Assessment")  # the study opens on its Assessment tab

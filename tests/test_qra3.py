@@ -1,17 +1,18 @@
 """QRA3 files in and out, checked against the organisers' QRA3 tool's published Yao 2022 run.
 
-The reference run is ``tests/data/qra3/`` (a copy of ``/work/shared/data/qra3``: the QRA3 tool's
-input and output as published by a ReproNLP 2026 team, SamsungLabs/ReproNLP2026 ``qra/``).
+The reference run is ``qra3/`` of the published field data (``$QRA_WIDGETS_FIELD_DATA``, never
+committed; the tests skip without it): the QRA3 tool's input and output as published by a
+ReproNLP 2026 team, SamsungLabs/ReproNLP2026 ``qra/``.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
+from fielddata import field_path, needs_field_data
 
 import qra_widgets as qw
 from qra_widgets import qra3
@@ -20,7 +21,8 @@ from qra_widgets.conventions import QRA3
 from qra_widgets.examples import path as example_path
 from qra_widgets.io import load_study, save_study, study_to_dict
 
-DATA = Path(__file__).parent / "data" / "qra3"
+pytestmark = needs_field_data  # every test here reads or starts from the published run
+DATA = field_path("qra3")
 METRICS, CONFIG = DATA / "metrics-4-studies.csv", DATA / "config-4-studies.json"
 PUBLISHED = DATA / "output-4-studies"
 

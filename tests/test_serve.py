@@ -194,3 +194,35 @@ def test_server_stderr_is_fd_2_outside_a_kernel():
         assert os.path.sameopenfile(stream.fileno(), sys.__stderr__.fileno())
     finally:
         stream.close()
+
+
+def test_allow_host_names_reach_voila_and_a_wildcard_is_refused(monkeypatch, capsys):
+    from qra_widgets import cli
+
+    seen = {}
+
+    class Voila:
+        returncode = 0
+
+        def __init__(self, argv, env):
+            seen["argv"] = argv
+
+        def poll(self):
+            return 0
+
+        def wait(self):
+            return 0
+
+    monkeypatch.setattr("subprocess.Popen", Voila)
+    assert cli.main(["app", "--no-browser", "--allow-host", "Dash.Example.org", "--allow-host", "10.0.0.5"]) == 0
+    assert {"--allow-host=dash.example.org", "--allow-host=10.0.0.5"} <= set(seen["argv"])
+    assert "localhost" in capsys.readouterr().err
+    assert cli.main(["app", "--no-browser", "--allow-host", "*.example.org"]) == 2
+    assert "is not a host name" in capsys.readouterr().err
+
+
+def test_host_binding_does_not_widen_the_allowed_names():
+    command = voila_command(8866, no_browser=True, host="0.0.0.0")
+    assert "--Voila.ip=0.0.0.0" in command and not any(part.startswith("--allow-host") for part in command)
+    assert not serve.host_allowed("0.0.0.0:8866", serve.allowed_hosts())
+    assert not serve.host_allowed("127.0.0.2", serve.allowed_hosts())  # exact names, not every loopback address

@@ -56,9 +56,21 @@ def test_two_editors_one_wins_both_revisions_kept(library):
 def test_saving_an_existing_study_as_new_is_a_conflict(library):
     study = examples.load("qrapp_example1")
     library.save(study)
+    study.set_score("Fluency", "SVM", "Li2024", 3.9)
     with pytest.raises(ConflictError, match="already exists \\(latest revision 1\\)"):
         library.save(study)
     assert len(library.history(study.id)) == 2
+
+
+def test_saving_the_content_of_the_latest_revision_again_adds_no_revision(library):
+    study = examples.load("qrapp_example1")
+    assert library.save_if_changed(study) == (1, True)
+    assert library.save_if_changed(examples.load("qrapp_example1")) == (1, False)  # as new: no conflict revision
+    assert library.save(study, expected_revision=1) == 1
+    assert [r.revision for r in library.history(study.id)] == [1]
+    library.delete(study.id)  # a deleted study is not silently brought back: the save is kept as a conflict
+    with pytest.raises(ConflictError, match="is deleted"):
+        library.save(study, expected_revision=1)
 
 
 def test_soft_delete_and_restore(library):
@@ -92,7 +104,7 @@ def test_export_import_and_files(library, tmp_path):
     path = tmp_path / "nts.json"
     save_study(library.open(study.id), path)
     assert load_study(path) == study
-    assert copy.import_file(path, expected_revision=1) == 2
+    assert copy.import_file(path, expected_revision=1) == 1  # the same content: no new revision
     written = library.export_all(tmp_path / "backup")
     assert [p.name for p in written] == ["qra2022-nts.json"]
 

@@ -8,10 +8,11 @@ Every user-given name is HTML-escaped.
 
 from __future__ import annotations
 
-import html
 import math
 
 from ..assess import DEFAULT_DECIMALS, MEASURE_LABELS, OTHER_DECIMALS
+from ..overview import COLUMN_TITLES
+from ..report.escape import html as escape_html
 
 TYPE_TITLES = {
     "I": "Type I results: precision of measured values (CV*, lower is more reproducible)",
@@ -35,10 +36,10 @@ def number(value: float, measure: str) -> str:
 def cell(value: float, measure: str, note: str = "", colour: bool = False) -> str:
     """A right-aligned table cell; ``n/a`` with the reason on hover where the value is undefined."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
-        reason = html.escape(note or "not defined for these data", quote=True)
+        reason = escape_html(note or "not defined for these data")
         return f"<td class='qra-num qra-na' title='{reason}'>n/a</td>"
     style = f" style='background:{cv_colour(value)}'" if colour else ""
-    title = f" title='{html.escape(note, quote=True)}'" if note else ""
+    title = f" title='{escape_html(note)}'" if note else ""
     return f"<td class='qra-num'{style}{title}>{number(value, measure)}</td>"
 
 
@@ -51,7 +52,7 @@ def cv_colour(value: float) -> str:
 
 
 def _label(measure: str) -> str:
-    return html.escape(MEASURE_LABELS.get(measure, measure))
+    return escape_html(MEASURE_LABELS.get(measure, measure))
 
 
 def template_table(assessment, collapse_rows: int = COLLAPSE_ROWS) -> str:
@@ -72,23 +73,23 @@ def template_table(assessment, collapse_rows: int = COLLAPSE_ROWS) -> str:
             summary_values.append(f"{label} {number(row.value, row.measure) if not math.isnan(row.value) else 'n/a'}")
         for qc in dict.fromkeys(r.quality_criterion for r in rows if r.quality_criterion):
             block = [r for r in rows if r.quality_criterion == qc]
-            body.append(f"<tr class='qra-criterion-row'><th colspan='4' scope='rowgroup'>{html.escape(qc)}</th></tr>")
+            body.append(f"<tr class='qra-criterion-row'><th colspan='4' scope='rowgroup'>{escape_html(qc)}</th></tr>")
             for row in (r for r in block if r.level == "qc"):
                 mean = "mean over systems" if row.measure == "CV*" else "criterion level"
                 body.append(f"<tr class='qra-qc-row'><th scope='row'>{_label(row.measure)}</th><td>{mean}</td>"
                             f"{cell(row.value, row.measure, row.note, colour)}<td class='qra-num'>{row.n}</td></tr>")
             for row in (r for r in block if r.level == "system"):
                 body.append(f"<tr class='qra-system-row'><th scope='row'>{_label(row.measure)}</th>"
-                            f"<td>{html.escape(str(row.system))}</td>{cell(row.value, row.measure, row.note, colour)}"
+                            f"<td>{escape_html(str(row.system))}</td>{cell(row.value, row.measure, row.note, colour)}"
                             f"<td class='qra-num'>{row.n}</td></tr>")
         opened = " open" if len(body) <= collapse_rows else ""
-        summary = html.escape(TYPE_TITLES[result_type]) + (
+        summary = escape_html(TYPE_TITLES[result_type]) + (
             f" <span class='qra-summary-value'>{' · '.join(summary_values)}</span>" if summary_values else "")
         sections.append(
             f"<details class='qra-type qra-type-{result_type}'{opened}><summary>{summary}</summary>"
             "<table class='qra-template'><thead><tr><th>Measure</th><th>Level / system</th><th class='qra-num'>Value</th>"
             f"<th class='qra-num' title='experiments with results'>n</th></tr></thead><tbody>{''.join(body)}</tbody></table></details>")
-    caption = f"<p class='qra-caption'>{html.escape(assessment.caption())}</p>"
+    caption = f"<p class='qra-caption'>{escape_html(assessment.caption())}</p>"
     legend = ("<p class='qra-hint'>CV* cells are tinted from green (0) to red (≥ 40); hover “n/a” for the reason a value "
               "is not defined. Click a section title to fold it.</p>")
     return caption + "".join(sections) + legend
@@ -99,8 +100,8 @@ def headline_cards(assessment) -> str:
     rows = assessment.rows
 
     def card(title: str, value: str, detail: str, css: str) -> str:
-        return (f"<div class='qra-card {css}'><div class='qra-card-title'>{html.escape(title)}</div>"
-                f"<div class='qra-card-value'>{html.escape(value)}</div><div class='qra-card-detail'>{html.escape(detail)}</div></div>")
+        return (f"<div class='qra-card {css}'><div class='qra-card-title'>{escape_html(title)}</div>"
+                f"<div class='qra-card-value'>{escape_html(value)}</div><div class='qra-card-detail'>{escape_html(detail)}</div></div>")
 
     def study_value(measure: str) -> str:
         found = [r.value for r in rows if r.level == "study" and r.measure == measure]
@@ -148,8 +149,8 @@ def published_comparison(assessment, records: list[dict]) -> str:
     for (_, row), source in zip(table.iterrows(), sources):
         state = "qra-match" if row["match"] else ("qra-explained" if row["note"] else "qra-mismatch")
         mark = "✓ same" if row["match"] else ("differs: " + row["note"] if row["note"] else "differs (no documented reason)")
-        body.append(f"<tr class='{state}'><th scope='row'>{html.escape(row['what'])}</th><td class='qra-num'>{html.escape(row['published'])}</td>"
-                    f"<td class='qra-num'>{html.escape(row['computed'])}</td><td>{html.escape(source)}</td><td>{html.escape(mark)}</td></tr>")
+        body.append(f"<tr class='{state}'><th scope='row'>{escape_html(row['what'])}</th><td class='qra-num'>{escape_html(row['published'])}</td>"
+                    f"<td class='qra-num'>{escape_html(row['computed'])}</td><td>{escape_html(source)}</td><td>{escape_html(mark)}</td></tr>")
     return ("<table class='qra-template qra-published'><thead><tr><th>Value</th><th class='qra-num'>Published</th>"
             "<th class='qra-num'>Computed</th><th>Where</th><th>Check</th></tr></thead><tbody>" + "".join(body) + "</tbody></table>"
             "<p class='qra-hint'>Computed values are rounded to the digits the paper printed.</p>")
@@ -160,18 +161,74 @@ def side_by_side(first, second) -> str:
     def keyed(assessment):
         frame = assessment.to_frame()
         frame = frame[frame.level != "system"]
-        return {(r.result_type, r.measure, r.level, r.quality_criterion or ""): r.value for r in frame.itertuples()}
+        # a study-level row has no criterion: None on pandas 2, NaN in pandas 3's str column (truthy)
+        return {(r.result_type, r.measure, r.level, r.quality_criterion if isinstance(r.quality_criterion, str) else ""): r.value
+                for r in frame.itertuples()}
 
     a, b = keyed(first), keyed(second)
-    name_a, name_b = html.escape(first.conventions.describe()), html.escape(second.conventions.describe())
+    name_a, name_b = escape_html(first.conventions.describe()), escape_html(second.conventions.describe())
     body = []
     for key in dict.fromkeys([*a, *b]):
         _, measure, _level, qc = key
         va, vb = a.get(key, float("nan")), b.get(key, float("nan"))
         differs = not (math.isnan(va) and math.isnan(vb)) and (math.isnan(va) or math.isnan(vb) or number(va, measure) != number(vb, measure))
-        where = html.escape(qc) if qc else "whole study"
+        where = escape_html(qc) if qc else "whole study"
         body.append(f"<tr class='{'qra-differs' if differs else ''}'><th scope='row'>{_label(measure)}</th><td>{where}</td>"
                     f"{cell(va, measure)}{cell(vb, measure)}</tr>")
     return (f"<table class='qra-template qra-side-by-side'><thead><tr><th>Measure</th><th>Level</th><th class='qra-num'>{name_a}</th>"
             f"<th class='qra-num'>{name_b}</th></tr></thead><tbody>{''.join(body)}</tbody></table>"
             "<p class='qra-hint'>Highlighted rows differ at the printed precision.</p>")
+
+
+HEADERS = COLUMN_TITLES  # human column headers (the app and the HTML report share them)
+
+
+def frame_table(frame, *, caption: str = "", headers: dict | None = None, decimals: int = 3, index: bool = False,
+                css: str = "") -> str:
+    """Any frame in the app's one table style (the template's): human headers (:data:`HEADERS`),
+    numbers right-aligned at ``decimals`` places, "–" where a value is undefined, every cell escaped."""
+    import numpy as np
+    import pandas as pd
+
+    names = {**HEADERS, **(headers or {})}
+    frame = frame.reset_index() if index else frame
+    numeric = [pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c]) for c in frame.columns]
+    head = "".join(f"<th scope='col' class='{'qra-num' if num else ''}'>{escape_html(str(names.get(c, c)))}</th>"
+                   for c, num in zip(frame.columns, numeric))
+    body = []
+    for row in frame.itertuples(index=False):
+        cells = []
+        for value, num in zip(row, numeric):
+            if isinstance(value, list):
+                value = ", ".join(map(str, value))
+            if value is None or (not isinstance(value, str) and pd.isna(value)):
+                cells.append("<td class='qra-num qra-na'>–</td>" if num else "<td></td>")
+            elif num and isinstance(value, (float, np.floating)):
+                cells.append(f"<td class='qra-num'>{float(value):.{decimals}f}</td>")
+            elif num:
+                cells.append(f"<td class='qra-num'>{escape_html(str(value))}</td>")
+            else:
+                cells.append(f"<td>{escape_html(str(value))}</td>")
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    title = f"<caption>{escape_html(caption)}</caption>" if caption else ""
+    return (f"<div class='qra-scroll'><table class='qra-template {css}'>{title}<thead><tr>{head}</tr></thead>"
+            f"<tbody>{''.join(body)}</tbody></table></div>")
+
+
+def interval_template(assessment) -> str:
+    """The QRA++ template with each interval after its value ("12.01 [9.8, 14.3]"), in the template's
+    style: the value columns right-aligned, the caption saying how the intervals were made."""
+    table = assessment.table(intervals=True)
+    caption = escape_html(assessment.caption() + ". " + assessment.interval_caption())
+    value_columns = {c for c in table.columns if c.endswith("level")}
+    head = "".join(("<th scope='col' class='qra-num'>" if c in value_columns else "<th scope='col'>") + f"{escape_html(c)}</th>"
+                   for c in table.columns)
+    body = []
+    for row in table.itertuples(index=False):
+        cells = [("<td class='qra-num'>" if c in value_columns else "<td>") + f"{escape_html(str(v).strip())}</td>"
+                 for c, v in zip(table.columns, row)]
+        kind = (" class='qra-type-start'" if str(row[0]).startswith("Type ") else
+                " class='qra-system-row'" if str(row[0]).startswith(" ") else "")  # the template indents a system
+        body.append(f"<tr{kind}>{''.join(cells)}</tr>")
+    return (f"<div class='qra-scroll'><p class='qra-caption'>{caption}</p><table class='qra-template qra-interval-table'>"
+            f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div>")

@@ -22,11 +22,15 @@ import ipywidgets as w
 
 from .. import charts
 from ..errors import QRAInputError
+from ..limits import check_plan
+from . import tables
 from .annotations import split_list
 from .common import Status, button, guarded, labelled, run_reported
 from .results import clear_figure, show_figure
 from .state import AppState, IntervalsComputed, IntervalsDropped
 
+#: Simulated reproductions per design in the Plan box (AppState.plan's default).
+PLAN_RUNS = 3
 AGREEMENT_NAMES = {"alpha": "Krippendorff's α", "fleiss_kappa": "Fleiss' κ", "kappa": "Cohen's κ",
                    "ac1": "Gwet's AC1", "bp": "Brennan–Prediger"}
 
@@ -90,16 +94,14 @@ def agreement_table(assessment) -> str:
                     f"<td class='qra-num'>{text}</td><td class='qra-num'>{record['n_items']}</td>"
                     f"<td class='qra-num'>{record['n_raters']}</td></tr>")
     return ("<table class='qra-template qra-agreement'><caption>Annotator agreement within each experiment</caption>"
-            "<thead><tr><th>Experiment</th><th>Criterion</th><th>Measure</th><th>Value</th><th>Items</th><th>Raters</th>"
+            "<thead><tr><th>Experiment</th><th>Criterion</th><th>Measure</th><th class='qra-num'>Value</th>"
+            "<th class='qra-num'>Items</th><th class='qra-num'>Raters</th>"
             "</tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
 
 
 def interval_table(assessment) -> str:
-    """The QRA++ template with each interval after its value ("12.01 [9.8, 14.3]")."""
-    table = assessment.table(intervals=True)
-    caption = html.escape(assessment.caption() + ". " + assessment.interval_caption())
-    body = table.to_html(index=False, escape=True, classes="qra-template qra-interval-table", na_rep="")
-    return f"<div class='qra-scroll'><p class='qra-caption'>{caption}</p>{body}</div>"
+    """The QRA++ template with each interval after its value ("12.01 [9.8, 14.3]"), in the template's style."""
+    return tables.interval_template(assessment)
 
 
 class UncertaintyView:
@@ -234,12 +236,14 @@ class UncertaintyView:
         design = self.plan_design.value
         if not self.state.study.ratings:
             raise QRAInputError("plan: needs a study with item-level ratings (load them on the Annotations tab)")
+        check_plan(self.state.study, items, raters, B, PLAN_RUNS)  # the default limits: the page cannot raise them
         self.plan_progress.max, self.plan_progress.value = max(1, len(items) * len(raters)), 0
         self.plan_button.disabled = True
         self.plan_table.value = "<p>Simulating reproductions…</p>"
 
         def work():
-            return self.state.plan(items, raters, B=B, design=design, progress=lambda done, _total: setattr(self.plan_progress, "value", done),
+            return self.state.plan(items, raters, B=B, runs=PLAN_RUNS, design=design,
+                                   progress=lambda done, _total: setattr(self.plan_progress, "value", done),
                                    cancelled=lambda: self.plan_job.cancel.is_set())
 
         def done(result):
@@ -255,8 +259,7 @@ class UncertaintyView:
     def show_plan(self, frame) -> None:
         shown = frame.drop(columns=["runs"]).round({c: 3 for c in ("expected_ci_width", "expected_half_width", "ci_width_sd",
                                                                    "ci_width_p10", "ci_width_p90")})
-        self.plan_table.value = ("<div class='qra-scroll'>" + shown.to_html(index=False, escape=True, classes="qra-template")
-                                 + "</div>")
+        self.plan_table.value = tables.frame_table(shown, caption="Expected 95% interval width of each design")
         show_figure(self.plan_chart, charts.plan_chart(frame))
 
 
