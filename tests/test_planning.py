@@ -4,7 +4,6 @@ widths against a brute-force simulation from a known truth."""
 from __future__ import annotations
 
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -17,7 +16,6 @@ from qra_widgets.ratings import Ratings
 from qra_widgets.study import Experiment, QualityCriterion, Study
 from qra_widgets.uncertainty import bootstrap, interval
 
-VM = Path(__file__).parent / "data" / "vanmiltenburg2024" / "spec.json"
 QC = QualityCriterion("Quality", scale_min=1, scale_max=5, label_level="ordinal")
 MU = np.array([2.6, 3.0, 3.4, 3.8])  # four systems
 SD_ITEM, SD_RATER, SD_NOISE = 0.8, 0.4, 0.7
@@ -82,8 +80,9 @@ def test_expected_widths_agree_with_brute_force_within_ten_percent_at_50_and_200
 
 
 @pytest.fixture(scope="module")
-def vm():
-    return qw.load_annotations(VM)
+def vm(vanmiltenburg2024):
+    """van Miltenburg et al. (2024)'s ratings (published field data) read with our spec."""
+    return qw.load_annotations(vanmiltenburg2024 / "spec.json")
 
 
 def test_the_simulated_team_agrees_with_itself_as_the_original_team_did(vm):
