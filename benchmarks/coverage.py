@@ -277,7 +277,7 @@ def cells() -> list[Cell]:
 
 
 def run(reps: int, B: int, seed: int, state_path: Path | None, out: Path, round_size: int, command: str,
-        resume: bool = False, limit_seconds: float | None = None) -> dict:
+        resume: bool = False, limit_seconds: float | None = None, draws: int = 4000) -> dict:
     all_cells = cells()
     state = {"seed": seed, "B": B, "command": command, "cells": {}}
     if resume and state_path is not None and state_path.exists():
@@ -288,7 +288,8 @@ def run(reps: int, B: int, seed: int, state_path: Path | None, out: Path, round_
     for c in all_cells:
         entry = state["cells"].setdefault(c.name, {"reps": 0, "seconds": 0.0, "sums": {}, "cv_population": None})
         if entry["cv_population"] is None:
-            entry["cv_population"] = population_cv(c.tau, c.raters, np.random.default_rng([seed, 7, all_cells.index(c)])).tolist()
+            entry["cv_population"] = population_cv(c.tau, c.raters, np.random.default_rng([seed, 7, all_cells.index(c)]),
+                                                   draws).tolist()
     while True:
         pending = [c for c in all_cells if state["cells"][c.name]["reps"] < reps]
         if not pending:
@@ -437,7 +438,8 @@ def main(argv: list[str] | None = None) -> int:
     out = args.out or (Path("/dev/stdout") if args.quick else ROOT / "benchmarks" / "coverage-latest.md")
     started = time.perf_counter()
     state = run(args.reps, args.B, args.seed, args.state, out if not args.quick else Path("/dev/null"), args.round, command,
-                resume=args.resume, limit_seconds=None if args.minutes is None else 60 * args.minutes)
+                resume=args.resume, limit_seconds=None if args.minutes is None else 60 * args.minutes,
+                draws=500 if args.quick else 4000)
     text = report(state)
     if args.quick:
         print(text)
