@@ -280,8 +280,6 @@ def plan_reproduction(study, items=(100, 200, 400), raters_per_item=(2, 3), *, B
         if not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v >= (2 if name == "items" else 1)
                    for v in values):
             raise QRAInputError(f"plan_reproduction: {name} must be whole numbers (items >= 2, raters >= 1), got {list(values)!r}")
-    if not isinstance(runs, (int, np.integer)) or isinstance(runs, bool) or runs < 1:
-        raise QRAInputError(f"plan_reproduction: runs must be a whole number of at least 1, got {runs!r}")
     rng = np.random.default_rng(seed)
     kept = study.ratings.select(3, [source])
     rows = []

@@ -130,7 +130,7 @@ def test_the_planner_keeps_its_old_import_paths_and_refuses_bad_options(vm):
     assert old is plan_reproduction is qw.plan_reproduction
     with pytest.raises(qw.QRAInputError, match="design must be one of"):
         plan_reproduction(vm, items=[60], raters_per_item=[2], design="old items")
-    with pytest.raises(qw.QRAInputError, match="runs must be a whole number"):
+    with pytest.raises(qw.QRAInputError, match="runs: must be a whole number from 1"):
         plan_reproduction(vm, items=[60], raters_per_item=[2], runs=0)
 
 
