@@ -374,6 +374,7 @@ def report(state: dict) -> str:
         "# Interval coverage (benchmarks/coverage.py)",
         "",
         f"Command: `{state['command']}`  ",
+        *([f"{state['note']}  "] if state.get("note") else []),
         f"Seed {state['seed']}, B = {state['B']} bootstrap replicates, nominal 95%.  ",
         f"Replications per cell: {min(reps)} to {max(reps)} ({sum(reps)} in all, {seconds / 60:.0f} minutes of wall-clock time).",
         "",
