@@ -22,7 +22,7 @@ from .meta import consistency, forest
 from .overview import Overview, overview  # binds ``overview`` to the function, as for ``assess``
 from .qra3 import read_qra3
 from .study import Experiment, QualityCriterion, Study
-from .uncertainty import plan_reproduction
+from .planning import plan_reproduction
 from .version import __version__
 
 __all__ = [
