@@ -708,9 +708,3 @@ def assessment_intervals(assessment, result: Bootstrap) -> dict:
                    "stated findings are not resampled" if measure == "P" else "not resampled")
             out[key] = (NAN, NAN, "", f"no interval: {why}", "")
     return out
-
-
-# ----------------------------------------------------------------------------- planning a reproduction
-
-# The planner lives in qra_widgets.planning; importing it from here keeps working.
-from .planning import PLAN_COLUMNS, plan_reproduction  # noqa: F401

@@ -21,7 +21,7 @@ import pytest
 import qra_widgets as qw
 from qra_widgets import examples
 from qra_widgets.io.annotations import load_annotations
-from qra_widgets.uncertainty import plan_reproduction
+from qra_widgets.planning import plan_reproduction
 from qra_widgets.widgets.common import Status
 from qra_widgets.widgets.state import AppState, IntervalsDropped
 from qra_widgets.widgets.uncertainty import UncertaintyView

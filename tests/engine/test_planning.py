@@ -124,10 +124,8 @@ def test_the_plan_frame_shows_the_spread_over_runs(vm):
     assert plan.expected_half_width.tolist() == pytest.approx((plan.expected_ci_width / 2).tolist())
 
 
-def test_the_planner_keeps_its_old_import_paths_and_refuses_bad_options(vm):
-    from qra_widgets.uncertainty import plan_reproduction as old
-
-    assert old is plan_reproduction is qw.plan_reproduction
+def test_the_planner_is_the_packages_and_refuses_bad_options(vm):
+    assert plan_reproduction is qw.plan_reproduction
     with pytest.raises(qw.QRAInputError, match="design must be one of"):
         plan_reproduction(vm, items=[60], raters_per_item=[2], design="old items")
     with pytest.raises(qw.QRAInputError, match="runs: must be a whole number from 1"):
