@@ -247,14 +247,41 @@ def check_plan(study, items: Any, raters_per_item: Any, B: Any, runs: Any, seed:
 
 
 def decode(data: bytes, source: str) -> str:
-    """UTF-8 text (a BOM is fine), or a :class:`QRAInputError` naming the first bad byte."""
+    """UTF-8 text (a BOM is fine), or a :class:`QRAInputError` naming the first bad byte.
+
+    A NUL byte is refused (no text file has one, and parsers drop it silently, changing a name);
+    so is a line over :data:`MAX_LINE_BYTES` (the csv module's message for it names no row).
+
+    >>> decode(b"a,b\\nx\\x00y,1", "m.csv")
+    Traceback (most recent call last):
+    ...
+    qra_widgets.errors.QRAInputError: m.csv: line 2 has a NUL byte (character 2); a text file has none: is it a binary file?
+    """
     try:
-        return data.decode("utf-8-sig")
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         raise QRAInputError(
             f"{source}: is not UTF-8 text (byte 0x{data[error.start]:02x} at position {error.start}); "
             "save it as UTF-8 (CSV UTF-8 in Excel)"
         ) from None
+    nul = text.find("\x00")
+    if nul >= 0:
+        line = text.count("\n", 0, nul) + 1
+        raise QRAInputError(f"{source}: line {line} has a NUL byte (character {nul - text.rfind(chr(10), 0, nul)}); "
+                            "a text file has none: is it a binary file?")
+    check_line_lengths(text, source)
+    return text
+
+
+def check_line_lengths(text: str, source: str) -> None:
+    """Refuse a line over :data:`MAX_LINE_BYTES` characters, naming it (before any CSV parser sees it)."""
+    if len(text) <= MAX_LINE_BYTES:
+        return
+    for number, line in enumerate(text.split("\n"), start=1):
+        if len(line) > MAX_LINE_BYTES:
+            raise QRAInputError(f"{source}: line {number} is {len(line) / 2**20:.1f} MiB long; the limit is "
+                                f"{MAX_LINE_BYTES / 2**20:.0f} MiB per line (is it a CSV file?)")
+
 
 
 def check_size(size: int, source: str) -> None:
@@ -340,13 +367,31 @@ def _json_constant(name: str, source: str):
 
 
 def _check_depth(value: Any, source: str) -> None:
+    """Nesting depth, and no NUL character in any text or key (``"\\u0000"``)."""
     stack = [(value, 1)] if isinstance(value, (dict, list)) else []
+    if isinstance(value, str) and "\x00" in value:
+        raise QRAInputError(f"{source}: the text {shown(value)} has a NUL character (\\u0000)")
     while stack:
         item, depth = stack.pop()
         if depth > MAX_JSON_DEPTH:
             raise QRAInputError(f"{source}: JSON nested more than {MAX_JSON_DEPTH} levels deep")
-        children = item.values() if isinstance(item, dict) else item
+        children = list(item.values()) + list(item) if isinstance(item, dict) else item
+        for child in children:
+            if isinstance(child, str) and "\x00" in child:
+                raise QRAInputError(f"{source}: the text {shown(child)} has a NUL character (\\u0000)")
         stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+
+
+def _unique_keys(source: str):
+    """An ``object_pairs_hook`` refusing a key given twice in one object (JSON lets the last win silently)."""
+    def hook(pairs):
+        seen = {}
+        for key, value in pairs:
+            if key in seen:
+                raise QRAInputError(f"{source}: the key {shown(key)} appears twice in one object; keep one")
+            seen[key] = value
+        return seen
+    return hook
 
 
 def load_json(text: str | bytes, source: str) -> Any:
@@ -370,7 +415,7 @@ def load_json(text: str | bytes, source: str) -> Any:
         text = decode(text, source)
     try:
         data = json.loads(text, parse_int=lambda s: _json_int(s, source), parse_float=lambda s: _json_float(s, source),
-                          parse_constant=lambda s: _json_constant(s, source))
+                          parse_constant=lambda s: _json_constant(s, source), object_pairs_hook=_unique_keys(source))
     except json.JSONDecodeError as error:
         raise QRAInputError(f"{source}: not valid JSON (line {error.lineno}, column {error.colno}: {error.msg})") from None
     except RecursionError:
