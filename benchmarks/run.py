@@ -33,6 +33,7 @@ class Case:
     limit: float | None = None  # ratio target (ours / peer at most this)
     absolute: float | None = None  # seconds target for ours
     peer_scale: float = 1.0  # the peer runs a fraction of the work; its time is multiplied by this (extrapolated)
+    repeats: int | None = None  # overrides the run's repeats (the long bootstrap rows run once after a warm-up)
 
 
 def median_seconds(function: Callable[[], object], repeats: int) -> float:
@@ -223,6 +224,48 @@ def bootstrap_cases(B: int, experiments: int, items: int, criteria: int, peer_ru
     ]
 
 
+def engine_cases(full: bool) -> list[Case]:
+    """The bootstrap engine at the sizes of its targets: a large study at B = 2,000; 300 systems
+    against 30 (time per rating, B = 500); BCa against percentile at 6,000 items."""
+    from qra_widgets.uncertainty import bootstrap
+
+    if full:
+        big, B_big = (6, 1000, 3, 5, 10), 2000
+        few, many, B_sys = 30, 300, 500
+        bca_items, B_bca = 6000, 2000
+    else:
+        big, B_big = (3, 120, 1, 3, 4), 100
+        few, many, B_sys = 6, 60, 50
+        bca_items, B_bca = 600, 100
+    experiments, items, criteria, raters, systems = big
+    study = annotation_study(experiments, items, criteria, raters=raters, systems=systems)
+    small = annotation_study(4, few * 20, 1, raters=2, systems=few)
+    large = annotation_study(4, many * 20, 1, raters=2, systems=many)
+    per_rating = len(large.ratings) / len(small.ratings)
+    items_study = annotation_study(4, bca_items, 1, raters=2, systems=3)
+    return [
+        Case(f"bootstrap B = {B_big:,}, {experiments} experiments x {items:,} items x {raters} raters x {systems} systems "
+             f"x {criteria} criteria", lambda: bootstrap(study, B=B_big, seed=1), "-", None, "reported", repeats=1),
+        Case(f"bootstrap B = {B_sys}, {many} systems vs {few} systems (time per rating)", lambda: bootstrap(large, B=B_sys, seed=1),
+             f"{few} systems, scaled by the ratings ({per_rating:.0f}x)", lambda: bootstrap(small, B=B_sys, seed=1),
+             "<= 1.5x" if full else "reported (target at 300 systems)", 1.5 if full else None, peer_scale=per_rating, repeats=1),
+        Case(f"BCa vs percentile, B = {B_bca:,}, {bca_items:,} items", lambda: bootstrap(items_study, B=B_bca, seed=1, ci_method="bca"),
+             "percentile", lambda: bootstrap(items_study, B=B_bca, seed=1),
+             "<= 1.5x" if full else "reported (target at 6,000 items, B = 2,000)", 1.5 if full else None, repeats=1),
+    ]
+
+
+def peak_memory_mb(systems: int, B: int) -> float:
+    """Peak resident memory (MB) of a fresh process that builds the study and runs the bootstrap."""
+    code = ("import resource, sys; sys.path.insert(0, {path!r}); from run import annotation_study; "
+            "from qra_widgets.uncertainty import bootstrap; "
+            "bootstrap(annotation_study(4, {items}, 1, raters=2, systems={systems}), B={B}, seed=1); "
+            "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)").format(
+        path=str(__import__("pathlib").Path(__file__).parent), items=systems * 20, systems=systems, B=B)
+    found = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
+    return int(found.stdout.split()[-1]) / 1024
+
+
 def import_case() -> Case:
     def fresh(statement: str) -> Callable[[], None]:
         return lambda: subprocess.run([sys.executable, "-c", statement], check=True)
@@ -234,8 +277,9 @@ def import_case() -> Case:
 def run(cases: list[Case], repeats: int) -> list[dict]:
     rows = []
     for case in cases:
-        ours = median_seconds(case.ours, repeats)
-        theirs = median_seconds(case.peer, repeats) * case.peer_scale if case.peer else None
+        times = case.repeats or repeats
+        ours = median_seconds(case.ours, times)
+        theirs = median_seconds(case.peer, times) * case.peer_scale if case.peer else None
         ratio = ours / theirs if theirs else None
         met = (ratio <= case.limit) if (case.limit and ratio is not None) else (ours <= case.absolute) if case.absolute else None
         shown = case.peer_name if (case.peer or case.peer_name == "-") else f"{case.peer_name} (not installed)"
@@ -260,6 +304,8 @@ def print_table(rows: list[dict]) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes, one repeat: only proves the benchmarks run")
+    parser.add_argument("--only", choices=("all", "engine"), default="all",
+                        help="engine: only the bootstrap-engine rows (B = 2,000 study, 300 vs 30 systems, BCa vs percentile)")
     args = parser.parse_args(argv)
     if args.quick:
         sizes = {"units": 2_000, "pairs": 2_000, "experiments": 4, "systems": 200, "study": (2, 5, 3, 300), "repeats": 1,
@@ -267,13 +313,21 @@ def main(argv: list[str] | None = None) -> int:
     else:
         sizes = {"units": 1_000_000, "pairs": 1_000_000, "experiments": 8, "systems": 3_000, "study": (20, 50, 8, 100_000), "repeats": 5,
                  "bootstrap": (2_000, 4, 360, 3, 50)}
-    cases = [*agreement_cases(sizes["units"], sizes["pairs"]), *rank_cases(sizes["experiments"], sizes["systems"]),
-             assess_case(*sizes["study"]), *bootstrap_cases(*sizes["bootstrap"]), import_case()]
+    if args.only == "engine":
+        cases = engine_cases(not args.quick)
+    else:
+        cases = [*agreement_cases(sizes["units"], sizes["pairs"]), *rank_cases(sizes["experiments"], sizes["systems"]),
+                 assess_case(*sizes["study"]), *bootstrap_cases(*sizes["bootstrap"]), *engine_cases(not args.quick), import_case()]
     rows = run(cases, sizes["repeats"])
     print_table(rows)
-    B = sizes["bootstrap"][0]
-    whole = next(r["ours (s)"] for r in rows if r["comparison"].startswith("bootstrap B"))
-    print(f"\nbootstrap: {whole / B * 1000:.3f} s per 1,000 replicates")
+    if args.only == "all":
+        B = sizes["bootstrap"][0]
+        whole = next(r["ours (s)"] for r in rows if r["comparison"].startswith("bootstrap B"))
+        print(f"\nbootstrap: {whole / B * 1000:.3f} s per 1,000 replicates")
+    systems, B_sys = (300, 500) if not args.quick else (60, 50)
+    memory = peak_memory_mb(systems, B_sys)
+    print(f"peak memory, bootstrap of {systems} systems at B = {B_sys} (fresh process): {memory:,.0f} MB "
+          f"(target < 2,048 MB: {'yes' if memory < 2048 else 'NO'})")
     return 0
 
 

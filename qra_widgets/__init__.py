@@ -13,17 +13,17 @@ little more than numpy.
 
 from __future__ import annotations
 
-from .annotations import load_annotations
 from .assess import Assessment, assess  # binds the name ``assess`` to the function, not the module
 from .errors import QRAInputError, UndefinedMeasureWarning
-from .heds import import_heds
 from .io import load_study
+from .io.annotations import load_annotations
+from .io.heds import import_heds
+from .meta import consistency, forest
 from .overview import Overview, overview  # binds ``overview`` to the function, as for ``assess``
 from .qra3 import read_qra3
 from .study import Experiment, QualityCriterion, Study
 from .uncertainty import plan_reproduction
-
-__version__ = "0.1.0"
+from .version import __version__
 
 __all__ = [
     "Assessment",
@@ -36,6 +36,8 @@ __all__ = [
     "UndefinedMeasureWarning",
     "__version__",
     "assess",
+    "consistency",
+    "forest",
     "import_heds",
     "load_annotations",
     "load_study",

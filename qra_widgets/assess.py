@@ -32,13 +32,14 @@ import numpy as np
 from . import measures as m
 from .conventions import Conventions, resolve, stored_conventions
 from .errors import QRAInputError, UndefinedMeasureWarning
-from .reading import check_bootstrap
+from .limits import check_bootstrap
 from .report.escape import html as escape_html
 from .report.escape import latex, markdown_cell
 from .study import Study
 
 COLUMNS = ["result_type", "measure", "level", "quality_criterion", "system", "value", "n", "n_systems", "note",
-           "conventions", "ci_low", "ci_high", "ci_method"]
+           "conventions", "ci_low", "ci_high", "ci_method", "ci_over", "ci_level", "ci_B", "ci_seed", "ci_pairing"]
+SYSTEM_MEAN_COLUMNS = ["experiment", "quality_criterion", "system", "value", "ci_low", "ci_high", "ci_method", "ci_over"]
 MEASURE_LABELS = {
     "CV*": "CV*", "r": "r", "rho": "ρ", "tau": "τ", "W": "W",
     "kappa": "κ", "fleiss_kappa": "Fleiss' κ", "alpha": "α", "P": "P",
@@ -61,6 +62,12 @@ class _Row:
     n: int
     n_systems: int | None = None
     note: str = ""
+
+
+def pd_na():
+    import pandas as pd
+
+    return pd.NA
 
 
 def _measured(function: Callable, *args, **kwargs) -> tuple[float, str]:
@@ -92,7 +99,7 @@ class Assessment:
     rows: list[_Row]
     cv: dict[tuple[str, str], m.CVStar] = field(default_factory=dict)
     conventions: Conventions = field(default_factory=Conventions)
-    intervals: dict = field(default_factory=dict)  # (measure, level, qc, system) -> (low, high, method, note)
+    intervals: dict = field(default_factory=dict)  # (measure, level, qc, system) -> (low, high, method, note, over)
     bootstrap_info: dict = field(default_factory=dict)  # B, seed, ci, ci_method, resample, paired (empty: none)
     _reusable: dict[str, _Kept] = field(default_factory=dict, compare=False)  # for assess(..., reuse=this)
 
@@ -104,37 +111,70 @@ class Assessment:
     def to_frame(self):
         """One row per computed cell: ``result_type, measure, level, quality_criterion, system,
         value, n`` (then ``n_systems``, the systems a Type II/IV value used, and ``note``, the
-        reason a value is nan)."""
+        reason a value is nan), the ``conventions``, and the interval: ``ci_low, ci_high``,
+        ``ci_method`` (the method only: ``percentile``, ``bca``, ``upper-one-sided``,
+        ``lower-one-sided``, ``vangel``), ``ci_over`` (what it generalises over: ``items``,
+        ``items+raters``, ``systems`` or ``experiments``; empty without an interval),
+        ``ci_level`` and, for a bootstrap interval, ``ci_B``, ``ci_seed`` and ``ci_pairing``
+        (``paired`` or ``unpaired`` items)."""
         import pandas as pd
 
         frame = pd.DataFrame([{**vars(row), "conventions": self.conventions.describe(), **self._interval_cells(row)}
                               for row in self.rows], columns=COLUMNS)
-        return frame.astype({"n": int, "n_systems": "Int64", "ci_low": float, "ci_high": float})
+        return frame.astype({"n": int, "n_systems": "Int64", "ci_low": float, "ci_high": float, "ci_level": float,
+                             "ci_B": "Int64", "ci_seed": "Int64", "ci_method": object, "ci_over": object, "ci_pairing": object})
 
     def _interval_cells(self, row: _Row) -> dict:
-        """ci_low / ci_high / ci_method of a row; with intervals asked for, a row without one says why in its note."""
-        found = self.intervals.get((row.measure, row.level, row.quality_criterion, row.system))
+        """The interval columns of a row; with intervals asked for, a row without one says why in its note."""
+        return self._cells(self.intervals.get((row.measure, row.level, row.quality_criterion, row.system)), row.note)
+
+    def _cells(self, found, note: str = "") -> dict:
+        empty = {"ci_low": np.nan, "ci_high": np.nan, "ci_method": "", "ci_over": "", "ci_level": np.nan,
+                 "ci_B": pd_na(), "ci_seed": pd_na(), "ci_pairing": ""}
         if found is None:
-            return {"ci_low": np.nan, "ci_high": np.nan, "ci_method": ""}
-        low, high, method, why = found
-        note = "; ".join(p for p in (row.note, why) if p)
-        return {"ci_low": low, "ci_high": high, "ci_method": method, "note": note}
+            return empty
+        low, high, method, why, over = found
+        info = self.bootstrap_info
+        cells = {**empty, "ci_low": low, "ci_high": high, "ci_method": method, "ci_over": over,
+                 "note": "; ".join(p for p in (note, why) if p)}
+        if over:
+            cells["ci_level"] = info.get("ci", np.nan)
+        if over and over != "experiments":
+            cells["ci_B"] = info.get("B")
+            cells["ci_seed"] = info.get("seed") if info.get("seed") is not None else pd_na()
+            cells["ci_pairing"] = {True: "paired", False: "unpaired"}.get(info.get("paired"), "")
+        return cells
 
     def annotator_agreement(self):
         """Agreement among each experiment's own raters (item-level ratings only): columns
         ``experiment, quality_criterion, measure, value, n_items, n_raters`` (then ``note`` and,
-        after a bootstrap, ``ci_low, ci_high, ci_method``).  Measures: Krippendorff's alpha at the
-        criterion's level, Fleiss' kappa, Cohen's kappa (two raters), Gwet's AC1, Brennan-Prediger."""
+        after a bootstrap, ``ci_low, ci_high, ci_method, ci_over``).  Measures: Krippendorff's
+        alpha at the criterion's level, Fleiss' kappa, Cohen's kappa (two raters), Gwet's AC1,
+        Brennan-Prediger."""
         from .ratings import annotator_agreement
 
         frame = annotator_agreement(self.study, self.conventions)
         if self.bootstrap_info and len(frame):
-            cells = [self.intervals.get(("annotators", e, q, m), (np.nan, np.nan, "", "no interval: not resampled"))
+            cells = [self.intervals.get(("annotators", e, q, m), (np.nan, np.nan, "", "no interval: not resampled", ""))
                      for e, q, m in zip(frame.experiment, frame.quality_criterion, frame.measure)]
             frame["ci_low"] = [c[0] for c in cells]
             frame["ci_high"] = [c[1] for c in cells]
             frame["ci_method"] = [c[2] for c in cells]
+            frame["ci_over"] = [c[4] for c in cells]
         return frame
+
+    def system_means(self):
+        """Type I system means (the measured values) with, after a bootstrap over items, their
+        intervals: columns :data:`SYSTEM_MEAN_COLUMNS`, one row per experiment, criterion and
+        system with a score."""
+        import pandas as pd
+
+        rows = []
+        for (qc, system, experiment), value in self.study.scores.items():
+            found = self.intervals.get(("mean", experiment, qc, system))
+            low, high, method, _why, over = found if found is not None else (np.nan, np.nan, "", "", "")
+            rows.append([experiment, qc, system, float(value), low, high, method, over])
+        return pd.DataFrame(rows, columns=SYSTEM_MEAN_COLUMNS)
 
     def value(self, measure: str, level: str = "qc", quality_criterion: str | None = None, system: str | None = None) -> float:
         """Look up one value, e.g. ``value("CV*", "system", "Fluency", "SVM")``."""
@@ -189,12 +229,20 @@ class Assessment:
         lines += ["| " + " | ".join(escape(cell) for cell in row) + " |" for row in table.itertuples(index=False)]
         lines += [""] + [f"- {escape(note)}" for note in self.notes]
         lines += self._agreement_markdown(escape)
+        lines += ["", f"_{escape(self._stamp())}_"]
         return "\n".join(lines).rstrip() + "\n"
+
+    def _stamp(self) -> str:
+        """The signature (conventions and package version) and how to cite, for the end of a report."""
+        from .citation import cite_line
+
+        return f"{self.conventions.signature()}. {cite_line()}"
 
     # ------------------------------------------------------------------ intervals and annotator agreement in reports
 
     def _with_interval(self, fmt, places: dict):
-        """"12.01 [9.8, 14.3]": the value, then its interval at the same number of places."""
+        """"12.01 [9.8, 14.3]": the value, then its interval at the same number of places; a
+        Vangel interval (over experiments, not items) is marked "†"."""
         def formatted(row: _Row) -> str:
             found = self.intervals.get((row.measure, row.level, row.quality_criterion, row.system))
             text = fmt(row)
@@ -202,18 +250,28 @@ class Assessment:
                 return text
             digits = places.get(row.measure, OTHER_DECIMALS)
             high = "inf" if np.isinf(found[1]) else _format(found[1], digits)
-            return f"{text} [{_format(found[0], digits)}, {high}]"
+            mark = "†" if found[2] == "vangel" else ""
+            return f"{text} [{_format(found[0], digits)}, {high}]{mark}"
         return formatted
 
     def interval_caption(self) -> str:
-        """One sentence on the intervals shown (empty when there are none)."""
+        """One sentence on the intervals shown (empty when there are none): the method and what
+        each kind of interval generalises over, in the words of the ``ci_method`` and ``ci_over``
+        columns."""
         info = self.bootstrap_info
         if not info:
             return ""
         from .uncertainty import method_label
 
-        return (f"Brackets: {info['ci']:.0%} confidence intervals, {method_label(info)}, seed {info['seed']}; "
-                "a system's CV* without item-level ratings: Vangel (1996) interval.")
+        used = {(found[2], found[4]) for found in self.intervals.values() if found[2]}
+        parts = [f"Brackets: {info['ci']:.0%} confidence intervals, {method_label(info)}"]
+        sided = sorted(method for method, _over in used if method.endswith("one-sided"))
+        if sided:
+            parts.append(" and ".join(sided) + " where the estimate is consistent with a perfect reproduction "
+                         "(CV* [0, upper bound]; r, rho, tau, W, P, kappa, alpha [lower bound, 1])")
+        if any(method == "vangel" for method, _over in used):
+            parts.append("† vangel: Vangel (1996) interval of a system's CV*, over experiments")
+        return "; ".join(parts) + "."
 
     def _agreement_rows(self) -> list[list[str]]:
         frame = self.annotator_agreement()
@@ -242,7 +300,7 @@ class Assessment:
             r"\begin{table}[t]", r"\centering", r"\begin{tabular}{llrrr}", r"\hline",
             " & ".join(_latex_escape(c) for c in table.columns) + r" \\", r"\hline", *body, r"\hline",
             r"\end{tabular}", rf"\caption{{{_latex_escape(self.caption() + (' ' + self.interval_caption() if self.bootstrap_info else ''))}}}",
-            r"\end{table}", "", *self._agreement_latex(),
+            r"\end{table}", "", *self._agreement_latex(), f"% {self._stamp()}", "",
         ])
 
     def _agreement_latex(self) -> list[str]:
@@ -257,8 +315,8 @@ class Assessment:
     def to_csv(self) -> str:
         """The tidy frame as CSV; with item-level ratings, a blank line and the annotator-agreement
         table follow.  Text cells a spreadsheet would run as formulas get a leading ``'``
-        (:mod:`qra_widgets.csvsafe`)."""
-        from .csvsafe import frame_to_csv
+        (:mod:`qra_widgets.report.csvsafe`)."""
+        from .report.csvsafe import frame_to_csv
 
         text = frame_to_csv(self.to_frame())
         agreement = self.annotator_agreement()
@@ -287,6 +345,7 @@ class Assessment:
             header = "".join(f"<th>{escape_html(c)}</th>" for c in AGREEMENT_HEADER)
             body = "".join("<tr>" + "".join(f"<td>{escape_html(c)}</td>" for c in row) + "</tr>" for row in agreement)
             extra += f"<p><b>Annotator agreement within each experiment</b></p><table class='qra-table'><tr>{header}</tr>{body}</table>"
+        extra += f"<p class='qra-cite'><small>{escape_html(self._stamp())}</small></p>"
         return f"<p><b>{escape_html(self.caption())}</b></p>{table}" + (f"<ul class='qra-notes'>{notes}</ul>" if notes else "") + extra
 
     # ------------------------------------------------------------------ narrative
@@ -320,7 +379,7 @@ class Assessment:
             return ""
         high = "infinity" if np.isinf(found[1]) else _significant(found[1])
         return (f" The {self.bootstrap_info.get('ci', 0.95):.0%} confidence interval of CV* is "
-                f"[{_significant(found[0])}, {high}] ({found[2]}).")
+                f"[{_significant(found[0])}, {high}] ({found[2]}, over {found[4]}).")
 
 
 def _within_sentence(result: m.CVStar) -> str:
@@ -401,7 +460,8 @@ def assess(study: Study, conventions: str | Conventions | None = None, *, bootst
     Raises :class:`QRAInputError` if fewer than two experiments have results.
 
     ``bootstrap=B`` (> 0) adds ``ci`` confidence intervals (``ci_low``, ``ci_high``,
-    ``ci_method`` in :meth:`Assessment.to_frame`) from :mod:`qra_widgets.uncertainty`:
+    ``ci_method``, ``ci_over`` and the bootstrap's B, seed and pairing in
+    :meth:`Assessment.to_frame`; see docs/intervals-engine.md) from :mod:`qra_widgets.uncertainty`:
     ``ci_method`` ``"percentile"`` or ``"bca"``; ``resample`` ``"items"``,
     ``"items+raters"`` or ``"systems"``; the same ``seed`` gives the same intervals and is
     recorded in :attr:`Assessment.bootstrap_info`.  ``progress(done)`` is called per chunk.

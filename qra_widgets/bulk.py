@@ -9,7 +9,7 @@
   ``qra_widgets.qra3.read_qra3``, loaded only when such a pair is found);
 * spec bundles: a folder or zip (or the set of uploaded files) whose top level holds exactly
   one annotation spec (``"schema": "qra-widgets/annotations"``) is one study, read by
-  ``qra_widgets.annotations.load_annotations`` **only from that folder's own files**, by their
+  ``qra_widgets.io.annotations.load_annotations`` **only from that folder's own files**, by their
   path under it: an uploaded file is data, never a path on the server.  Two specs at one top
   level are refused, naming both.  An annotation spec given as a file (the CLI) reads its files
   under its own folder, or under ``data_root`` (``--data-root``).
@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from .errors import QRAInputError
-from .reading import check_size, check_zip, load_json, shown
+from .io.reading import check_size, check_zip, load_json, shown
 
 STUDY_SUFFIXES = (".json", ".csv", ".tsv", ".txt", ".xlsx")
 MAX_ZIP_MEMBERS = 10_000
@@ -163,7 +163,7 @@ def _member_refusal(member: zipfile.ZipInfo) -> str | None:
 
 
 def _zip_members(data: bytes, source: str, report: ImportReport) -> dict[str, bytes]:
-    """The files in a zip as ``{source/member: bytes}``, after :func:`~qra_widgets.reading.check_zip`
+    """The files in a zip as ``{source/member: bytes}``, after :func:`~qra_widgets.io.reading.check_zip`
     has checked its directory (no byte is decompressed before that) and each member's size.
 
     Each member that cannot be read (encrypted, an unknown compression method, a corrupt
@@ -259,9 +259,9 @@ def _read_annotation_spec(name: str, data: bytes, *, base: Path | None = None, f
     """An annotation spec: its files read only from ``files`` (a bundle's members), or, for a
     spec file given by path, only under ``base`` (its folder or the ``--data-root``)."""
     try:
-        from .annotations import check_spec, load_annotations
+        from .io.annotations import check_spec, load_annotations
     except ImportError:
-        raise QRAInputError("not a qra-widgets study; as an annotation spec it needs qra_widgets.annotations, "
+        raise QRAInputError("not a qra-widgets study; as an annotation spec it needs qra_widgets.io.annotations, "
                             "which this qra-widgets does not have") from None
 
     spec = check_spec(load_json(data, PurePosixPath(name).name))
@@ -275,7 +275,7 @@ def _is_annotation_spec(name: str, data: bytes) -> bool:
     if PurePosixPath(name).suffix.lower() != ".json":
         return False
     try:
-        from .annotations import SCHEMA
+        from .io.annotations import SCHEMA
     except ImportError:
         return False
     try:
@@ -455,19 +455,21 @@ def import_bytes(library, named_bytes: dict[str, bytes]) -> ImportReport:
     """:func:`import_paths` for uploaded files: ``{file name: bytes}`` (the app's "Import many").
 
     The files are taken as one folder: QRA3 ``metrics.csv`` + ``config.json`` pairs among them
-    are found by content; a ``.zip`` is checked (:func:`~qra_widgets.reading.check_zip`) and its
+    are found by content; a ``.zip`` is checked (:func:`~qra_widgets.io.reading.check_zip`) and its
     members read as a folder of their own.  Nothing is written to disk.
 
-    >>> import tempfile, pathlib
-    >>> folder = pathlib.Path("tests/data/qra3")
+    >>> import json, tempfile, pathlib
     >>> library = pathlib.Path(tempfile.mkdtemp()) / "library.sqlite3"
-    >>> files = {"metrics.csv": (folder / "metrics-4-studies.csv").read_bytes(),
-    ...          "config.json": (folder / "config-4-studies.json").read_bytes(), "notes.pdf": b"%PDF"}
+    >>> metrics = "Key,Study,Experiment,System,Criterion,Result\\n" + "".join(
+    ...     f"Demo,Demo,{e},{s},Fluency,{v}\\n" for e, s, v in [("O", "A", 4.2), ("O", "B", 3.1), ("R1", "A", 4.0), ("R1", "B", 3.3)])
+    >>> config = {"Demo": {"scale_starts_at": 1, "experiments": {"O": "original", "R1": "repeat"}, "citation": "original",
+    ...           "criteria": {"F": {"map": "Fluency", "apply_over_correction": False, "normal_data": True}}}}
+    >>> files = {"metrics.csv": metrics.encode(), "config.json": json.dumps(config).encode(), "notes.pdf": b"%PDF"}
     >>> report = import_bytes(library, files)
     >>> report.added, report.refused
-    ([('metrics.csv + config.json', 'Yao2022')], [('notes.pdf', "unknown file type '.pdf'; use .json, .csv, .tsv, .xlsx or .zip")])
+    ([('metrics.csv + config.json', 'Demo')], [('notes.pdf', "unknown file type '.pdf'; use .json, .csv, .tsv, .xlsx or .zip")])
     >>> import_bytes(library, files).existed
-    [('metrics.csv + config.json', 'Yao2022')]
+    [('metrics.csv + config.json', 'Demo')]
     """
     report = ImportReport()
     files: dict[str, bytes] = {}

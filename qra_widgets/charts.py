@@ -31,6 +31,22 @@ def safe(text) -> str:
     return html.escape(str(text), quote=True)
 
 
+def wrap(text, width: int = 16) -> str:
+    """A user-given label, escaped, broken into lines of about ``width`` characters (``<br>``), so a
+    long category name fits under its bar instead of being rotated over its neighbours.
+
+    >>> wrap("Caines & Buttery (2020), R reimplementation")
+    'Caines &amp; Buttery<br>(2020), R<br>reimplementation'
+    """
+    lines: list[str] = []
+    for word in str(text).split():
+        if lines and len(lines[-1]) + 1 + len(word) <= width:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return "<br>".join(safe(line) for line in lines) or safe(text)
+
+
 BAR_PX, MIN_HEIGHT, MAX_HEIGHT = 22, 380, 2400  # horizontal bars: pixels per bar, and the figure's bounds
 HORIZONTAL_FROM = 13  # from this many systems, system names go on the y axis (they stay readable)
 LINES_UP_TO = 30  # scores by experiment: one line per system up to this many systems, then a heatmap
@@ -38,9 +54,12 @@ LINES_UP_TO = 30  # scores by experiment: one line per system up to this many sy
 
 @functools.lru_cache(maxsize=1)
 def _template() -> dict:
-    import plotly.io as pio
+    """Plotly's ``plotly_white`` template as JSON, shipped with the package
+    (``static/plotly_white.json``), so chart JSON is built without importing plotly."""
+    import json
+    from importlib.resources import files
 
-    return pio.templates[TEMPLATE].to_plotly_json()
+    return json.loads(files("qra_widgets").joinpath("static", "plotly_white.json").read_text(encoding="utf-8"))
 
 
 def _figure(data: list | None = None, layout: dict | None = None) -> go.Figure:
@@ -133,6 +152,7 @@ def cv_by_system_json(result: Assessment, guides: bool = False) -> dict:
     horizontal = len(names) >= HORIZONTAL_FROM
     value_key, name_key = ("x", "y") if horizontal else ("y", "x")
     data: list[dict] = []
+    mean_lines: list[dict] = []
     for qc, colour in zip(criteria, cycle(PALETTE)):
         rows = [r for r in system_rows if r.quality_criterion == qc]
         labels = [safe(r.system) for r in rows]
@@ -146,18 +166,17 @@ def cv_by_system_json(result: Assessment, guides: bool = False) -> dict:
             bar["error_x" if horizontal else "error_y"] = errors
         data.append(bar)
         mean = means.get(qc)
-        if mean is not None and not np.isnan(mean):
+        if mean is not None and not np.isnan(mean):  # the legend entry and hover; the line itself is a shape, on top
             data.append({"type": "scatter", "name": f"mean CV* ({safe(qc)}) = {mean:.2f}", "mode": "lines",
-                         "line": {"color": colour, "dash": "dash"}, "legendgroup": safe(qc), name_key: labels,
+                         "line": {"color": colour, "dash": "dash", "width": 2}, "legendgroup": safe(qc), name_key: labels,
                          value_key: [mean] * len(rows),
                          "hovertemplate": "mean CV* = %{" + value_key + ":.3f}<extra>" + safe(qc) + "</extra>"})
-    shapes = []
+            mean_lines.append(_reference_line(mean, horizontal, {"color": colour, "dash": "dash", "width": 2}))
+    shapes = mean_lines
     if guides:
         for value, label in ((HUMAN_GUIDE, "12: good for human evaluation"), (METRIC_GUIDE, "1: good for metrics")):
             line = {"color": "#999", "dash": "dot"}
-            shapes.append({"type": "line", "xref": "x", "x0": value, "x1": value, "yref": "paper", "y0": 0, "y1": 1, "line": line}
-                          if horizontal else
-                          {"type": "line", "yref": "y", "y0": value, "y1": value, "xref": "paper", "x0": 0, "x1": 1, "line": line})
+            shapes.append(_reference_line(value, horizontal, line))
             data.append({"type": "scatter", "x": [None], "y": [None], "mode": "lines", "line": line, "name": f"QRA++ §6.1 guide {label}"})
     bars = len(names) * max(1, len(criteria))
     value_axis = {"title": {"text": "CV* (%)"}, "rangemode": "tozero"}
@@ -165,6 +184,15 @@ def cv_by_system_json(result: Assessment, guides: bool = False) -> dict:
         if horizontal else {"yaxis": value_axis, "xaxis": {"title": {"text": "system"}}, "height": 440}
     return _spec(data, "CV* by system (lower is more reproducible)", subtitle(result), barmode="group", shapes=shapes,
                  legend={"orientation": "h", "yanchor": "top", "y": -0.18, "x": 0, "title": {"text": "quality criterion"}}, **axes)
+
+
+def _reference_line(value: float, horizontal: bool, line: dict) -> dict:
+    """A line across the plot at ``value`` on the value axis, drawn above the bars (``layer="above"``)."""
+    if horizontal:
+        return {"type": "line", "xref": "x", "x0": value, "x1": value, "yref": "paper", "y0": 0, "y1": 1, "line": line,
+                "layer": "above"}
+    return {"type": "line", "yref": "y", "y0": value, "y1": value, "xref": "paper", "x0": 0, "x1": 1, "line": line,
+            "layer": "above"}
 
 
 def _error_bars(result: Assessment, rows) -> dict | None:
@@ -225,7 +253,7 @@ def scores_by_experiment(study: Study, quality_criterion: str) -> go.Figure:
 def scores_by_experiment_json(study: Study, quality_criterion: str) -> dict:
     """:func:`scores_by_experiment` as plain Plotly JSON (what its ``to_plotly_json()`` gives), for the app."""
     matrix = study.score_matrix(quality_criterion)
-    labels = [safe(e.display_name) for e in study.experiments]
+    labels = [wrap(e.display_name, 16 if len(study.experiments) > 5 else 22) for e in study.experiments]
     qc = study.quality_criterion(quality_criterion)
     scored = int((~np.isnan(matrix)).any(axis=1).sum()) if matrix.size else 0
     scale = f"scale {qc.scale_min:g}–{qc.scale_max:g}" if qc.scale_max is not None else f"scale from {qc.scale_min:g}"
@@ -246,7 +274,7 @@ def scores_by_experiment_json(study: Study, quality_criterion: str) -> dict:
     if qc.scale_max is not None:
         axis["range"] = [qc.scale_min, qc.scale_max]
     height = int(min(MAX_HEIGHT, max(420, 120 + 18 * len(study.systems)))) if len(study.systems) > 12 else 420
-    return _spec(data, title, note, yaxis=axis, xaxis={"title": {"text": "experiment"}}, height=height,
+    return _spec(data, title, note, yaxis=axis, xaxis={"title": {"text": "experiment"}, "tickangle": 0}, height=height,
                  legend={"orientation": "v", "x": 1.02, "y": 1, "yanchor": "top", "title": {"text": "system"}})
 
 
@@ -283,16 +311,6 @@ def subset_comparison(comparison) -> go.Figure:
     return _layout(figure, "Reproducibility of subsets of experiments", f"{len(groups)} groups", barmode="group", height=440)
 
 
-def cv_distribution(frame, by: str) -> go.Figure:
-    """Box plots of system-level CV* (a frame with ``value`` and a ``by`` column), for organisers."""
-    figure = _figure()
-    for (group, rows), colour in zip(frame.groupby(by, sort=True), cycle(PALETTE)):
-        figure.add_box(y=rows.value.tolist(), name=safe(group), marker_color=colour, boxpoints="all", jitter=0.3,
-                       customdata=[safe(s) for s in rows.get("study", rows.index)],
-                       hovertemplate="%{customdata}<br>CV* = %{y:.2f}<extra></extra>")
-    return _layout(figure, f"System-level CV* by {by}", yaxis_title="CV* (%)", showlegend=False)
-
-
 def to_html(figure: go.Figure) -> str:
     """A standalone HTML page of the figure (plotly.js inlined, so it works offline)."""
     return figure.to_html(include_plotlyjs=True, full_html=True)
@@ -311,36 +329,153 @@ def measure_distribution(frame, by: str, measure: str = "CV*") -> go.Figure:
     so human and metric values never share a box.  With more than :data:`POINTS_UP_TO`
     values a box draws only its outliers, so 1,000 studies do not mean 1,000s of SVG nodes.
     """
-    import plotly.graph_objects as go
+    return as_figure(measure_distribution_json(frame, by, measure))
 
-    figure = go.Figure()
+
+def measure_distribution_json(frame, by: str, measure: str = "CV*") -> dict:
+    """:func:`measure_distribution` as plain Plotly JSON, for the static site (no plotly import)."""
+    data = []
     points = "all" if len(frame) <= POINTS_UP_TO else "outliers"
     split = by != "evaluation_type" and "evaluation_type" in frame and frame["evaluation_type"].nunique() > 1
     keys = [by, "evaluation_type"] if split else by  # human and metric values are never pooled in one box
-    for (group, rows), colour in zip(frame.groupby(keys, sort=True), cycle(PALETTE)):
-        group = " · ".join(map(str, group)) if split else group
+    groups = list(frame.groupby(keys, sort=True))
+    names = [(" · ".join(map(str, group)) if split else str(group)) + f" (n = {len(rows)})" for group, rows in groups]
+    # long category names (QCET criteria) or many boxes: horizontal boxes, each name on one line beside its box
+    horizontal = len(groups) > 6 or max((len(n) for n in names), default=0) > 18
+    value_key = "x" if horizontal else "y"
+    for (_group, rows), name, colour in zip(groups, names, cycle(PALETTE)):
         where = [safe(f"{s} · {q}" + (f" · {m}" if m else "")) for s, q, m in zip(rows.study, rows.quality_criterion, rows.system)]
-        figure.add_box(y=rows.value.tolist(), name=f"{safe(group)} (n = {len(rows)})", marker_color=colour, boxpoints=points,
-                       jitter=0.3, pointpos=0, text=where, hovertemplate="%{text}<br>" + safe(measure) + " = %{y:.3f}<extra></extra>")
+        box = {"type": "box", value_key: _nan_to_none(rows.value.tolist()), "name": safe(name) if horizontal else wrap(name, 16),
+               "marker": {"color": colour}, "boxpoints": points, "jitter": 0.3, "pointpos": 0, "text": where,
+               "hovertemplate": "%{text}<br>" + safe(measure) + " = %{" + value_key + ":.3f}<extra></extra>"}
+        if horizontal:
+            box["orientation"] = "h"
+        data.append(box)
     level = "System-level CV*" if measure == "CV*" else f"Criterion-level {measure}"
     labels = {"qcet_name": "QCET criterion", "evaluation_type": "evaluation type", "year": "year"}
-    return _layout(figure, f"{level} by {labels.get(by, by)}", yaxis_title=safe(measure) + (" (%)" if measure == "CV*" else ""),
-                   showlegend=False)
+    value_title = {"title": {"text": safe(measure) + (" (%)" if measure == "CV*" else "")}}
+    if horizontal:
+        return _spec(data, f"{level} by {labels.get(by, by)}", xaxis=value_title, showlegend=False,
+                     yaxis={"autorange": "reversed", "automargin": True}, height=_bar_height(2 * len(groups)))
+    return _spec(data, f"{level} by {labels.get(by, by)}", yaxis=value_title, showlegend=False,
+                 xaxis={"tickangle": 0, "automargin": True})
 
 
 def property_effects_chart(effects) -> go.Figure:
     """Effect of differing on each ranked property (pair CV*, differ - same) with its interval."""
-    ranked = effects[effects.status != "too few pairs"]
-    import plotly.graph_objects as go
+    return as_figure(property_effects_chart_json(effects))
 
-    figure = go.Figure()
-    figure.add_scatter(x=ranked.effect.tolist(), y=[safe(f"{p} {n}") for p, n in zip(ranked.property, ranked.name)],
-                       mode="markers", marker={"color": PALETTE[3], "size": 9},
-                       error_x={"type": "data", "symmetric": False, "array": (ranked.ci_high - ranked.effect).tolist(),
-                                "arrayminus": (ranked.effect - ranked.ci_low).tolist()},
-                       customdata=list(zip(ranked["pairs differ"], ranked["pairs same"])),
-                       hovertemplate="%{y}<br>effect = %{x:.2f}<br>pairs differ / same: %{customdata[0]} / %{customdata[1]}<extra></extra>")
-    figure.add_vline(x=0, line={"color": "#999", "dash": "dot"})
-    return _layout(figure, "Pair CV* where experiments differ minus where they agree (95% study-clustered interval)",
-                   xaxis_title="difference in mean pair CV* (points)", yaxis={"autorange": "reversed"},
-                   height=max(300, 40 * len(ranked) + 120))
+
+def property_effects_chart_json(effects) -> dict:
+    """:func:`property_effects_chart` as plain Plotly JSON, for the static site (no plotly import)."""
+    ranked = effects[effects.status != "too few pairs"]
+    data = [{"type": "scatter", "x": _nan_to_none(ranked.effect.tolist()),
+             "y": [safe(f"{p} {n}") for p, n in zip(ranked.property, ranked.name)],
+             "mode": "markers", "marker": {"color": PALETTE[3], "size": 9},
+             "error_x": {"type": "data", "symmetric": False, "array": _nan_to_none((ranked.ci_high - ranked.effect).tolist()),
+                         "arrayminus": _nan_to_none((ranked.effect - ranked.ci_low).tolist())},
+             "customdata": [[int(a), int(b), None if p != p else float(p)] for a, b, p in
+                            zip(ranked["pairs differ"], ranked["pairs same"],
+                                ranked["p_adjusted"] if "p_adjusted" in ranked else [float("nan")] * len(ranked))],
+             "hovertemplate": "%{y}<br>effect = %{x:.2f}<br>pairs differ / same: %{customdata[0]} / %{customdata[1]}"
+                              "<br>adjusted p = %{customdata[2]:.3f}<extra></extra>"}]
+    zero = {"type": "line", "x0": 0, "x1": 0, "xref": "x", "y0": 0, "y1": 1, "yref": "y domain", "line": {"color": "#999", "dash": "dot"}}
+    return _spec(data, "Pair CV* where experiments differ minus where they agree (95% study-clustered interval)",
+                 xaxis={"title": {"text": "difference in mean pair CV* (points)"}}, yaxis={"autorange": "reversed"},
+                 height=max(300, 40 * len(ranked) + 120), shapes=[zero])
+
+
+# ----------------------------------------------------------------------------- forest plots
+
+
+FOREST_ROW_PX = 30
+
+
+def forest_figure(frame) -> go.Figure:
+    """A forest plot of a :func:`qra_widgets.forest` frame: each experiment's value with its
+    interval (the original a filled diamond, reproductions circles, one row each), then the
+    pooled estimate with its interval and the prediction interval for a new reproduction, one
+    block per system.  The pooled row's estimator, τ², I² and Q (p) are in the subtitle."""
+    return as_figure(forest_figure_json(frame))
+
+
+def forest_figure_json(frame, *, template: bool = True) -> dict:
+    """:func:`forest_figure` as plain Plotly JSON.  ``template=False`` leaves out the Plotly
+    template (the static sites write this JSON without importing plotly; the page styles it)."""
+    rows = frame.to_dict("records")
+    labels, experiments, pooled, predictions = [], {"original": [], "repeat": []}, [], []
+    summaries = []
+    for row in rows:
+        system = "" if row["system"] is None else str(row["system"])
+        label = f"{safe(system)} · {safe(row['label'])}" if frame["system"].nunique() > 1 else safe(row["label"])
+        labels.append(label)
+        point = (label, row["value"], row["ci_low"], row["ci_high"])
+        if row["row"] == "experiment":
+            experiments["original" if row["original"] else "repeat"].append(point)
+        elif row["row"] == "pooled":
+            pooled.append(point)
+            if isinstance(row.get("tau2"), float) and not math.isnan(row["tau2"]):
+                summaries.append(f"{safe(system)}: τ² {row['tau2']:.3g}, I² {row['i2']:.0f}%, "
+                                 f"Q({row['q_df']}) {row['q']:.2f} (p {row['q_p']:.2g})")
+        else:
+            predictions.append(point)
+
+    def trace(points, name, symbol, color, size=9, mode="markers"):
+        ys = [p[0] for p in points]
+        values = [p[1] for p in points]
+        plus = [None if p[3] is None or math.isnan(p[3]) else p[3] - p[1] for p in points]
+        minus = [None if p[2] is None or math.isnan(p[2]) else p[1] - p[2] for p in points]
+        return {"type": "scatter", "mode": mode, "name": name, "x": _nan_to_none(values), "y": ys,
+                "marker": {"symbol": symbol, "size": size, "color": color},
+                "error_x": {"type": "data", "symmetric": False, "array": plus, "arrayminus": minus,
+                            "color": color, "thickness": 1.5, "width": 4},
+                "hovertemplate": "%{y}: %{x:.3f}<extra>" + safe(name) + "</extra>"}
+
+    data = [trace(experiments["original"], "Original", "diamond", PALETTE[3], 12),
+            trace(experiments["repeat"], "Reproduction", "circle", PALETTE[0]),
+            trace(pooled, "Pooled (random effects)", "diamond-wide", "#000000", 14),
+            trace(predictions, "Prediction interval", "line-ns", PALETTE[7], 1)]
+    estimators = sorted({str(r["estimator"]) for r in rows if r["row"] == "pooled"})
+    qc = safe(rows[0]["quality_criterion"]) if rows else ""
+    subtitle_text = "; ".join([", ".join(estimators)] + summaries[:3])
+    layout = _base_layout(f"Forest plot: {qc}", subtitle_text)
+    layout["yaxis"] = {**layout["yaxis"], "autorange": "reversed", "categoryorder": "array", "categoryarray": labels,
+                       "type": "category"}
+    layout["xaxis"] = {**layout["xaxis"], "title": {"text": f"{qc} (scale units)"}, "zeroline": False}
+    layout["height"] = int(min(MAX_HEIGHT, max(MIN_HEIGHT, 200 + FOREST_ROW_PX * len(labels))))
+    layout["margin"] = {**layout["margin"], "l": 220}
+    if template:
+        layout = {"template": _template(), **layout}
+    return {"data": [d for d in data if d["y"]], "layout": layout}
+
+
+def rank_intervals_figure(frame) -> go.Figure:
+    """Rank intervals of a :func:`qra_widgets.meta.rank_intervals` frame: each system's observed
+    rank per experiment with its bootstrap interval, coloured by unresolved-order group; drawn
+    beside the P/W chart (rank 1 on the left)."""
+    return as_figure(rank_intervals_json(frame))
+
+
+def rank_intervals_json(frame, *, template: bool = True) -> dict:
+    """:func:`rank_intervals_figure` as plain Plotly JSON (``template=False`` for the static sites)."""
+    data = []
+    for experiment, rows in frame.groupby("experiment", sort=False):
+        rows = rows.sort_values("rank")
+        labels = [f"{safe(experiment)} · {safe(s)}" for s in rows.system]
+        plus = [None if math.isnan(h) else h - r for h, r in zip(rows.rank_high, rows["rank"])]
+        minus = [None if math.isnan(lo) else r - lo for lo, r in zip(rows.rank_low, rows["rank"])]
+        data.append({"type": "scatter", "mode": "markers", "name": safe(experiment), "x": list(rows["rank"]), "y": labels,
+                     "text": [f"group {g}" for g in rows.group],
+                     "marker": {"size": 10, "color": [PALETTE[(g - 1) % len(PALETTE)] for g in rows.group]},
+                     "error_x": {"type": "data", "symmetric": False, "array": plus, "arrayminus": minus, "thickness": 1.5},
+                     "hovertemplate": "%{y}: rank %{x} (%{text})<extra></extra>"})
+    qc = safe(frame.quality_criterion.iloc[0]) if len(frame) else ""
+    b = int(frame.B.max()) if len(frame) else 0
+    layout = _base_layout(f"Rank intervals: {qc}", f"bootstrap over items, B = {b}; colour = systems whose order is not resolved")
+    layout["xaxis"] = {**layout["xaxis"], "title": {"text": "rank (1 = highest)"}, "dtick": 1}
+    layout["yaxis"] = {**layout["yaxis"], "autorange": "reversed", "type": "category"}
+    layout["height"] = int(min(MAX_HEIGHT, max(MIN_HEIGHT, 200 + FOREST_ROW_PX * len(frame))))
+    layout["showlegend"] = False
+    if template:
+        layout = {"template": _template(), **layout}
+    return {"data": data, "layout": layout}

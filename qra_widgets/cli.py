@@ -3,7 +3,7 @@
     qra-widgets report FILE [--labels LABELS.csv] [--format markdown|csv|latex|json|narrative]
     qra-widgets report SPEC.json --bootstrap 2000 --seed 1  # item-level annotations, with intervals
     qra-widgets examples                       # list the bundled paper examples
-    qra-widgets report --example qrapp_example1 [--conventions qra3|qrapp]
+    qra-widgets report --example qrapp_example1 [--conventions qra3|qrapp|JSON|FILE.json]
     qra-widgets qra3 --input metrics.csv --config config.json --out-dir DIR [--krippendorff-alpha-mode MODE] [--force]
     qra-widgets export-qra3 STUDY... --out-dir DIR [--db PATH] [--force]   # study files or library ids -> QRA3 input
     qra-widgets app [--port N] [--no-browser] [--db PATH]   # the dashboard, served by Voila
@@ -11,6 +11,8 @@
     qra-widgets import-all FOLDER [--db PATH]                # restore such a backup
     qra-widgets import PATH... [--db PATH]                   # many studies: folders, zips, QRA3 pairs, long CSVs
     qra-widgets site LIBRARY_OR_FOLDER --out DIR             # a static website of every study (offline)
+    qra-widgets sensitivity STUDY --published 12.01 --quality-criterion C --system S [--config QRA3_CONFIG]
+    qra-widgets atlas list | fetch [--mirror DIR | --base-url URL] | build [--db LIBRARY] | site --out DIR  [--cache DIR]
 
 Every failure (bad input, a missing or unreadable file, a damaged or read-only library, a
 full disk, a partial restore, and any unexpected error) is one line on stderr naming the
@@ -38,15 +40,82 @@ def _report(args: argparse.Namespace) -> str:
     if args.example:
         study = examples.load(args.example)
     elif str(args.file).lower().endswith(".json") and _is_annotation_spec(args.file):
-        from .annotations import load_annotations
+        from .io.annotations import load_annotations
 
         study = load_annotations(args.file, base=args.data_root)
     else:
         study = load_study(args.file, labels=args.labels)
+    with_results = {e for (_q, _s, e) in study.scores}
+    if len(with_results) < 2:
+        return _one_experiment_report(study, args)
     result = _assess_with_progress(assess, study, args)
     if args.format == "narrative":
         return "\n\n".join(result.narrative(qc, system) for qc, system in result.cv) + "\n"
-    return {"markdown": result.to_markdown, "csv": result.to_csv, "latex": result.to_latex, "json": result.to_json}[args.format]()
+    text = {"markdown": result.to_markdown, "csv": result.to_csv, "latex": result.to_latex, "json": result.to_json}[args.format]()
+    return _with_sign_tests(text, study, args.format)
+
+
+def _sign_test_frame(study):
+    import pandas as pd
+
+    tests = (study.metadata.get("annotations") or {}).get("sign_tests") or []
+    return pd.DataFrame(tests) if tests else None
+
+
+def _with_sign_tests(text: str, study, fmt: str) -> str:
+    """The report, with each pairwise experiment's sign tests (two-sided binomial, Holm-adjusted) added."""
+    frame = _sign_test_frame(study)
+    if frame is None or fmt not in ("markdown", "csv", "json"):
+        return text
+    if fmt == "json":
+        import json
+
+        data = json.loads(text)
+        data["sign_tests"] = frame.to_dict(orient="records")
+        return json.dumps(data, indent=1) + "\n"
+    if fmt == "csv":
+        return text.rstrip("\n") + "\n\n" + frame.to_csv(index=False)
+    return (text.rstrip("\n") + "\n\n## Pairwise sign tests\n\nTwo-sided binomial test per system pair (ties left "
+            "out), p adjusted by Holm's method within each experiment and criterion.\n\n"
+            + frame.to_markdown(index=False, floatfmt=".3g") + "\n")
+
+
+def _one_experiment_report(study, args: argparse.Namespace) -> str:
+    """A study with one experiment: its system values and annotator agreement, and a note that QRA needs two."""
+    import json
+
+    import pandas as pd
+
+    from .conventions import resolve, stored_conventions
+    from .ratings import annotator_agreement
+
+    conventions = resolve(args.conventions) if args.conventions is not None else (
+        stored_conventions(study.metadata) or resolve(None))
+    experiments = sorted({e for (_q, _s, e) in study.scores}) or [e.id for e in study.experiments]
+    note = (f"QRA compares experiments: this study has results from one ({', '.join(experiments)}), so there is no "
+            f"CV*, r, rho or P to report; add the original's system values (an experiment with \"scores\") or a "
+            f"second experiment's annotations.")
+    values = pd.DataFrame([{"quality_criterion": q, "system": s, "experiment": e, "value": v,
+                            "source": study.sources.get((q, s, e), "")} for (q, s, e), v in study.scores.items()],
+                          columns=["quality_criterion", "system", "experiment", "value", "source"])
+    agreement = annotator_agreement(study, conventions)
+    if args.format == "json":
+        data = {"study": study.id, "conventions": conventions.stamp(), "note": note,
+                "system_values": values.to_dict(orient="records"),
+                "annotator_agreement": json.loads(agreement.to_json(orient="records"))}
+        frame = _sign_test_frame(study)
+        if frame is not None:
+            data["sign_tests"] = frame.to_dict(orient="records")
+        return json.dumps(data, indent=1) + "\n"
+    if args.format == "csv":
+        text = values.to_csv(index=False) + ("\n" + agreement.to_csv(index=False) if not agreement.empty else "")
+        return _with_sign_tests(text, study, "csv")
+    lines = [f"# {study.name or study.id}", "", f"Note: {note}", "", "## System values", "",
+             values.to_markdown(index=False, floatfmt=".4g")]
+    if not agreement.empty:
+        lines += ["", "## Annotator agreement within each experiment", "",
+                  agreement.to_markdown(index=False, floatfmt=".3f")]
+    return _with_sign_tests("\n".join(lines) + "\n", study, "markdown")
 
 
 def _qra3(args: argparse.Namespace) -> str:
@@ -85,15 +154,26 @@ def _export_qra3(args: argparse.Namespace) -> str:
     return "".join(f"wrote {path}\n" for path in written)
 
 
+def _conventions_argument(text: str):
+    """``--conventions`` through :func:`qra_widgets.io.options.parse_conventions` (argparse
+    reports its QRAInputError as a usage error naming the option)."""
+    from .io.options import parse_conventions
+
+    try:
+        return parse_conventions(text)
+    except QRAInputError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
 def _is_annotation_spec(path) -> bool:
-    from .annotations import is_spec
+    from .io.annotations import is_spec
 
     return is_spec(path)
 
 
 def _assess_with_progress(assess, study, args: argparse.Namespace):
     """assess(), with a bootstrap and a tqdm progress bar on stderr when --bootstrap B is given."""
-    from .reading import check_bootstrap, check_seed
+    from .limits import check_bootstrap, check_seed
 
     conventions = args.conventions
     seed = None if args.seed is None else check_seed(_whole_number(args.seed, "--seed"), "--seed")
@@ -109,7 +189,7 @@ def _assess_with_progress(assess, study, args: argparse.Namespace):
 
 def _whole_number(text: str, option: str) -> int:
     """An option's text as a whole number, else a one-line refusal naming the option."""
-    from .reading import check_seed, shown
+    from .limits import check_seed, shown
 
     try:
         return int(text.strip())
@@ -307,9 +387,67 @@ def _import(args: argparse.Namespace) -> str:
 
 
 def _site(args: argparse.Namespace) -> str:
-    from .site import build_site
+    from .report.site import build_site
 
     written = build_site(args.source, args.out)
+    return f"wrote {len(written)} files to {args.out}; open {args.out}/index.html (works offline)\n"
+
+
+def _sensitivity(args: argparse.Namespace) -> str:
+    from .io import load_study
+    from .meta import sensitivity, sensitivity_report
+
+    if args.config:
+        from .qra3 import read_qra3
+
+        studies = read_qra3(args.study, args.config)
+        if len(studies) != 1:
+            raise QRAInputError(f"{args.study}: holds {len(studies)} studies; sensitivity takes one")
+        study = studies[0]
+    elif str(args.study).lower().endswith(".json") and _is_annotation_spec(args.study):
+        from pathlib import Path
+
+        from .io.annotations import load_annotations, load_spec
+        from .meta import optional_exclude_variants
+
+        spec = load_spec(args.study)
+        variants = optional_exclude_variants(spec, lambda copied: load_annotations(copied, base=Path(args.study).parent))
+        frame = sensitivity(variants["none"], published=args.published, quality_criterion=args.quality_criterion,
+                            system=args.system, variants=variants if len(variants) > 1 else None)
+        return sensitivity_report(frame)
+    else:
+        study = load_study(args.study)
+    frame = sensitivity(study, published=args.published, quality_criterion=args.quality_criterion, system=args.system)
+    return sensitivity_report(frame)
+
+
+def _atlas(args: argparse.Namespace) -> str:
+    from . import atlas
+
+    families = args.family or None
+    if args.atlas_command == "list":
+        lines = []
+        for family in atlas.load_manifest()["families"]:
+            files = sum(len(s["files"]) for s in family["sources"])
+            licences = "; ".join(f"{s['repository']}: {s['licence']}" for s in family["sources"])
+            lines.append(f"{family['id']}: {family['title']} ({len(family['reproductions'])} reproduction(s), "
+                         f"{files} files, {len(family['published'])} published numbers; licence {licences})")
+        return "\n".join(lines) + "\n"
+    if args.atlas_command == "fetch":
+        fetched = atlas.fetch(cache=args.cache, mirror=args.mirror, base_url=args.base_url, families=families)
+        return f"{len(fetched)} files verified (sha256) in {args.cache or atlas.default_cache()}\n"
+    if args.atlas_command == "build":
+        results = atlas.build(cache=args.cache, db=args.db, families=families)
+        lines = [check.line() for result in results for check in result.checks]
+        bad = [r.family["id"] for r in results if not r.reproduced]
+        lines.append(f"{len(results) - len(bad)} of {len(results)} families reproduce every published number"
+                     + (f"; not: {', '.join(bad)}" if bad else ""))
+        if bad:
+            raise PartialFailure(f"atlas build: {', '.join(bad)} differ from their published numbers", "\n".join(lines) + "\n")
+        return "\n".join(lines) + "\n"
+    from .atlas.site import build_atlas_site
+
+    written = build_atlas_site(args.out, cache=args.cache, families=families)
     return f"wrote {len(written)} files to {args.out}; open {args.out}/index.html (works offline)\n"
 
 
@@ -325,8 +463,10 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--labels", help="long CSV of Type III labels (experiment, quality_criterion, system, item, label)")
     report.add_argument("--example", help="assess a bundled paper example instead of a file (see `qra-widgets examples`)")
     report.add_argument("--format", choices=FORMATS, default="markdown", help="output format (default: markdown)")
-    report.add_argument("--conventions", choices=("qrapp", "qra3"), default=None,
-                        help="conventions preset (default: the study's own, else qrapp; see qra_widgets.conventions)")
+    report.add_argument("--conventions", type=_conventions_argument, default=None, metavar="NAME|JSON|FILE.json",
+                        help="conventions: a preset (qrapp, qra3), a JSON object such as "
+                             "'{\"name\": \"qrapp\", \"scale_shift\": false}' (name = the preset the other fields "
+                             "override), or a .json file of either (default: the study's own, else qrapp)")
     report.add_argument("--bootstrap", type=int, default=0, metavar="B",
                         help="add confidence intervals from B bootstrap replicates (e.g. 2000)")
     report.add_argument("--seed", default=None,
@@ -388,6 +528,34 @@ def build_parser() -> argparse.ArgumentParser:
     site.add_argument("source", metavar="LIBRARY_OR_FOLDER", help="a library file (.sqlite3) or a folder of study files")
     site.add_argument("--out", required=True, help="output folder")
     site.set_defaults(run=_site)
+    sens = commands.add_parser("sensitivity", help="the CV* of one system under every combination of the documented "
+                               "choices, and which reproduce a published value")
+    sens.add_argument("study", metavar="STUDY", help="what `report` reads (a study file, a long CSV, an annotation spec), "
+                      "or a QRA3 metrics.csv with --config")
+    sens.add_argument("--published", required=True, help="the value as printed (its digits are the precision compared)")
+    sens.add_argument("--quality-criterion", required=True)
+    sens.add_argument("--system", required=True)
+    sens.add_argument("--config", help="QRA3 config.json, when STUDY is a QRA3 metrics.csv")
+    sens.set_defaults(run=_sensitivity)
+    atlas_parser = commands.add_parser("atlas", help="the atlas of published original -> reproduction families: list, fetch, build, site")
+    atlas_commands = atlas_parser.add_subparsers(dest="atlas_command", required=True)
+    atlas_help = {"list": "list the families of the manifest with their sources and licences",
+                  "fetch": "download every file at its pinned commit into the cache, verifying its sha256",
+                  "build": "recompute every family from the cache and check its published numbers",
+                  "site": "write the static atlas (one page per family, an index) from the cache"}
+    for name, text in atlas_help.items():
+        sub = atlas_commands.add_parser(name, help=text)
+        sub.add_argument("--cache", default=None, help="cache folder (default: the user's cache folder, qra-widgets/atlas)")
+        sub.add_argument("--family", action="append", help="only this family (repeatable)")
+        if name == "fetch":
+            where = sub.add_mutually_exclusive_group()
+            where.add_argument("--mirror", help="copy from a local folder laid out <family>/<owner>__<repo>/<path>")
+            where.add_argument("--base-url", help="download from this http(s) URL, laid out as the mirror")
+        if name == "build":
+            sub.add_argument("--db", help="also save each family's study into this library file")
+        if name == "site":
+            sub.add_argument("--out", required=True, help="output folder")
+        sub.set_defaults(run=_atlas)
     return parser
 
 

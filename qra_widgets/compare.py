@@ -253,6 +253,11 @@ def property_effects(studies: Iterable[Study]):
 
     A study counts as *same* for an attribute when every experiment gives it and all give the
     same value; otherwise as *differs*.  Studies that cannot be assessed are skipped.
+
+    Descriptive only: the two groups are different studies (different systems, criteria and
+    teams), so a difference between the means is not evidence that the attribute matters, and no
+    test is made.  Which properties go with poorer reproducibility is tested within studies, with
+    multiplicity control, by :func:`qra_widgets.overview.property_effects`.
     """
     import pandas as pd
 
@@ -296,41 +301,3 @@ def evaluation_type(study: Study, quality_criterion: str | None = None) -> str:
     if any(PROPERTIES[pid].human_only for pid in answered):
         return "human"
     return "metric" if "G.metric" in answered else "unknown"
-
-
-def library_overview(studies: Iterable[Study]):
-    """One row per study: study-level CV*, P, W (tau for n = 2) and n, for comparing studies."""
-    import pandas as pd
-
-    rows = []
-    for study in studies:
-        try:
-            values = headline_values(result := assess(study))
-            rows.append({"study": study.id, "name": study.name, "evaluation": evaluation_type(study),
-                         "mean CV*": values["CV*"], "P": values["P"], "W / τ": values["W"], "n": result.n,
-                         "systems": len(study.systems), "problem": ""})
-        except QRAInputError as error:
-            rows.append({"study": study.id, "name": study.name, "evaluation": evaluation_type(study), "mean CV*": np.nan,
-                         "P": np.nan, "W / τ": np.nan, "n": 0, "systems": len(study.systems), "problem": str(error)})
-    return pd.DataFrame(rows, columns=["study", "name", "evaluation", "mean CV*", "P", "W / τ", "n", "systems", "problem"])
-
-
-def system_cv_values(studies: Iterable[Study]):
-    """Every system-level CV* of every study, with its QCET criterion and evaluation type."""
-    import pandas as pd
-
-    from .properties import qcet_taxonomy
-
-    rows = []
-    for study in studies:
-        try:
-            result = assess(study)
-        except QRAInputError:
-            continue
-        for (qc, system), cell in result.cv.items():
-            kind = evaluation_type(study, qc)
-            qcet = study.quality_criterion(qc).qcet_id
-            name = qcet_taxonomy()[qcet].name if qcet in qcet_taxonomy() else "(no QCET criterion)"
-            rows.append({"study": study.id, "quality_criterion": qc, "system": system, "value": cell.cv_star,
-                         "QCET criterion": name, "evaluation": kind})
-    return pd.DataFrame(rows, columns=["study", "quality_criterion", "system", "value", "QCET criterion", "evaluation"])

@@ -9,7 +9,7 @@ named presets:
     numbers that ``paper_examples/`` asserts to the printed digit.
 ``qra3``
     The organisers' QRA3 tool (Belz & Thomson 2026), as its published outputs show
-    (``tests/data/qra3/``, a ReproNLP 2026 team's run on Yao et al. 2022: every value in its
+    (``qra3/`` of the published field data, a ReproNLP 2026 team's run on Yao et al. 2022: every value in its
     ``data.json`` is recomputed in ``tests/test_qra3.py``).
 
 =====================  ======================  ======================  ==============================
@@ -42,7 +42,7 @@ What was read off QRA3's outputs, and how it was checked:
 
 * ``small_sample_factor=False`` and ``scale_shift``: ``data.json`` gives, per system, the
   ``measurements``, the ``adjusted_measurements`` (minus ``scale_starts_at``), s* = s/c4(n)
-  and ``coefficient_of_variation`` = s*/|mean| x 100 (GT: 12.014..., where the factor would
+  and ``coefficient_of_variation`` = ``s*/|mean| x 100`` (GT: 12.014..., where the factor would
   give 12.77); ``unbiased_coefficient_of_variation`` is null because
   ``apply_over_correction`` is false.  All recomputed to 1e-13.
 * ``sd_ci="t"``: ``est_SE_of_SD_based_on_SE_of_unbiassed_sample_variance`` equals
@@ -54,8 +54,9 @@ What was read off QRA3's outputs, and how it was checked:
   and the ``p_ties`` rule come from another published QRA3 run (3 systems, 3 experiments,
   one tie: W = 0.750 uncorrected, 0.818 corrected; P counts the pair tied in one
   experiment only as ranked differently); ``tests/test_conventions.py`` rebuilds that case.
-* P: ``data.json`` reports ``n`` (system pairs compared, 18 = 6 experiment pairs x 3) and
-  ``d`` (pairs ranked the same way); P = d/n, pooled over criteria at study level.
+* P: ``data.json`` reports ``n`` (pairs ranked the same way) and ``d`` (system pairs compared,
+  18 = 6 experiment pairs x 3); P = n/d, pooled over criteria at study level.  The run with a
+  tie (``output-3-studies``, Answer Relevancy: n = 6, d = 9, P = 0.667) settles which is which.
 
 Decided (the outputs do not settle it; each is a field you can change):
 
@@ -171,12 +172,39 @@ class Conventions:
         return {f.name: getattr(self, f.name) for f in fields(self)
                 if f.name != "name" and getattr(self, f.name) != getattr(base, f.name)}
 
+    def stamp(self) -> str:
+        """The preset and the fields that override it, in one token: ``qrapp``,
+        ``qrapp+scale_shift=false`` (JSON spellings of the values, in field order).
+
+        >>> QRAPP.replace(scale_shift=False, p_ties="untied").stamp()
+        'qrapp+scale_shift=false+p_ties=untied'
+        """
+        import json
+
+        def spelled(value: Any) -> str:
+            return value if isinstance(value, str) else json.dumps(list(value) if isinstance(value, tuple) else value)
+
+        return "+".join([self.name] + [f"{k}={spelled(v)}" for k, v in self.changed_fields().items()])
+
     def describe(self) -> str:
         """``qra3``, or ``qrapp, with w_tie_correction=False`` for a changed preset."""
         changed = self.changed_fields()
         if not changed:
             return self.name
         return f"{self.name}, with " + ", ".join(f"{k}={v!r}" for k, v in changed.items())
+
+    def signature(self) -> str:
+        """The stamp every output carries, as SacreBLEU's signature: the preset, each changed
+        field, and the package version, e.g. ``conventions:qrapp|w_tie_correction:False|version:0.1.0``.
+
+        >>> QRA3.signature().startswith("conventions:qra3|version:")
+        True
+        """
+        from .version import __version__
+
+        text = lambda v: ",".join(map(str, v)) if isinstance(v, tuple) else str(v)
+        parts = [f"conventions:{self.name}", *(f"{k}:{text(v)}" for k, v in self.changed_fields().items())]
+        return "|".join([*parts, f"version:{__version__}"])
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -194,9 +222,14 @@ class Conventions:
             return resolve(data)
         if not isinstance(data, dict):
             raise QRAInputError(f"{where}: must be a preset name or an object, got {type(data).__name__}")
-        unknown = set(data) - {f.name for f in fields(cls)}
-        if unknown:
-            raise QRAInputError(f"{where}: unknown field(s) {', '.join(sorted(map(str, unknown)))}")
+        known = [f.name for f in fields(cls)]
+        for key in data:
+            if key not in known:
+                import difflib
+
+                close = difflib.get_close_matches(str(key), known, n=1, cutoff=0.6)
+                hint = f"did you mean {close[0]!r}?" if close else f"known fields: {', '.join(known)}"
+                raise QRAInputError(f"{where}: unknown field {str(key)[:40]!r}; {hint}")
         base = resolve(data.get("name", "qrapp"))
         return base.replace(**{k: v for k, v in data.items() if k != "name"})
 
@@ -206,6 +239,8 @@ class Conventions:
             return {"small_sample_factor": self.small_sample_factor}
         if measure == "kendall_w":
             return {"tie_correction": self.w_tie_correction}
+        if measure == "kendall_w_pvalue":  # QRA3 reports the chi-square p-value (e^-4 in its published run)
+            return {"tie_correction": self.w_tie_correction, "method": "chi2" if self.name == "qra3" else "auto"}
         if measure in ("rank_agreement", "rank_counts", "sign_counts"):
             return {"ties": self.p_ties}
         return {}

@@ -24,7 +24,9 @@ key                                        effect
                                            value per study: mixed values are refused)
 ``criteria.<abbr>.normal_data``            ``false``: the SE of s* adds the sample excess kurtosis
                                            (``kappa`` in ``data.json``):
-                                           ``measures.precision.sd_standard_error(normal=False)``
+                                           ``measures.precision.sd_standard_error(normal=False)``;
+                                           unverified (both published runs use ``true``), so
+                                           :func:`results` warns (``UserWarning``)
 ``type_iii_agreement_method``              ``auto`` (Cohen's kappa for 2 experiments, Krippendorff's
                                            alpha for more), ``krippendorff``/``alpha``,
                                            ``fleiss``/``fleiss_kappa``: the ``agreement_many`` convention
@@ -46,7 +48,7 @@ level; the QC and study means leave it out, as :func:`~qra_widgets.assess` does 
 ``note`` says why).  QRA3 itself tests ``mean != 0`` and would print a huge CV* there.
 
 ``table.csv`` is read by people, so its text cells are neutralised against spreadsheet
-formulas (:func:`qra_widgets.csvsafe.safe_cell`); ``metrics.csv`` from :func:`export` is
+formulas (:func:`qra_widgets.report.csvsafe.safe_cell`); ``metrics.csv`` from :func:`export` is
 machine-read input for the organisers' tool and is written exactly (see :func:`export`).
 """
 
@@ -63,9 +65,9 @@ from typing import Any
 import numpy as np
 
 from .conventions import QRA3, QRAPP, Conventions, resolve, stored_conventions
-from .csvsafe import safe_cell
 from .errors import QRAInputError
-from .reading import check_size, decode, load_json, read_bytes
+from .io.reading import check_size, decode, load_json, read_bytes
+from .report.csvsafe import safe_cell
 from .study import Experiment, QualityCriterion, Study
 
 METRICS_COLUMNS = ("Key", "Study", "Experiment", "System", "Criterion", "Result")
@@ -234,11 +236,10 @@ def read_qra3_bytes(metrics: bytes, config: bytes, *, metrics_name: str = "metri
                     config_name: str = "config.json", krippendorff_alpha_mode: str | None = None) -> list[Study]:
     """:func:`read_qra3` for uploaded files: their bytes and names (the app's "Import QRA3 files").
 
-    >>> from pathlib import Path
-    >>> folder = Path("tests/data/qra3")
-    >>> [s.id for s in read_qra3_bytes((folder / "metrics-4-studies.csv").read_bytes(),
-    ...                                (folder / "config-4-studies.json").read_bytes())]
-    ['Yao2022']
+    >>> metrics = b"Key,Study,Experiment,System,Criterion,Result\\nDemo,Demo,O,A,Fluency,4.2\\nDemo,Demo,R1,A,Fluency,4.0\\n"
+    >>> config = b'{"Demo": {"experiments": {"O": "o", "R1": "r"}, "criteria": {"F": {"map": "Fluency"}}}}'
+    >>> [(s.id, s.experiment_ids) for s in read_qra3_bytes(metrics, config)]
+    [('Demo', ['O', 'R1'])]
     """
     check_size(len(metrics), metrics_name)
     check_size(len(config), config_name)
@@ -257,9 +258,9 @@ def read_qra3(metrics_csv: str | os.PathLike, config_json: str | os.PathLike, *,
     the files back.  Malformed input raises :class:`QRAInputError` naming the file, row,
     column or key.
 
-    >>> studies = read_qra3("tests/data/qra3/metrics-4-studies.csv", "tests/data/qra3/config-4-studies.json")
+    >>> studies = read_qra3("tests/data/qra3_small/metrics.csv", "tests/data/qra3_small/config.json")  # made-up numbers
     >>> [(s.id, s.experiment_ids, s.systems, s.qc_names) for s in studies]
-    [('Yao2022', ['O', 'R1', 'R2', 'R3'], ['GT', 'PAQ', 'QAG'], ['Readability'])]
+    [('Demo', ['O', 'R1', 'R2'], ['A', 'B', 'C'], ['Fluency'])]
     >>> study_conventions(studies[0]).describe()
     'qra3'
     """
@@ -416,11 +417,13 @@ def results(study: Study, conventions: str | Conventions | None = None) -> dict:
     assessment = assess(study, conventions=conventions)
     experiments = [e.id for e in study.experiments]
     n = len(experiments)
-    criteria = [q.name for q in study.quality_criteria]
+    ordered = qra3_order(study)
+    criteria = [q.name for q in ordered]
+    _warn_unverified(settings, criteria)
     level = lambda name, mode="QRA++": {"level": name, "mode": mode, "n": n}
 
     systems_block, criterion_cv = {}, {}
-    for qc in study.quality_criteria:
+    for qc in ordered:
         matrix = study.score_matrix(qc.name)
         per_system = {}
         normal = settings["criteria"][qc.name]["normal_data"]
@@ -462,7 +465,7 @@ def results(study: Study, conventions: str | Conventions | None = None) -> dict:
 
     two_criterion, two_pairwise, four_criterion, four_pairwise = {}, {}, {}, {}
     total = m.RankCounts(0, 0)
-    for qc in study.quality_criteria:
+    for qc in ordered:
         matrix = study.score_matrix(qc.name)
         scored_rows = [i for i in range(n) if not np.isnan(matrix[i]).all()]
         complete = ~np.isnan(matrix[scored_rows]).any(axis=0)
@@ -470,7 +473,7 @@ def results(study: Study, conventions: str | Conventions | None = None) -> dict:
         w = _value(assessment, "W", "qc", qc.name)
         if math.isnan(w) and len(scored_rows) == 2 and k >= 2:  # assess() reports tau, not W, for two experiments
             w = _quiet(m.kendall_w, matrix[scored_rows][:, complete], **conventions.to_kwargs("kendall_w"))
-        w_p = (_quiet(kendall_w_pvalue, matrix[scored_rows], **conventions.to_kwargs("kendall_w"))
+        w_p = (_quiet(kendall_w_pvalue, matrix[scored_rows], **conventions.to_kwargs("kendall_w_pvalue"))
                if not math.isnan(w) else None)
         two_criterion[qc.name] = {"criterion": [qc.name], "per_measure_results": {
             "kendall": {"v": _number(w), "p": _number(w_p), "measure": "kendall",
@@ -495,11 +498,11 @@ def results(study: Study, conventions: str | Conventions | None = None) -> dict:
                                             "measure": measure, "measurements": measurements}
                 pair_counts = m.rank_counts(np.vstack([x, y]), **conventions.to_kwargs("rank_counts"))
                 counts += pair_counts
-                four_pairs[name] = {"n": pair_counts.compared, "d": pair_counts.same, "x": x.tolist(), "y": y.tolist()}
+                four_pairs[name] = {"n": pair_counts.same, "d": pair_counts.compared, "x": x.tolist(), "y": y.tolist()}
         total += counts
         two_pairwise[qc.name] = {"criterion": [qc.name], "per_measure_results": {
             "kendall": {}, "pearson": {"pairwise_results": pairs["pearson"]}, "spearman": {"pairwise_results": pairs["spearman"]}}}
-        four_criterion[qc.name] = {"n": counts.compared, "d": counts.same, "x": None, "y": None}
+        four_criterion[qc.name] = {"n": counts.same, "d": counts.compared, "x": None, "y": None}
         four_pairwise[qc.name] = {"pairwise_results": four_pairs}
     return {
         "name": study.id,
@@ -516,9 +519,42 @@ def results(study: Study, conventions: str | Conventions | None = None) -> dict:
             "Type IV": {"result_type": "Type IV", "precision": 3, "per_level_results": {
                 "Criterion": {**level("Criterion"), "criterion": four_criterion},
                 "Pairwise-Criterion": {**level("Criterion", "Pairwise"), "criterion": four_pairwise},
-                "Study": {**level("Study"), "study": {"All": {"n": total.compared, "d": total.same, "x": None, "y": None}}}}},
+                "Study": {**level("Study"), "study": {"All": {"n": total.same, "d": total.compared, "x": None, "y": None}}}}},
         },
     }
+
+
+def qra3_order(study: Study) -> list:
+    """The study's quality criteria in QRA3's order: sorted by name.
+
+    QRA3's published three-criterion run (Yao 2022, ``output-3-studies``) lists Answer
+    Relevancy, Question Relevancy, Readability in ``table.csv`` and ``data.json`` (its
+    ``criteria`` and every per-criterion block), while its ``config.json`` gives R, QR, AR and
+    its ``metrics.csv`` Readability, Answer Relevancy, Question Relevancy: only sorting by
+    name gives that order.  The study-level values sit on the first criterion's row.
+
+    >>> from qra_widgets.study import Experiment, QualityCriterion, Study
+    >>> s = Study(id="x", quality_criteria=[QualityCriterion("Readability"), QualityCriterion("Answer Relevancy")],
+    ...           systems=["a", "b"], experiments=[Experiment("O"), Experiment("R")])
+    >>> [q.name for q in qra3_order(s)]
+    ['Answer Relevancy', 'Readability']
+    """
+    return sorted(study.quality_criteria, key=lambda q: q.name)
+
+
+NORMAL_DATA_FALSE = (
+    "normal_data: false for {criteria}: the SE and CI of s* use the sample excess kurtosis "
+    "(sd_standard_error(normal=False), the delta method on s^2 with kappa estimated from the values). "
+    "This is our reading of QRA3's option, unverified: no published QRA3 run sets it")
+
+
+def _warn_unverified(settings: dict, criteria: list[str]) -> None:
+    """A UserWarning when a config asks for ``normal_data: false``, whose effect no published run shows."""
+    import warnings
+
+    off = [name for name in criteria if not settings["criteria"][name]["normal_data"]]
+    if off:
+        warnings.warn(NORMAL_DATA_FALSE.format(criteria=", ".join(repr(name) for name in off)), UserWarning, stacklevel=3)
 
 
 def _value(assessment, measure: str, level: str, qc: str | None = None) -> float:
@@ -580,12 +616,12 @@ def _cells(data: dict) -> list[dict]:
     block = []
     for qc in criteria:
         counts = four["Criterion"]["criterion"][qc]
-        value = counts["d"] / counts["n"] if counts["n"] else None
+        value = counts["n"] / counts["d"] if counts["d"] else None
         block.append({"qc": qc, "system": "all", "measure": "P", "system_level": ("na", None), "qc_level": ("3", value),
                       "qc_span": 1, "first_of_qc": True})
     if block:
         total = four["Study"]["study"]["All"]
-        block[0]["study_level"] = ("3", total["d"] / total["n"] if total["n"] else None)
+        block[0]["study_level"] = ("3", total["n"] / total["d"] if total["d"] else None)
         rows.append({"type": "Type IV", "rows": block, "headline": "study_level"})
     return rows
 
@@ -610,7 +646,7 @@ def table_csv(data: dict) -> str:
     The header, row order, blank separator rows and labels are those of QRA3's Yao 2022
     output; several criteria are stacked inside each result type (QC named on its first row).
     The table is for people and spreadsheets, so its text cells pass through
-    :func:`qra_widgets.csvsafe.safe_cell` (a system ``=x`` is written ``'=x``; numbers and
+    :func:`qra_widgets.report.csvsafe.safe_cell` (a system ``=x`` is written ``'=x``; numbers and
     ordinary names are unchanged).
     """
     import csv
@@ -882,16 +918,16 @@ def export(studies: list[Study]) -> tuple[str, dict]:
     ``metrics.csv`` is machine-read input, handed to the organisers' tool as is, so its
     cells are written exactly as the names are (a system ``-GT`` stays ``-GT``, a study
     ``=evil`` keeps its config key): unlike every other CSV qra-widgets writes, it is
-    *not* neutralised against spreadsheet formulas (:mod:`qra_widgets.csvsafe`), because
+    *not* neutralised against spreadsheet formulas (:mod:`qra_widgets.report.csvsafe`), because
     an added ``'`` would change the names the tool and :func:`read_qra3` read back.  Open
     it in a spreadsheet only as text.
 
-    >>> study = read_qra3("tests/data/qra3/metrics-4-studies.csv", "tests/data/qra3/config-4-studies.json")[0]
+    >>> study = read_qra3("tests/data/qra3_small/metrics.csv", "tests/data/qra3_small/config.json")[0]
     >>> text, config = export([study])
     >>> text.splitlines()[:2]
-    ['Key,Study,Experiment,System,Criterion,Result', 'Yao2022,Yao2022,O,GT,Readability,4.946280991735537']
-    >>> config["Yao2022"]["criteria"]["R"]
-    {'map': 'Readability', 'apply_over_correction': False, 'normal_data': True}
+    ['Key,Study,Experiment,System,Criterion,Result', 'Demo,Demo,O,A,Fluency,4.2']
+    >>> config["Demo"]["criteria"]["F"]
+    {'map': 'Fluency', 'apply_over_correction': False, 'normal_data': True}
     """
     import csv
 

@@ -10,14 +10,16 @@ experiment, rater).  :class:`Ratings` keeps them as six arrays (like
   of the item means (``how="item_mean"``), or the median of all ratings (``how="median"``);
 * **Type III** item labels (:meth:`Ratings.item_labels`): each experiment's label for an
   item aggregates its raters' ratings by a rule that fits the criterion's ``label_level``
-  (:data:`LABEL_RULES`): the *lower median* for ordinal (the ceil(m/2)-th smallest rating,
-  always a scale point), the *mode* for nominal (ties go to the smallest category), the
-  *mean* for interval and ratio;
+  (:data:`LABEL_RULES`): the *median* for ordinal, and when it falls between two integer
+  scale points (an even number of raters who disagree) the even one of the two (round half to
+  even), so the label is always a scale point and is not pushed down or up by the number of
+  raters (the lower median would make a two-rater label the minimum of the two ratings); the
+  *mode* for nominal (ties go to the smallest category), the *mean* for interval and ratio;
 * **annotator agreement** within each experiment (:func:`annotator_agreement`):
   Krippendorff's alpha at the criterion's level, Fleiss' kappa, Cohen's kappa (exactly two
   raters), Gwet's AC1 and Brennan-Prediger generalised to many raters (Gwet 2014).
 
-Numbers only; reading files is :mod:`qra_widgets.annotations`' job.
+Numbers only; reading files is :mod:`qra_widgets.io.annotations`' job.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from .errors import QRAInputError
 KEY_FIELDS = ("quality_criterion", "system", "item", "experiment", "rater")
 FIELDS = (*KEY_FIELDS, "rating")
 AGGREGATIONS = ("mean", "item_mean", "median")
-LABEL_RULES = {"ordinal": "lower median", "nominal": "mode (ties: smallest category)",
+LABEL_RULES = {"ordinal": "median (between two integer scale points: the even one)", "nominal": "mode (ties: smallest category)",
                "interval": "mean", "ratio": "mean"}
 AGREEMENT_COLUMNS = ["experiment", "quality_criterion", "measure", "value", "n_items", "n_raters", "note"]
 
@@ -46,7 +48,7 @@ def _objects(values) -> np.ndarray:
 class Ratings:
     """Ratings keyed by ``(quality_criterion, system, item, experiment, rater)``, column-wise.
 
-    ``spec`` is the annotation spec they were read with (:mod:`qra_widgets.annotations`),
+    ``spec`` is the annotation spec they were read with (:mod:`qra_widgets.io.annotations`),
     kept so that a saved study says where its ratings came from.
 
     >>> r = Ratings.from_columns(["Q"] * 4, ["A", "A", "B", "B"], ["i1", "i1", "i2", "i2"],
@@ -55,11 +57,13 @@ class Ratings:
     (4, {('A', 'E'): 1.5, ('B', 'E'): 4.0})
     """
 
-    def __init__(self, columns: tuple[np.ndarray, ...] | None = None, spec: dict | None = None):
+    def __init__(self, columns: tuple[np.ndarray, ...] | None = None, spec: dict | None = None,
+                 choices: Choices | None = None):
         if columns is None:
             columns = tuple(_objects([]) for _ in KEY_FIELDS) + (np.array([], dtype=float),)
         self._columns = columns
         self.spec = spec
+        self.choices = choices  # the raw choices of pairwise / best-worst judgements (annotator agreement)
 
     @classmethod
     def from_columns(cls, quality_criterion, system, item, experiment, rater, rating, spec: dict | None = None) -> Ratings:
@@ -85,7 +89,7 @@ class Ratings:
         if not isinstance(other, Ratings):
             return NotImplemented
         return len(self) == len(other) and all(np.array_equal(a, b) for a, b in zip(self._columns, other._columns)) \
-            and self.spec == other.spec
+            and self.spec == other.spec and self.choices == other.choices
 
     def __repr__(self) -> str:
         return f"Ratings({len(self)} ratings)"
@@ -115,17 +119,21 @@ class Ratings:
         """The ratings whose key part ``position`` is (``keep``) or is not in ``values``."""
         mask = np.isin(self._columns[position], np.asarray(list(values), dtype=object))
         chosen = mask if keep else ~mask
-        return Ratings(tuple(c[chosen] for c in self._columns), self.spec)
+        choices = self.choices.select(position, values, keep) if self.choices is not None else None
+        return Ratings(tuple(c[chosen] for c in self._columns), self.spec, choices)
 
     def renamed(self, position: int, old: str, new: str) -> Ratings:
         columns = [c.copy() for c in self._columns]
         columns[position][columns[position] == old] = new
-        return Ratings(tuple(columns), self.spec)
+        choices = self.choices.renamed(position, old, new) if self.choices is not None else None
+        return Ratings(tuple(columns), self.spec, choices)
 
     # ------------------------------------------------------------------ JSON (columnar: one list per field)
 
     def to_dict(self) -> dict[str, Any]:
         data = {name: column.tolist() for name, column in zip(FIELDS, self._columns)}
+        if self.choices is not None:
+            data["choices"] = self.choices.to_dict()
         return {"fields": list(FIELDS), **data}
 
     @classmethod
@@ -142,7 +150,10 @@ class Ratings:
         bad = [i for i, v in enumerate(data["rating"]) if isinstance(v, bool) or not isinstance(v, (int, float))]
         if bad:
             raise QRAInputError(f"{where}.rating[{bad[0]}]: expected a number, got {data['rating'][bad[0]]!r}")
-        return cls.from_columns(*(data[f] for f in FIELDS), spec=spec)
+        ratings = cls.from_columns(*(data[f] for f in FIELDS), spec=spec)
+        if data.get("choices") is not None:
+            ratings.choices = Choices.from_dict(data["choices"], f"{where}.choices")
+        return ratings
 
     # ------------------------------------------------------------------ validation (called by Study.validate)
 
@@ -210,7 +221,7 @@ class Ratings:
         if label_level in ("interval", "ratio"):
             labels = grouped.mean()
         elif label_level == "ordinal":
-            labels = grouped.apply(lambda v: float(np.sort(v.to_numpy())[(len(v) - 1) // 2]))
+            labels = grouped.apply(lambda v: _ordinal_label(v.to_numpy()))
         else:
             labels = grouped.agg(lambda v: float(v.mode().min()))  # Series.mode is sorted: ties -> smallest
         index = labels.index
@@ -230,6 +241,132 @@ class Ratings:
         partial = sorted(counts.index[counts < n_experiments])
         return {"items": len(counts), "per_experiment": {str(k): int(v) for k, v in per.items()},
                 "in_all": int((counts == n_experiments).sum()), "not_in_all": partial}
+
+
+# ----------------------------------------------------------------------------- raw choices
+
+
+CHOICE_FIELDS = ("quality_criterion", "experiment", "unit", "rater", "code_system", "code_position")
+CODINGS = ("system", "position")
+
+
+class Choices:
+    """The raw choices of pairwise and best-worst judgements, column-wise: one row per
+    comparison shown (``unit``: the item and the systems shown) and rater, with the answer
+    coded two ways, ``code_system`` (the chosen system, or ``tie``; ``best X, worst Y``) and
+    ``code_position`` (``a`` / ``b`` / ``tie``; ``best 1, worst 2``).  ``coding`` says, per
+    experiment, which code annotator agreement uses (the spec's ``agreement_coding``).
+
+    >>> c = Choices.from_columns(["Q"] * 2, ["E"] * 2, ["u1", "u1"], ["r1", "r2"], ["x", "y"], ["a", "a"],
+    ...                          coding={"E": "position"})
+    >>> c.codes("Q", "E")[2].tolist()
+    ['a', 'a']
+    """
+
+    def __init__(self, columns: tuple[np.ndarray, ...], coding: dict[str, str]):
+        self._columns = columns
+        self.coding = dict(coding)
+
+    @classmethod
+    def from_columns(cls, quality_criterion, experiment, unit, rater, code_system, code_position, *,
+                     coding: dict[str, str]) -> Choices:
+        columns = tuple(_objects(c) for c in (quality_criterion, experiment, unit, rater, code_system, code_position))
+        if len({len(c) for c in columns}) != 1:
+            raise QRAInputError("choices: the six columns differ in length")
+        bad = [e for e, how in coding.items() if how not in CODINGS]
+        if bad:
+            raise QRAInputError(f"choices: agreement coding of {bad[0]!r} must be one of {CODINGS}, got {coding[bad[0]]!r}")
+        return cls(columns, coding)
+
+    def __len__(self) -> int:
+        return len(self._columns[0])
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, Choices):
+            return NotImplemented
+        return self.coding == other.coding and all(np.array_equal(a, b) for a, b in zip(self._columns, other._columns))
+
+    def has(self, quality_criterion: str, experiment: str) -> bool:
+        return bool(((self._columns[0] == quality_criterion) & (self._columns[1] == experiment)).any())
+
+    def codes(self, quality_criterion: str, experiment: str, coding: str | None = None) -> tuple[np.ndarray, ...]:
+        """``(unit, rater, code)`` of one criterion in one experiment, by its coding (or ``coding``)."""
+        keep = (self._columns[0] == quality_criterion) & (self._columns[1] == experiment)
+        how = coding or self.coding.get(experiment, "system")
+        return self._columns[2][keep], self._columns[3][keep], self._columns[4 if how == "system" else 5][keep]
+
+    def select(self, position: int, values, keep: bool = True) -> Choices | None:
+        """Follows :meth:`Ratings.select` for criteria and experiments; other selections drop the choices."""
+        at = {0: 0, 3: 1}.get(position)
+        if at is None:
+            return None
+        mask = np.isin(self._columns[at], np.asarray(list(values), dtype=object))
+        chosen = mask if keep else ~mask
+        return Choices(tuple(c[chosen] for c in self._columns), self.coding)
+
+    def renamed(self, position: int, old: str, new: str) -> Choices:
+        """Follows :meth:`Ratings.renamed` for criteria and experiments (a renamed system keeps its codes:
+        nominal agreement does not depend on the names of the categories)."""
+        at = {0: 0, 3: 1}.get(position)
+        if at is None:
+            return self
+        columns = [c.copy() for c in self._columns]
+        columns[at][columns[at] == old] = new
+        coding = {(new if e == old else e): c for e, c in self.coding.items()} if position == 3 else self.coding
+        return Choices(tuple(columns), coding)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"fields": list(CHOICE_FIELDS), **{n: c.tolist() for n, c in zip(CHOICE_FIELDS, self._columns)},
+                "coding": dict(self.coding)}
+
+    @classmethod
+    def from_dict(cls, data: Any, where: str = "choices") -> Choices:
+        if not isinstance(data, dict):
+            raise QRAInputError(f"{where}: expected an object with one list per field {list(CHOICE_FIELDS)}")
+        missing = [f for f in CHOICE_FIELDS if not isinstance(data.get(f), list)]
+        if missing:
+            raise QRAInputError(f"{where}: missing list(s) {missing}")
+        for name in CHOICE_FIELDS:
+            bad = [i for i, v in enumerate(data[name]) if not isinstance(v, str)]
+            if bad:
+                raise QRAInputError(f"{where}.{name}[{bad[0]}]: expected text, got {data[name][bad[0]]!r}")
+        coding = data.get("coding") or {}
+        if not isinstance(coding, dict):
+            raise QRAInputError(f"{where}.coding: expected an object")
+        return cls.from_columns(*(data[f] for f in CHOICE_FIELDS), coding=coding)
+
+
+def choice_counts(choices: Choices, quality_criterion: str, experiment: str, coding: str | None = None) -> RaterCounts:
+    """Count matrix of one experiment's raw choices on one criterion: unit = one comparison
+    shown, category = the coded answer (nominal)."""
+    import pandas as pd
+
+    unit, rater, code = choices.codes(quality_criterion, experiment, coding)
+    unit_codes, unit_index = pd.factorize(unit, sort=True)
+    rater_codes, rater_index = pd.factorize(rater, sort=True)
+    code_codes, categories = pd.factorize(code, sort=True)
+    q = max(len(categories), 1)
+    counts = np.bincount(unit_codes * q + code_codes, minlength=len(unit_index) * q).reshape(len(unit_index), q)
+    pair = None
+    if len(rater_index) == 2:
+        pair = np.full((2, len(unit_index)), -1, dtype=np.int64)
+        pair[rater_codes, unit_codes] = code_codes
+    return RaterCounts(counts, np.asarray(categories, dtype=object), list(unit_index), [str(r) for r in rater_index], pair)
+
+
+def _ordinal_label(ratings: np.ndarray) -> float:
+    """The median of one item's ratings as a scale point: between two integer points, the even
+    one (round half to even: (2, 3) -> 2, (3, 4) -> 4), so an even number of raters neither
+    lowers nor raises labels on average; between non-integer points, the lower one.
+
+    >>> _ordinal_label(np.array([3.0, 4.0])), _ordinal_label(np.array([2.0, 3.0])), _ordinal_label(np.array([1.0, 5.0, 4.0]))
+    (4.0, 2.0, 4.0)
+    """
+    ordered = np.sort(ratings)
+    low, high = ordered[(len(ordered) - 1) // 2], ordered[len(ordered) // 2]
+    if low == high or not (float(low).is_integer() and float(high).is_integer()):
+        return float(low)
+    return float(np.round((low + high) / 2))
 
 
 # ----------------------------------------------------------------------------- annotator agreement
@@ -257,6 +394,8 @@ def rater_counts(ratings: Ratings, quality_criterion: str, experiment: str, cate
     system, item, exp, rater, rating = ratings.for_criterion(quality_criterion)
     keep = exp == experiment
     system, item, rater, rating = system[keep], item[keep], rater[keep], rating[keep]
+    if not len(rating):  # an experiment given by its system values only (or not rating this criterion)
+        return RaterCounts(np.zeros((0, 1), dtype=np.int64), np.array([], dtype=float), [], [], None)
     units = pd.MultiIndex.from_arrays([system, item])
     unit_codes, unit_index = pd.factorize(units, sort=True)
     rater_codes, rater_index = pd.factorize(rater, sort=True)
@@ -322,12 +461,18 @@ def annotator_agreement(study, conventions=None):
     ratings = getattr(study, "ratings", None)
     if not ratings:
         return pd.DataFrame(columns=AGREEMENT_COLUMNS)
+    choices = getattr(ratings, "choices", None)
+    rated = ratings.criteria()
     for qc in study.quality_criteria:
-        if qc.name not in ratings.criteria():
+        if qc.name not in rated:
             continue
-        level = conventions.alpha_level or qc.label_level
         for experiment in study.experiment_ids:
-            counted = rater_counts(ratings, qc.name, experiment, scale_categories(qc))
+            level = conventions.alpha_level or qc.label_level
+            if choices is not None and choices.has(qc.name, experiment):
+                counted = choice_counts(choices, qc.name, experiment)  # raw choices: nominal, unit = comparison shown
+                level = "nominal"
+            else:
+                counted = rater_counts(ratings, qc.name, experiment, scale_categories(qc))
             if not len(counted.units):
                 continue
             n_items = int((counted.counts.sum(axis=1) >= 2).sum())

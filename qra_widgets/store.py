@@ -31,7 +31,7 @@ from pathlib import Path
 
 from .errors import QRAInputError
 from .io import atomic_write_text, study_from_dict, study_from_json, study_to_json
-from .reading import load_json, read_bytes
+from .io.reading import load_json, read_bytes
 from .study import Study
 
 ENV_VAR = "QRA_WIDGETS_DB"

@@ -27,9 +27,9 @@ import numpy as np
 
 from .errors import QRAInputError
 from .labels import Labels
+from .limits import MAX_INT_DIGITS, MAX_JSON_DEPTH  # what a study file may hold: what can be read back
 from .properties import check_properties
 from .ratings import Ratings
-from .reading import MAX_INT_DIGITS, MAX_JSON_DEPTH  # what a study file may hold: what can be read back
 
 ROLES = ("original", "repeat")
 LABEL_LEVELS = ("nominal", "ordinal", "interval", "ratio")

@@ -1,26 +1,39 @@
 """Confidence intervals for every QRA number: a vectorised bootstrap and analytic CV intervals.
 
+The bootstrap computes nothing itself: every replicate goes through the measures' own batch
+forms (:mod:`qra_widgets.measures`: ``cv_star_batch``, ``pearson_batch``,
+``mean_pairwise_batch``, ``kendall_w_batch``, ``rank_counts_batch``, ``agreement_batch``,
+``cohen_kappa_batch``), the code ``assess()`` runs with one row of weights.  The undefined
+rule, the conventions (``Conventions.to_kwargs``) and validation apply there, once.
+
 **With item-level ratings** (:attr:`Study.ratings`), items are resampled within each system
-(multinomial weights, B x items, drawn once) and every measure is recomputed from weighted
-per-item rating sums and counts -- matrix products, no Python loop per replicate:
+(multinomial weights, B x items, drawn once) and the system means are recomputed from weighted
+ratings -- matrix products, no Python loop per replicate or per system:
 
 * experiments that rated the same item ids are resampled *jointly* (paired), so shared item
   difficulty does not inflate the spread between experiments; otherwise each experiment is
-  resampled on its own; an experiment with scores only keeps its scores fixed;
+  resampled on its own, and the agreement between experiments resamples the union of the
+  items (an item only one experiment rated still counts in chance agreement); an experiment
+  with scores only keeps its scores fixed;
+* the system means are recomputed with the study's own aggregation (``mean`` of all ratings,
+  ``item_mean`` or ``median``, as :meth:`Ratings.system_means`), so each replicate resamples
+  the statistic that was reported;
 * ``resample="items+raters"`` also resamples each experiment's raters (B x raters weights
-  multiplied into the rating sums).  Agreement coefficients resample items only: a rater drawn
-  twice would agree with its own copy (with two raters, half the replicates would give alpha = 1);
-* system means -> CV* (system, QC, study), r, rho, tau, W, P on (B x experiments x systems)
-  arrays; kappa / alpha between experiments and the annotator agreement on weighted count
-  matrices.
+  multiplied into the ratings).  Agreement coefficients resample items only: a rater drawn
+  twice would agree with its own copy (with two raters, half the replicates would give alpha = 1).
 
-**With scores only**, systems are resampled for the QC-level r, rho, tau, W and P, and a
-system's CV* gets Vangel's (1996) analytic interval for the coefficient of variation, which
-never goes below zero (:func:`cv_interval`), next to the papers' t-based s* interval.
+**With scores only**, systems are resampled for the QC-level r, rho, tau, W and P (copies of a
+system drawn twice are one system: never a tied pair in P, never a tie in W), and a system's
+CV* gets Vangel's (1996) analytic interval for the coefficient of variation
+(:func:`cv_interval`), which generalises over experiments rather than items.
 
-Intervals: ``"percentile"`` or ``"bca"`` (bias-corrected and accelerated, Efron &
-Tibshirani 1993 ch. 14, acceleration from the leave-one-unit-out jackknife, run through the
-same engine).  The same ``seed`` gives the same intervals (numpy ``default_rng``).
+What each interval covers is its ``ci_over``: ``items`` (these experiments and raters, other
+items), ``items+raters`` (other items and raters), ``systems`` (other systems) or
+``experiments`` (Vangel: other experiments from a normal population).  Methods
+(``ci_method``): ``percentile``, ``bca`` (Efron & Tibshirani 1993 ch. 14, acceleration from a
+grouped jackknife, linear in the items), ``vangel``, and at a boundary ``upper-one-sided``
+(CV* near 0) or ``lower-one-sided`` (r, rho, tau, W, P, kappa, alpha near 1); see
+:func:`interval_at`.  The same ``seed`` gives the same intervals (numpy ``default_rng``).
 """
 
 from __future__ import annotations
@@ -32,12 +45,17 @@ from typing import Any
 
 import numpy as np
 
+from . import measures as m
 from .errors import QRAInputError
 
 CI_METHODS = ("percentile", "bca")
 RESAMPLE = ("items", "items+raters", "systems")
+CI_OVER = ("items", "items+raters", "systems", "experiments")
 NAN = float("nan")
 MAX_CATEGORIES = 64  # agreement is resampled on q x q coincidence matrices; more distinct ratings get no interval
+JACKKNIFE_GROUPS = 200  # BCa's acceleration from at most this many leave-a-group-out estimates (linear time)
+LOWER_BOUNDED = {"CV*"}  # 0 is the boundary: a perfect reproduction
+UPPER_BOUNDED = {"r", "rho", "tau", "W", "P", "kappa", "fleiss_kappa", "alpha", "ac1", "bp"}  # 1 is the boundary
 
 
 # ----------------------------------------------------------------------------- analytic CV interval
@@ -51,12 +69,12 @@ def cv_interval(values, scale_min: float = 0.0, *, ci: float = 0.95) -> tuple[fl
         \left[\frac{k}{\sqrt{\left(\frac{u_1+2}{\nu+1}-1\right)k^2+\frac{u_1}{\nu}}},\;
               \frac{k}{\sqrt{\left(\frac{u_2+2}{\nu+1}-1\right)k^2+\frac{u_2}{\nu}}}\right]
 
-    with k = s/|mean| of the shifted values, nu = n - 1, u_1 and u_2 the chi-square(nu)
+    with ``k = s/|mean|`` of the shifted values, nu = n - 1, u_1 and u_2 the chi-square(nu)
     quantiles at 1 - a/2 and a/2 (a = 1 - ci).  Vangel (1996), "Confidence intervals for a
     normal coefficient of variation", The American Statistician 50(1), eq. 6 (McKay 1932's
     interval with u+2 in place of u).  The upper end is infinite when its radicand is not
-    positive.  It covers the population CV sigma/mu, of which CV* (QRA 2022 section 3.1) is
-    the small-sample estimate.
+    positive.  It covers the population CV sigma/mu of normal measurements (``ci_over``
+    ``experiments``), of which CV* (QRA 2022 section 3.1) is the small-sample estimate.
 
     Parameters
     ----------
@@ -108,222 +126,46 @@ def cv_interval(values, scale_min: float = 0.0, *, ci: float = 0.95) -> tuple[fl
     return (end(u1), end(u2))
 
 
-# ----------------------------------------------------------------------------- vectorised measures
+# ----------------------------------------------------------------------------- Type II and IV on a stack of means
 
 
-def cv_star_rows(values: np.ndarray, small_sample_factor: bool = True) -> np.ndarray:
-    """CV* of each row set along the last axis (NaN = missing), as :func:`~qra_widgets.measures.cv_star`."""
-    from scipy.special import gammaln
-
-    present = ~np.isnan(values)
-    n = present.sum(axis=-1).astype(float)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mean = np.nansum(values, axis=-1) / n
-        s = np.sqrt(np.nansum((values - mean[..., None]) ** 2, axis=-1) / (n - 1))
-        safe = np.where(n >= 2, n, 2.0)
-        c4 = np.sqrt(2.0 / (safe - 1)) * np.exp(gammaln(safe / 2) - gammaln((safe - 1) / 2))
-        factor = (1 + 1 / (4 * safe)) if small_sample_factor else 1.0
-        cv = factor * (s / c4) / np.abs(mean) * 100
-    cv[(n < 2) | (mean == 0)] = np.nan
-    return cv
-
-
-def _ranks(values: np.ndarray) -> np.ndarray:
-    """Average ranks along the last axis (ties share a rank), as ``scipy.stats.rankdata`` but
-    vectorised over the leading axes (pairwise comparisons; scipy loops over rows in Python)."""
-    if values.shape[-1] > 64:
-        from scipy.stats import rankdata
-
-        return rankdata(values, axis=-1)
-    below = (values[..., None, :] < values[..., :, None]).sum(-1)
-    equal = (values[..., None, :] == values[..., :, None]).sum(-1)
-    return 1 + below + (equal - 1) / 2
-
-
-def _pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Row-wise Pearson r of (..., n) arrays; NaN where either row is constant."""
-    xc, yc = x - x.mean(axis=-1, keepdims=True), y - y.mean(axis=-1, keepdims=True)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        r = (xc * yc).sum(-1) / np.sqrt((xc**2).sum(-1) * (yc**2).sum(-1))
-    constant = (np.ptp(x, axis=-1) == 0) | (np.ptp(y, axis=-1) == 0)
-    return np.where(constant, np.nan, r)
-
-
-def _tau_b(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    first, second = np.triu_indices(x.shape[-1], k=1)
-    sx, sy = np.sign(x[..., first] - x[..., second]), np.sign(y[..., first] - y[..., second])
-    total = len(first)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        tau = (sx * sy).sum(-1) / np.sqrt((total - (sx == 0).sum(-1)) * (total - (sy == 0).sum(-1)))
-    return np.where(((sx == 0).all(-1)) | ((sy == 0).all(-1)), np.nan, tau)
-
-
-def _kendall_w(ranked_input: np.ndarray, tie_correction: bool) -> np.ndarray:
-    """Kendall's W of (B, m, n) arrays (complete), as :func:`~qra_widgets.measures.kendall_w`."""
-    m, n = ranked_input.shape[-2:]
-    ranks = _ranks(ranked_input)
-    sums = ranks.sum(axis=-2)
-    spread = ((sums - sums.mean(axis=-1, keepdims=True)) ** 2).sum(-1)
-    if tie_correction:
-        equal = (ranks[..., :, None] == ranks[..., None, :]).sum(-1)
-        ties = (equal**2 - 1).sum(axis=(-1, -2))
-    else:
-        ties = 0.0
-    denominator = m * m * (n**3 - n) - m * ties
-    with np.errstate(invalid="ignore", divide="ignore"):
-        w = 12 * spread / denominator
-    w = np.where(denominator == 0, np.nan, w)
-    if not tie_correction:
-        w = np.where((ranks == ranks[..., :1]).all(axis=(-1, -2)), np.nan, w)
-    return w
-
-
-def type_two_and_four(means: np.ndarray, conventions, findings: bool = False) -> dict[str, Any]:
+def type_two_and_four(means: np.ndarray, conventions, findings: bool = False, copies: np.ndarray | None = None) -> dict[str, Any]:
     """r/rho/tau (n = 2), mean pairwise r/rho and W (n > 2) and P's counts, for (B, E, S) means
-    whose rows are the experiments with scores (NaN = a missing cell, fixed across replicates)."""
+    whose rows are the experiments with scores (NaN = a missing cell, fixed across replicates),
+    each through the measure's batch form.  ``copies`` (B, S): the original system of each column
+    when systems were drawn with replacement."""
     out: dict[str, Any] = {}
     n = means.shape[1]
-    structure = ~np.isnan(means[0])
+    structure = ~np.isnan(means).all(axis=0)
+    # a replicate in which a scored cell has no rating drawn (partly overlapping items) is undefined
+    lost = (np.isnan(means) & structure).any(axis=(1, 2))
+    if lost.any():
+        means = np.where(np.isnan(means) & structure, 0.0, means)
     if means.shape[2] >= 2 and n >= 2:
         if n == 2:
             both = structure.all(axis=0)
             if both.sum() >= 2:
                 x, y = means[:, 0, both], means[:, 1, both]
-                out["r"], out["rho"], out["tau"] = _pearson(x, y), _pearson(_ranks(x), _ranks(y)), _tau_b(x, y)
+                out["r"], out["rho"], out["tau"] = (m.pearson_batch(x, y).values, m.spearman_batch(x, y).values,
+                                                    m.tau_b_batch(x, y).values)
         else:
             for name in ("r", "rho"):
-                values = []
-                for i, j in combinations(range(n), 2):
-                    both = structure[i] & structure[j]
-                    if both.sum() < 2:
-                        continue
-                    x, y = means[:, i, both], means[:, j, both]
-                    values.append(_pearson(x, y) if name == "r" else _pearson(_ranks(x), _ranks(y)))
-                if values:
-                    with np.errstate(invalid="ignore"), _quiet():
-                        out[name] = np.nanmean(np.stack(values), axis=0)
+                found, pairs = m.mean_pairwise_batch(means, name)
+                if any(p is not None for _n, p in pairs):
+                    out[name] = found.values
             complete = structure.all(axis=0)
             if complete.sum() >= 2:
-                out["W"] = _kendall_w(means[:, :, complete], conventions.w_tie_correction)
+                out["W"] = m.kendall_w_batch(means[:, :, complete], **conventions.to_kwargs("kendall_w"),
+                                             copies=None if copies is None else copies[:, complete]).values
     if not findings and means.shape[2] >= 2:
-        first, second = np.triu_indices(means.shape[2], k=1)
-        signs = np.sign(means[..., first] - means[..., second])
-        same = np.zeros(means.shape[0])
-        compared = np.zeros(means.shape[0])
-        for i, j in combinations(range(n), 2):
-            both = ~np.isnan(signs[:, i]) & ~np.isnan(signs[:, j])
-            if conventions.p_ties == "untied":
-                both &= (signs[:, i] != 0) & (signs[:, j] != 0)
-            same += ((signs[:, i] == signs[:, j]) & both).sum(-1)
-            compared += both.sum(-1)
-        out["P_counts"] = (same, compared)
+        out["P_counts"] = m.rank_counts_batch(means, **conventions.to_kwargs("rank_counts"), copies=copies)
+    if lost.any():
+        for name in ("r", "rho", "tau", "W"):
+            if name in out:
+                out[name] = np.where(lost, np.nan, out[name])
+        if "P_counts" in out:
+            out["P_counts"] = tuple(np.where(lost, 0, c) for c in out["P_counts"])
     return out
-
-
-class _quiet:
-    def __enter__(self):
-        import warnings
-
-        self._w = warnings.catch_warnings()
-        self._w.__enter__()
-        warnings.simplefilter("ignore", RuntimeWarning)
-
-    def __exit__(self, *exc):
-        self._w.__exit__(*exc)
-
-
-# --------------------------------------------------------------------- agreement on weighted count matrices
-
-
-def _weighted_mean(weights: np.ndarray, per_unit: np.ndarray, keep: np.ndarray) -> np.ndarray:
-    """Sum_u w_u x_u [keep_u] / Sum_u w_u [keep_u], per replicate (per_unit: (U,) or (U, k))."""
-    w = weights[:, keep]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return (w @ per_unit[keep]) / w.sum(axis=1).reshape(-1, *([1] * (per_unit.ndim - 1)))
-
-
-def agreement_replicates(counts: np.ndarray, categories: np.ndarray, weights: np.ndarray, level: str,
-                         measures=("alpha", "fleiss_kappa", "ac1", "bp")) -> dict[str, np.ndarray]:
-    """Agreement coefficients of a units x categories count matrix under unit weights (B, U).
-
-    With all weights 1 these equal :func:`~qra_widgets.measures.krippendorff_alpha`,
-    :func:`~qra_widgets.measures.fleiss_kappa`, :func:`~qra_widgets.measures.gwet_ac` (AC1)
-    and :func:`~qra_widgets.measures.brennan_prediger` on the same counts.
-    """
-    counts = counts.astype(float)
-    q = counts.shape[1]
-    raters = counts.sum(axis=1)
-    pairable, rated = raters >= 2, raters >= 1
-    out: dict[str, np.ndarray] = {}
-    with np.errstate(invalid="ignore", divide="ignore"):
-        if {"fleiss_kappa", "ac1", "bp"} & set(measures):
-            per_unit = np.where(pairable, (counts * (counts - 1)).sum(1) / (raters * (raters - 1)), 0.0)
-            observed = _weighted_mean(weights, per_unit, pairable)
-            shares = np.where(rated[:, None], counts / np.where(rated, raters, 1)[:, None], 0.0)
-            pi = _weighted_mean(weights, shares, rated)
-            chances = {"fleiss_kappa": (pi**2).sum(1), "ac1": (pi * (1 - pi)).sum(1) / (q - 1) if q > 1 else np.full(len(pi), np.nan),
-                       "bp": np.full(len(pi), 1.0 / q)}
-            for name in ("fleiss_kappa", "ac1", "bp"):
-                if name in measures:
-                    chance = chances[name]
-                    value = (observed - chance) / (1 - chance)
-                    out[name] = np.where(np.isclose(chance, 1.0), np.nan, value)
-        if "alpha" in measures:
-            scale = np.where(pairable, 1.0 / np.where(pairable, raters - 1, 1), 0.0)
-            products = (counts[:, :, None] * counts[:, None, :]).reshape(len(counts), q * q)
-            o = ((weights * scale) @ products).reshape(-1, q, q)
-            o -= np.einsum("bk,kl->bkl", (weights * scale) @ counts, np.eye(q))
-            marginals = o.sum(axis=2)
-            total = marginals.sum(axis=1)
-            delta = _distances(level, categories, marginals)
-            expected = (marginals[:, :, None] * marginals[:, None, :] * delta).sum(axis=(1, 2))
-            value = 1 - (total - 1) * (o * delta).sum(axis=(1, 2)) / expected
-            out["alpha"] = np.where((expected == 0) | (total < 2), np.nan, value)
-    return out
-
-
-def _distances(level: str, categories: np.ndarray, marginals: np.ndarray) -> np.ndarray:
-    q = len(categories)
-    if level == "nominal":
-        return (1.0 - np.eye(q))[None]
-    if level == "ordinal":
-        cumulative = np.cumsum(marginals, axis=1)
-        between = cumulative[:, None, :] - cumulative[:, :, None] + (marginals[:, :, None] - marginals[:, None, :]) / 2
-        upper = np.triu(between**2)
-        return upper + np.transpose(np.triu(upper, 1), (0, 2, 1))
-    values = np.asarray(categories, dtype=float)
-    difference = np.subtract.outer(values, values)
-    if level == "interval":
-        return (difference**2)[None]
-    total = np.add.outer(values, values)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(total == 0, 0.0, (difference / total) ** 2)[None]
-
-
-def kappa_replicates(codes_a: np.ndarray, codes_b: np.ndarray, q: int, weights: np.ndarray) -> np.ndarray:
-    """Cohen's kappa of two label sets (codes, -1 = missing) under unit weights (B, U).
-
-    The missing-label rule of :func:`~qra_widgets.measures.cohen_kappa` (irrCAC's): observed
-    agreement over the items both labelled, each rater's marginal over every item it labelled.
-    """
-    both = (codes_a >= 0) & (codes_b >= 0)
-    cell = codes_a[both] * q + codes_b[both]
-    onehot = np.zeros((both.sum(), q * q))
-    onehot[np.arange(len(cell)), cell] = 1.0
-    table = (weights[:, both] @ onehot).reshape(-1, q, q)
-    total = table.sum(axis=(1, 2))
-    marginals = []
-    for codes in (codes_a, codes_b):
-        rated = codes >= 0
-        onehot_k = np.zeros((rated.sum(), q))
-        onehot_k[np.arange(rated.sum()), codes[rated]] = 1.0
-        counts = weights[:, rated] @ onehot_k
-        marginals.append(counts / counts.sum(axis=1, keepdims=True))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        observed = np.trace(table, axis1=1, axis2=2) / total
-        chance = (marginals[0] * marginals[1]).sum(1)
-        value = (observed - chance) / (1 - chance)
-    return np.where(np.isclose(chance, 1.0) | (total == 0), np.nan, value)
 
 
 # ----------------------------------------------------------------------------- the resampling design
@@ -331,7 +173,10 @@ def kappa_replicates(codes_a: np.ndarray, codes_b: np.ndarray, q: int, weights: 
 
 @dataclass
 class Design:
-    """Resampling units (system, item) shared by every criterion, and which experiments resample together."""
+    """Resampling units (system, item) shared by every criterion, and which experiments resample together.
+
+    ``members`` has one row per weight group; with unpaired experiments the last row is the union
+    of all units (``union``), which the agreement between experiments resamples."""
 
     units: list
     unit_system: np.ndarray
@@ -340,12 +185,27 @@ class Design:
     paired: bool
     raters: dict[str, list] = field(default_factory=dict)
     cache: dict = field(default_factory=dict)
+    union: int = 0  # the group whose weights cover every unit
 
     @property
     def index(self) -> dict:
         if not hasattr(self, "_index"):
             self._index = {u: i for i, u in enumerate(self.units)}
         return self._index
+
+    def by_system(self, values: np.ndarray, n_systems: int) -> np.ndarray:
+        """(R, U) per-unit values summed per system: (R, S).  Units are sorted by system, so each
+        system is one block of columns (``np.add.reduceat``; no loop per system)."""
+        key = ("blocks", n_systems)
+        if key not in self.cache:
+            starts = np.searchsorted(self.unit_system, np.arange(n_systems))
+            present = np.bincount(self.unit_system, minlength=n_systems) > 0
+            self.cache[key] = (starts[present], present)
+        starts, present = self.cache[key]
+        out = np.zeros((values.shape[0], n_systems))
+        if len(starts):
+            out[:, present] = np.add.reduceat(values, starts, axis=1)
+        return out
 
 
 def design_of(study) -> Design:
@@ -365,20 +225,24 @@ def design_of(study) -> Design:
         _qc, system, item, experiment, _label = study.labels.columns()
         for s, i, e in zip(system, item, experiment):
             by_experiment.setdefault(e, set()).add((s, i))
-    units = sorted(set().union(*by_experiment.values()), key=lambda u: (systems.index(u[0]), u[1])) if by_experiment else []
+    position_of = {s: k for k, s in enumerate(systems)}
+    units = sorted(set().union(*by_experiment.values()), key=lambda u: (position_of[u[0]], u[1])) if by_experiment else []
     position = {u: k for k, u in enumerate(units)}
     names = [e for e in study.experiment_ids if e in by_experiment]
     paired = all(by_experiment[a] & by_experiment[b] for a, b in combinations(names, 2))
     if paired:
         members = np.ones((1, len(units)), dtype=bool)
         group_of = {e: 0 for e in names}
+        union = 0
     else:
-        members = np.zeros((len(names), len(units)), dtype=bool)
+        members = np.zeros((len(names) + 1, len(units)), dtype=bool)
         for g, e in enumerate(names):
             members[g, [position[u] for u in by_experiment[e]]] = True
+        members[len(names)] = True
         group_of = {e: g for g, e in enumerate(names)}
-    unit_system = np.array([systems.index(u[0]) for u in units], dtype=np.int64)
-    return Design(units, unit_system, group_of, members, paired, {e: list(r) for e, r in raters.items()})
+        union = len(names)
+    unit_system = np.array([position_of[u[0]] for u in units], dtype=np.int64)
+    return Design(units, unit_system, group_of, members, paired, {e: list(r) for e, r in raters.items()}, union=union)
 
 
 def draw_weights(design: Design, B: int, rng: np.random.Generator) -> np.ndarray:
@@ -392,13 +256,32 @@ def draw_weights(design: Design, B: int, rng: np.random.Generator) -> np.ndarray
     return weights
 
 
-def jackknife_weights(design: Design) -> np.ndarray:
-    """Leave-one-unit-out weights (groups, U, U) for BCa's acceleration."""
-    leave_out = 1.0 - np.eye(len(design.units))
+def jackknife_weights(design: Design, groups: int = JACKKNIFE_GROUPS) -> np.ndarray:
+    """Leave-a-group-out weights (weight groups, G, U) for BCa's acceleration: the units are dealt
+    round-robin into G = min(U, ``groups``) groups, and estimate g leaves group g out, in every
+    weight group at once.  G estimates cost G evaluations of the engine, so the jackknife is
+    linear in the number of units (never a units x units matrix).  The acceleration of a grouped
+    jackknife has the expectation of the leave-one-out one (the third and second moments of sums
+    of independent influence values scale alike; Efron & Tibshirani 1993 section 11.5)."""
+    units = len(design.units)
+    count = min(units, groups)
+    block = np.arange(units) % max(count, 1)
+    leave_out = (block[None, :] != np.arange(count)[:, None]).astype(float)
     return np.stack([leave_out * member[None, :] for member in design.members])
 
 
 # ----------------------------------------------------------------------------- the engine
+
+
+@dataclass
+class _Rated:
+    """One experiment's ratings of one criterion on the design's units: ratings (U, R) shifted,
+    a mask, and for the median the per-unit counts of each distinct rating."""
+
+    matrix: np.ndarray
+    mask: np.ndarray
+    values: np.ndarray | None = None  # distinct shifted ratings (median)
+    indicator: list | None = None  # per distinct rating: (U, R) 0/1 (median)
 
 
 @dataclass
@@ -407,10 +290,16 @@ class _Criterion:
     shift: float
     base: np.ndarray  # (E, S) shifted scores
     rows: np.ndarray  # experiments with scores
-    rated: dict  # experiment row -> (unit index array, sums (U_e,), counts (U_e,), ratings (U_e, R), mask)
+    rated: dict  # experiment row -> _Rated
 
 
-def _criterion_data(study, qc, design: Design, conventions) -> _Criterion:
+def aggregation_of(study) -> str:
+    """The aggregation the study's Type I scores were made with (``mean`` unless its annotations say)."""
+    found = ((study.metadata or {}).get("annotations") or {}).get("aggregation", "mean")
+    return found if found in ("mean", "item_mean", "median") else "mean"
+
+
+def _criterion_data(study, qc, design: Design, conventions, how: str) -> _Criterion:
     import pandas as pd
 
     shift = qc.scale_min if conventions.scale_shift else 0.0
@@ -419,39 +308,59 @@ def _criterion_data(study, qc, design: Design, conventions) -> _Criterion:
     rated = {}
     if study.ratings and qc.name in study.ratings.criteria():
         system, item, experiment, rater, rating = study.ratings.for_criterion(qc.name)
+        index = design.index
         for row, e in enumerate(study.experiment_ids):
             keep = experiment == e
             if not keep.any():
                 continue
-            units = np.array([design.index[u] for u in zip(system[keep], item[keep])], dtype=np.int64)
+            units = np.array([index[u] for u in zip(system[keep], item[keep])], dtype=np.int64)
             rater_codes = pd.Index(design.raters[e]).get_indexer(rater[keep])
             matrix = np.zeros((len(design.units), len(design.raters[e])))
             mask = np.zeros_like(matrix)
             matrix[units, rater_codes] = rating[keep] - shift
             mask[units, rater_codes] = 1.0
-            rated[row] = (matrix, mask)
+            found = _Rated(matrix, mask)
+            if how == "median":
+                found.values = np.unique(rating[keep] - shift)
+                found.indicator = [(matrix == v) * mask for v in found.values]
+            rated[row] = found
     return _Criterion(qc.name, shift, base, rows, rated)
 
 
+def _weighted_median(counts: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Median of the multiset with ``counts[..., k]`` copies of ``values[k]`` (sorted): the middle
+    value, or the mean of the two middle values for an even total, as ``Series.median`` of the
+    ratings drawn.  Counts are whole numbers (multinomial weights)."""
+    cumulative = np.cumsum(counts, axis=-1)
+    total = cumulative[..., -1:]
+    low = np.argmax(cumulative >= np.floor((total + 1) / 2), axis=-1)
+    high = np.argmax(cumulative >= np.floor(total / 2) + 1, axis=-1)
+    with np.errstate(invalid="ignore"):
+        return np.where(total[..., 0] > 0, (values[low] + values[high]) / 2, np.nan)
+
+
 def _replicate_means(criterion: _Criterion, design: Design, weights: np.ndarray, rater_weights: dict | None,
-                     experiment_ids: list[str], n_systems: int) -> np.ndarray:
-    """(R, E, S) system means: rated experiments from weighted sums, the others their fixed scores."""
+                     experiment_ids: list[str], n_systems: int, how: str) -> np.ndarray:
+    """(R, E, S) system means by the study's aggregation: rated experiments from weighted
+    ratings, the others their fixed scores.  No loop per system or replicate."""
     replicates = weights.shape[1]
     means = np.broadcast_to(criterion.base, (replicates, *criterion.base.shape)).copy()
-    onehot = np.zeros((len(design.units), n_systems))
-    onehot[np.arange(len(design.units)), design.unit_system] = 1.0
-    for row, (matrix, mask) in criterion.rated.items():
+    for row, rated in criterion.rated.items():
         e = experiment_ids[row]
-        w = weights[design.group_of[e]]
-        if rater_weights is None:
-            sums = w @ (matrix.sum(1)[:, None] * onehot)
-            counts = w @ (mask.sum(1)[:, None] * onehot)
+        w = weights[design.group_of[e]]  # (R, U)
+        v = None if rater_weights is None else rater_weights[e]  # (R, raters)
+        per_rater = lambda x, v=v: (x.sum(1)[None, :] if v is None else (x @ v.T).T)  # (1 or R, U)
+        if how == "median":
+            counts = np.stack([design.by_system(w * per_rater(ind), n_systems) for ind in rated.indicator], axis=-1)
+            values = _weighted_median(np.rint(counts), rated.values)
         else:
-            v = rater_weights[e]
-            sums = np.stack([((w * onehot[:, s]) @ matrix * v).sum(1) for s in range(n_systems)], axis=1)
-            counts = np.stack([((w * onehot[:, s]) @ mask * v).sum(1) for s in range(n_systems)], axis=1)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            values = sums / counts
+            sums, counts = per_rater(rated.matrix), per_rater(rated.mask)
+            if how == "item_mean":
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    item = np.where(counts > 0, sums / np.where(counts > 0, counts, 1), 0.0)
+                sums, counts = item, (counts > 0).astype(float)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                values = design.by_system(w * sums, n_systems) / design.by_system(w * counts, n_systems)
         present = ~np.isnan(criterion.base[row])
         means[:, row, present] = values[:, present]
     return means
@@ -460,7 +369,7 @@ def _replicate_means(criterion: _Criterion, design: Design, weights: np.ndarray,
 @dataclass
 class Bootstrap:
     """What :func:`bootstrap` computed: ``replicates[key]`` (B,), ``estimates[key]`` (all weights 1),
-    ``jackknife[key]`` (for BCa) and ``info`` (B, seed, ci, method, resample, paired)."""
+    ``jackknife[key]`` (for BCa) and ``info`` (B, seed, ci, method, resample, paired, ci_over)."""
 
     replicates: dict
     estimates: dict
@@ -469,58 +378,71 @@ class Bootstrap:
 
 
 def _all_values(study, conventions, design: Design, criteria: list[_Criterion], weights: np.ndarray,
-                rater_weights: dict | None, by_systems: np.ndarray | None = None) -> dict:
+                rater_weights: dict | None, by_systems: np.ndarray | None = None, how: str = "mean") -> dict:
     """Every resampled value for one weight set, keyed like the assessment rows:
-    ``(measure, level, quality_criterion, system)``; annotator agreement under ``("annotators", ...)``."""
+    ``(measure, level, quality_criterion, system)``; annotator agreement under ``("annotators", ...)``,
+    system means under ``("mean", experiment, quality_criterion, system)``."""
     from .ratings import rater_counts, scale_categories
 
     values: dict = {}
     system_cvs, pooled_same, pooled_compared = [], 0.0, 0.0
+    kwargs = conventions.to_kwargs("cv_star")
     for criterion in criteria:
         qc = study.quality_criterion(criterion.name)
         if by_systems is None:
-            means = _replicate_means(criterion, design, weights, rater_weights, study.experiment_ids, len(study.systems))
+            means = _replicate_means(criterion, design, weights, rater_weights, study.experiment_ids, len(study.systems), how)
+            for row in criterion.rated:
+                for j, system in enumerate(study.systems):
+                    if not np.isnan(criterion.base[row, j]):
+                        values[("mean", study.experiment_ids[row], qc.name, system)] = means[:, row, j] + criterion.shift
             if len(criterion.rows) >= 2 and criterion.rated:
-                cv = cv_star_rows(np.swapaxes(means[:, criterion.rows], 1, 2), conventions.small_sample_factor)
+                stacked = np.swapaxes(means[:, criterion.rows], 1, 2)  # (R, S, n)
+                magnitude = np.maximum(np.nanmax(np.abs(stacked + criterion.shift), axis=-1, initial=0.0), abs(criterion.shift))
+                cv = m.cv_star_batch(stacked, magnitude=magnitude, **kwargs).values
                 for j, system in enumerate(study.systems):
                     if (~np.isnan(criterion.base[criterion.rows, j])).sum() >= 2:
                         values[("CV*", "system", qc.name, system)] = cv[:, j]
                         system_cvs.append(cv[:, j])
-                with _quiet():
+                with np.errstate(invalid="ignore"), _quiet():
                     values[("CV*", "qc", qc.name, None)] = np.nanmean(cv, axis=1)
         else:
             means = criterion.base[:, by_systems].transpose(1, 0, 2)  # (R, E, S): systems drawn with replacement
         scored = means[:, criterion.rows]
         if len(criterion.rows) >= 2 and (criterion.rated or by_systems is not None):
-            found = type_two_and_four(scored, conventions, findings=study.sign_matrix(qc.name) is not None)
+            found = type_two_and_four(scored, conventions, findings=study.sign_matrix(qc.name) is not None, copies=by_systems)
             for name in ("r", "rho", "tau", "W"):
                 if name in found:
                     values[(name, "qc", qc.name, None)] = found[name]
             if "P_counts" in found:
                 same, compared = found["P_counts"]
                 with np.errstate(invalid="ignore", divide="ignore"):
-                    values[("P", "qc", qc.name, None)] = np.where(compared > 0, same / compared, np.nan)
+                    values[("P", "qc", qc.name, None)] = np.where(compared > 0, same / np.maximum(compared, 1), np.nan)
                 pooled_same, pooled_compared = pooled_same + same, pooled_compared + compared
         if by_systems is None and study.has_labels(qc.name):
             values.update(_type_three_values(study, qc, conventions, design, weights))
         if by_systems is None and study.ratings and qc.name in study.ratings.criteria():
             level = conventions.alpha_level or qc.label_level
+            choices = getattr(study.ratings, "choices", None)
             for e in study.experiment_ids:
+                if choices is not None and choices.has(qc.name, e):
+                    continue  # agreement on raw pairwise / best-worst choices: no interval from the derived ratings
                 key = ("rater_counts", qc.name, e)
                 if key not in design.cache:
                     design.cache[key] = rater_counts(study.ratings, qc.name, e, scale_categories(qc))
                 counted = design.cache[key]
-                if len(counted.categories) > MAX_CATEGORIES:
+                if len(counted.categories) > MAX_CATEGORIES or not len(counted.units):
                     continue
-                if not len(counted.units):
-                    continue
-                idx = np.array([design.index[u] for u in counted.units])
-                w = weights[design.group_of[e]][:, idx]
-                found = agreement_replicates(counted.counts, counted.categories, w, level)
+                idx_key = ("rater_units", qc.name, e)
+                if idx_key not in design.cache:
+                    design.cache[idx_key] = np.array([design.index[u] for u in counted.units])
+                w = weights[design.group_of[e]][:, design.cache[idx_key]]
+                found = m.agreement_batch(m.CategoryCounts(counted.counts, counted.categories), w,
+                                          measures=("alpha", "fleiss_kappa", "ac1", "bp"), level=level)
+                for name, batch in found.items():
+                    values[("annotators", e, qc.name, name)] = batch.values
                 if counted.pair is not None:
-                    found["kappa"] = kappa_replicates(counted.pair[0], counted.pair[1], len(counted.categories), w)
-                for name, array in found.items():
-                    values[("annotators", e, qc.name, name)] = array
+                    values[("annotators", e, qc.name, "kappa")] = m.cohen_kappa_batch(
+                        counted.pair[0], counted.pair[1], len(counted.categories), w).values
     if system_cvs and by_systems is None:
         with _quiet():
             values[("CV*", "study", None, None)] = np.nanmean(np.stack(system_cvs), axis=0)
@@ -537,20 +459,33 @@ def _all_values(study, conventions, design: Design, criteria: list[_Criterion], 
     return values
 
 
+class _quiet:
+    def __enter__(self):
+        import warnings
+
+        self._w = warnings.catch_warnings()
+        self._w.__enter__()
+        warnings.simplefilter("ignore", RuntimeWarning)
+
+    def __exit__(self, *exc):
+        self._w.__exit__(*exc)
+
+
 def _type_three_values(study, qc, conventions, design: Design, weights: np.ndarray) -> dict:
-    """kappa (n = 2) or Fleiss' kappa / alpha (n > 2) between experiments' item labels, per QC and system."""
+    """kappa (n = 2) or Fleiss' kappa / alpha (n > 2) between experiments' item labels, per QC and
+    system, under the weights of the group that covers every unit (paired: the one group;
+    unpaired: the union of the items, so no experiment's items drop out)."""
     coded = study.labels.coded_for_criterion(qc.name, study.systems, study.experiment_ids)
     present = np.unique(coded.experiment_row)
     if len(present) < 2:
         return {}
     systems, items, _e, _l = study.labels.for_criterion(qc.name)
-    # unit u of the coded labels -> its design unit
     unit_key = {}
     for u, s, i in zip(coded.unit, systems, items):
         unit_key[u] = design.index[(s, i)]
     n_units = len(coded.unit_system)
     idx = np.array([unit_key[u] for u in range(n_units)])
-    w_all = weights[0][:, idx]
+    w_all = weights[design.union][:, idx]
     q = max(len(coded.categories), 1)
     if q > MAX_CATEGORIES:
         return {}
@@ -562,16 +497,21 @@ def _type_three_values(study, qc, conventions, design: Design, weights: np.ndarr
         table = np.full((2, n_units), -1, dtype=np.int64)
         table[np.searchsorted(present, coded.experiment_row), coded.unit] = coded.code
         for level, system, cols in scopes:
-            out[("kappa", level, qc.name, system)] = kappa_replicates(table[0, cols], table[1, cols], q, w_all[:, cols])
+            out[("kappa", level, qc.name, system)] = m.cohen_kappa_batch(table[0, cols], table[1, cols], q, w_all[:, cols]).values
         return out
     counts = np.bincount(coded.unit * q + coded.code, minlength=n_units * q).reshape(n_units, q)
     level_name = conventions.alpha_level or qc.label_level
     for level, system, cols in scopes:
-        found = agreement_replicates(counts[cols], coded.categories, w_all[:, cols], level_name,
-                                     measures=tuple(conventions.agreement_many))
+        found = m.agreement_batch(m.CategoryCounts(counts[cols], coded.categories), w_all[:, cols],
+                                  measures=tuple(conventions.agreement_many), level=level_name)
         for name in conventions.agreement_many:
-            out[(name, level, qc.name, system)] = found[name]
+            out[(name, level, qc.name, system)] = found[name].values
     return out
+
+
+def ci_over_of(resample: str) -> str:
+    """What a bootstrap with this ``resample`` generalises over (the ``ci_over`` word)."""
+    return {"items": "items", "items+raters": "items+raters", "systems": "systems"}[resample]
 
 
 def bootstrap(study, conventions=None, *, B: int = 2000, seed: int | None = None, ci: float = 0.95,
@@ -583,9 +523,9 @@ def bootstrap(study, conventions=None, *, B: int = 2000, seed: int | None = None
     ``progress`` is called with the number of replicates done (for a progress bar).
     """
     from .conventions import resolve
-    from .reading import check_bootstrap
+    from .limits import check_bootstrap
 
-    check_bootstrap(study, B, seed, max_work)  # sizes and seed, before any array (limits: qra_widgets.reading)
+    check_bootstrap(study, B, seed, max_work)  # sizes and seed, before any array (limits: qra_widgets.io.reading)
     conventions = resolve(conventions)
     if not isinstance(B, (int, np.integer)) or isinstance(B, bool) or B < 10:
         raise QRAInputError(f"bootstrap: B must be an integer of at least 10, got {B!r}")
@@ -602,14 +542,16 @@ def bootstrap(study, conventions=None, *, B: int = 2000, seed: int | None = None
         resample = "systems"
     rng = np.random.default_rng(seed)
     design = design_of(study)
-    criteria = [_criterion_data(study, qc, design, conventions) for qc in study.quality_criteria]
+    how = aggregation_of(study)
+    criteria = [_criterion_data(study, qc, design, conventions, how) for qc in study.quality_criteria]
     info = {"B": int(B), "seed": seed, "ci": ci, "ci_method": ci_method, "resample": resample,
-            "paired": design.paired if resample != "systems" else None}
+            "paired": design.paired if resample != "systems" else None, "ci_over": ci_over_of(resample),
+            "aggregation": how}
     if resample == "systems":
         n = len(study.systems)
         picks = rng.integers(0, n, size=(B, n))
         jack = np.array([[k for k in range(n) if k != left] for left in range(n)]) if n > 2 else None
-        run = lambda by: _all_values(study, conventions, design, criteria, np.zeros((1, len(by), 0)), None, by)
+        run = lambda by: _all_values(study, conventions, design, criteria, np.zeros((1, len(by), 0)), None, by, how)
         replicates = _in_chunks(lambda sl: run(picks[sl]), B, progress)
         estimates = run(np.arange(n)[None])
         jackknife = run(jack) if (ci_method == "bca" and jack is not None) else {}
@@ -620,16 +562,16 @@ def bootstrap(study, conventions=None, *, B: int = 2000, seed: int | None = None
         rater_weights = {e: rng.multinomial(len(r), np.full(len(r), 1.0 / len(r)), size=B).astype(float)
                          for e, r in design.raters.items()}
     chunk = lambda sl: _all_values(study, conventions, design, criteria, weights[:, sl],
-                                   None if rater_weights is None else {e: v[sl] for e, v in rater_weights.items()})
+                                   None if rater_weights is None else {e: v[sl] for e, v in rater_weights.items()}, None, how)
     replicates = _in_chunks(chunk, B, progress)
     ones = np.ones((len(design.members), 1, len(design.units))) * design.members[:, None, :]
     full = {e: np.ones((1, len(r))) for e, r in design.raters.items()} if rater_weights is not None else None
-    estimates = {k: float(v[0]) for k, v in _all_values(study, conventions, design, criteria, ones, full).items()}
+    estimates = {k: float(v[0]) for k, v in _all_values(study, conventions, design, criteria, ones, full, None, how).items()}
     jackknife = {}
     if ci_method == "bca":
         jack = jackknife_weights(design)
-        jackknife = _all_values(study, conventions, design, criteria, jack,
-                                None if full is None else {e: np.ones((len(design.units), len(r))) for e, r in design.raters.items()})
+        raters_full = None if full is None else {e: np.ones((jack.shape[1], len(r))) for e, r in design.raters.items()}
+        jackknife = _all_values(study, conventions, design, criteria, jack, raters_full, None, how)
     return Bootstrap(replicates, estimates, jackknife, info)
 
 
@@ -648,6 +590,7 @@ def _in_chunks(compute, B: int, progress, size: int = 500) -> dict:
 def interval(replicates: np.ndarray, *, ci: float = 0.95, method: str = "percentile", estimate: float = NAN,
              jackknife: np.ndarray | None = None) -> tuple[float, float, str]:
     """(low, high, note) from bootstrap replicates: percentile, or BCa (Efron & Tibshirani 1993, eq. 14.9-14.15).
+    Two-sided, without the boundary rule (:func:`interval_at` adds it).
 
     >>> rng = np.random.default_rng(0)
     >>> low, high, note = interval(rng.normal(size=4000))
@@ -682,45 +625,82 @@ def interval(replicates: np.ndarray, *, ci: float = 0.95, method: str = "percent
     return float(low), float(high), dropped
 
 
+def interval_at(measure: str, replicates: np.ndarray, *, ci: float = 0.95, method: str = "percentile",
+                estimate: float = NAN, jackknife: np.ndarray | None = None) -> tuple[float, float, str, str]:
+    r"""(low, high, note, method word): :func:`interval` with the boundary rule.
+
+    CV* cannot go below 0, and r, rho, tau, W, P, kappa and alpha cannot go above 1: a perfect
+    reproduction sits on the boundary, where every replicate lies on one side of the truth and a
+    two-sided interval would exclude it.  The rule: when the *basic* bootstrap interval
+    :math:`[2\hat\theta - q_{1-a/2},\; 2\hat\theta - q_{a/2}]` reaches the boundary (the data are
+    consistent with a perfect reproduction), the interval is one-sided at the full level ``ci``:
+    ``[0, q_{ci}]`` for CV* (``upper-one-sided``: an upper bound) and ``[q_{1-ci}, 1]`` for the
+    others (``lower-one-sided``); otherwise it is the two-sided ``method`` interval.  For CV*
+    this is the ``2 CV* <= q_{1-a/2}`` test: with two experiments, a true CV of 0 passes it in
+    about 1 - a/2 of studies.  ``benchmarks``/tests simulate it.
+
+    >>> rng = np.random.default_rng(0)
+    >>> interval_at("CV*", np.abs(rng.normal(0.5, 1, size=2000)), estimate=0.5)[::3]
+    (0.0, 'upper-one-sided')
+    """
+    finite = np.asarray(replicates, dtype=float)
+    finite = finite[np.isfinite(finite)]
+    alpha = (1 - ci) / 2
+    if np.isfinite(estimate) and len(finite) >= max(10, 0.5 * np.size(replicates)):
+        if measure in LOWER_BOUNDED and 2 * estimate - np.quantile(finite, 1 - alpha) <= 0:
+            low, high, note = 0.0, float(np.quantile(finite, ci)), ""
+            return low, high, note, "upper-one-sided"
+        if measure in UPPER_BOUNDED and 2 * estimate - np.quantile(finite, alpha) >= 1:
+            return float(np.quantile(finite, 1 - ci)), 1.0, "", "lower-one-sided"
+    low, high, note = interval(replicates, ci=ci, method=method, estimate=estimate, jackknife=jackknife)
+    return low, high, note, (method if np.isfinite(low) else "")
+
+
 # ----------------------------------------------------------------------------- attaching intervals to an assessment
 
 
 def method_label(info: dict) -> str:
-    """``percentile bootstrap (B = 2000, items, paired)`` and the like, for the ci_method column."""
-    what = info["resample"] + (", paired" if info.get("paired") else (", unpaired" if info.get("paired") is False else ""))
+    """One line for captions: ``percentile bootstrap over items (B = 2000, paired, seed 7)``."""
     name = "BCa" if info["ci_method"] == "bca" else "percentile"
-    return f"{name} bootstrap (B = {info['B']}, {what})"
+    pairing = {True: ", paired", False: ", unpaired"}.get(info.get("paired"), "")
+    return f"{name} bootstrap over {info.get('ci_over', ci_over_of(info['resample']))} (B = {info['B']}{pairing}, seed {info['seed']})"
 
 
 def assessment_intervals(assessment, result: Bootstrap) -> dict:
-    """``{(measure, level, quality_criterion, system): (low, high, method, note)}`` for an assessment's rows
-    (and ``("annotators", experiment, quality_criterion, measure)`` for the annotator agreement).
+    """``{(measure, level, quality_criterion, system): (low, high, method, note, over)}`` for an
+    assessment's rows (and ``("annotators", experiment, quality_criterion, measure)`` for the
+    annotator agreement, ``("mean", experiment, quality_criterion, system)`` for system means).
 
-    Rows the bootstrap did not reach get NaN and a note; a system's CV* without item-level data
-    gets Vangel's interval (:func:`cv_interval`)."""
+    ``method`` is the method word only (``percentile``, ``bca``, ``upper-one-sided``,
+    ``lower-one-sided``, ``vangel``); ``over`` the ``ci_over`` word.  Rows the bootstrap did not
+    reach get NaN and a note; a system's CV* without item-level data gets Vangel's interval
+    (:func:`cv_interval`, over ``experiments``)."""
     info = result.info
-    label = method_label(info)
+    over = info.get("ci_over", ci_over_of(info["resample"]))
     out: dict = {}
     study = assessment.study
     rated = set(study.ratings.criteria()) if study.ratings else set()
     keys = [(r.measure, r.level, r.quality_criterion, r.system) for r in assessment.rows]
-    keys += [k for k in result.replicates if k[0] == "annotators"]
+    keys += [k for k in result.replicates if k[0] in ("annotators", "mean")]
     for key in keys:
         measure, level, qc, system = key
         if key in result.replicates:
-            low, high, note = interval(result.replicates[key], ci=info["ci"], method=info["ci_method"],
-                                       estimate=result.estimates.get(key, NAN), jackknife=result.jackknife.get(key))
-            out[key] = (low, high, label if np.isfinite(low) else "", note)
+            name = system if measure == "annotators" else measure
+            low, high, note, word = interval_at(name, result.replicates[key], ci=info["ci"], method=info["ci_method"],
+                                                estimate=result.estimates.get(key, NAN), jackknife=result.jackknife.get(key))
+            out[key] = (low, high, word, note, over if np.isfinite(low) else "")
         elif measure == "CV*" and level == "system" and (qc not in rated or info["resample"] == "systems") \
                 and (qc, system) in assessment.cv:
             values = [study.scores[(qc, system, e)] for e in study.experiment_ids if (qc, system, e) in study.scores]
             shift = study.quality_criterion(qc).scale_min if assessment.conventions.scale_shift else 0.0
             low, high = cv_interval(values, shift, ci=info["ci"])
-            out[key] = (low, high, "Vangel (1996) CV interval", "" if np.isfinite(low) else "no interval: the mean is 0")
+            defined = bool(np.isfinite(low))
+            out[key] = (low, high, "vangel" if defined else "", "" if defined else "no interval: the mean is 0",
+                        "experiments" if defined else "")
         else:
             why = ("CV* at QC and study level needs items to resample (item-level ratings)" if measure == "CV*" else
                    "stated findings are not resampled" if measure == "P" else "not resampled")
-            out[key] = (NAN, NAN, "", f"no interval: {why}")
+            out[key] = (NAN, NAN, "", f"no interval: {why}", "")
     return out
 
 
@@ -750,11 +730,11 @@ def plan_reproduction(study, items=(100, 200, 400), raters_per_item=(2, 3), *, B
     """
     import pandas as pd
 
+    from .limits import check_plan
     from .ratings import Ratings
-    from .reading import check_plan
     from .study import Experiment, Study
 
-    check_plan(study, items, raters_per_item, B, runs, seed, max_work)  # before any array (limits: qra_widgets.reading)
+    check_plan(study, items, raters_per_item, B, runs, seed, max_work)  # before any array (limits: qra_widgets.io.reading)
     if not study.ratings:
         raise QRAInputError("plan_reproduction: needs a study with item-level ratings (load_annotations)")
     originals = [e.id for e in study.experiments if e.role == "original" and e.id in study.ratings.experiments()]

@@ -6,14 +6,18 @@ Markers (registered in pyproject.toml, ``--strict-markers``):
 * ``slow`` -- takes more than a few seconds (multi-process store tests, benchmarks).
 
 ``scripts/test`` runs everything; ``pytest -m "not browser and not slow"`` is the quick loop.
-Every file a test reads is inside the repository: ``DATA`` holds copies of what the tests
-need from the project's shared data folder.
+Every file a test reads is inside the repository (``DATA``: the project's own small files,
+specs and expected values) or in the published field data named by ``$QRA_WIDGETS_FIELD_DATA``
+(never committed; ``tests/fielddata.py``).  No test reads or writes outside the repository, the
+field data and the temporary folders: HOME and the XDG folders point into a temporary folder for
+the whole run, and an audit hook refuses the rest.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -28,17 +32,49 @@ _OUTSIDE = os.path.join(str(REPOSITORY.parent), "shared") + os.sep
 # Published data fetched from public repositories is never committed: tests read it only from the
 # folder named by QRA_WIDGETS_FIELD_DATA (``.ci/run`` sets it to ../shared/data when that exists)
 # and skip, saying why, when it is not set (the ``field_data`` fixture).
-FIELD_DATA_VARIABLE = "QRA_WIDGETS_FIELD_DATA"
-_FIELD = os.environ.get(FIELD_DATA_VARIABLE)
-_FIELD = os.path.join(os.path.abspath(_FIELD), "") if _FIELD else None
+from fielddata import FIELD, FIELD_DATA_VARIABLE
+
+_FIELD = os.path.join(str(FIELD), "") if FIELD else None
+
+
+# HOME and the XDG folders point into a temporary folder for the whole run (and the servers, kernels
+# and browsers the tests start, which inherit the environment): the study library's default file
+# (platformdirs' user data folder), Jupyter's runtime files and Chromium's profile land there, never
+# in the user's home.
+TEMP = os.path.join(os.path.realpath(tempfile.gettempdir()), "")
+SANDBOX = Path(tempfile.mkdtemp(prefix="qra-widgets-tests-home-"))
+for _variable, _folder in (("HOME", "home"), ("XDG_DATA_HOME", "home/.local/share"), ("XDG_CONFIG_HOME", "home/.config"),
+                           ("XDG_CACHE_HOME", "home/.cache"), ("XDG_STATE_HOME", "home/.local/state"),
+                           ("XDG_RUNTIME_DIR", "runtime"), ("JUPYTER_RUNTIME_DIR", "runtime/jupyter"),
+                           ("IPYTHONDIR", "home/.ipython"), ("MPLCONFIGDIR", "home/.config/matplotlib")):
+    (SANDBOX / _folder).mkdir(parents=True, exist_ok=True, mode=0o700)
+    os.environ[_variable] = str(SANDBOX / _folder)
+os.environ.pop("QRA_WIDGETS_DB", None)  # a user's own library is never the tests' library
+_WRITABLE = tuple(os.path.join(os.path.realpath(p), "") for p in (REPOSITORY, tempfile.gettempdir())) + ("/dev/",)
+_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
+
+
+def _writes(args: tuple) -> bool:
+    mode, flags = (args + (None, None))[1:3]
+    return bool((isinstance(mode, str) and set(mode) & set("wax+")) or (isinstance(flags, int) and flags & _WRITE_FLAGS))
 
 
 def _refuse_shared_data(event: str, args: tuple) -> None:
+    """Reads outside the repository's neighbours and writes outside the repository and the
+    temporary folders fail, as they would on a user's machine where they mean a leak."""
+    if event == "sqlite3.connect" and isinstance(args[0], (str, os.PathLike)) and os.fspath(args[0]) not in ("", ":memory:"):
+        target = os.fspath(args[0])
+        target = target[5:].split("?")[0] if target.startswith("file:") else target
+        path = os.path.join(os.path.realpath(target), "")
+        if not path.startswith(_WRITABLE):
+            raise PermissionError(f"tests must not write outside the repository and the temporary folders: {path} (SQLite)")
     if event == "open" and isinstance(args[0], (str, os.PathLike)):
         path = os.path.abspath(os.fspath(args[0]))
         if path.startswith(_OUTSIDE) and not (_FIELD and path.startswith(_FIELD)):
             raise PermissionError(f"tests must not read outside the repository: {path} "
                                   f"(published data is read through ${FIELD_DATA_VARIABLE}, the field_data fixture)")
+        if _writes(args) and not os.path.join(os.path.realpath(path), "").startswith(_WRITABLE):
+            raise PermissionError(f"tests must not write outside the repository and the temporary folders: {path}")
 
 
 def field_data_folder() -> Path | None:
@@ -55,6 +91,20 @@ def field_data() -> Path:
                     "(.ci/run sets it to ../shared/data when that folder exists)")
     if not folder.is_dir():
         pytest.fail(f"${FIELD_DATA_VARIABLE} names {folder}, which is not a folder")
+    return folder
+
+
+@pytest.fixture(scope="session")
+def vanmiltenburg2024(field_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder holding our annotation spec (``tests/data/vanmiltenburg2024/spec.json``) beside
+    the published van Miltenburg et al. (2024) ratings it names, and the QRA++ Example 1 means
+    file (a spec reads only files in its own folder, so the three meet in a temporary one)."""
+    import shutil
+
+    folder = tmp_path_factory.mktemp("vanmiltenburg2024")
+    shutil.copy(DATA / "vanmiltenburg2024" / "spec.json", folder / "spec.json")
+    for path in [*sorted((field_data / "vanmiltenburg2024").glob("*.csv")), field_data / "qrapp_example1_fluency_scores.csv"]:
+        shutil.copy(path, folder / path.name)
     return folder
 
 

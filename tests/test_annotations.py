@@ -8,11 +8,10 @@ import pandas as pd
 import pytest
 
 import qra_widgets as qw
-from qra_widgets.annotations import guess_mapping, load_annotations, preview
 from qra_widgets.cli import main
+from qra_widgets.io.annotations import guess_mapping, load_annotations, preview
 
 TOY = Path(__file__).parent / "data" / "annotations"
-VM = Path(__file__).parent / "data" / "vanmiltenburg2024"
 
 
 @pytest.fixture
@@ -116,7 +115,8 @@ def test_guess_mapping_and_preview_for_the_app():
     assert head.shape == (3, 5) and head.iloc[0].tolist() == ["GT", "q1", "A", "read", "5"]
 
 
-def test_cli_reports_a_spec_with_a_seeded_bootstrap(capsys):
+def test_cli_reports_a_spec_with_a_seeded_bootstrap(capsys, vanmiltenburg2024):
+    VM = vanmiltenburg2024  # our spec beside the published ratings
     assert main(["report", str(VM / "spec.json"), "--bootstrap", "300", "--seed", "7", "--format", "json"]) == 0
     first = json.loads(capsys.readouterr().out)
     assert main(["report", str(VM / "spec.json"), "--bootstrap", "300", "--seed", "7", "--format", "json"]) == 0

@@ -1,7 +1,7 @@
 """The Annotations tab (issue 12 §1 "App"): upload, preview, guessed mapping, criteria scales, load.
 
-The van Miltenburg et al. (2024) fluency ratings (``tests/data/vanmiltenburg2024/``, the same
-data and rater groups as ``tests/data/vanmiltenburg2024/spec.json`` used by
+The van Miltenburg et al. (2024) fluency ratings (published field data, skipped without
+``$QRA_WIDGETS_FIELD_DATA``; the same rater groups as ``tests/data/vanmiltenburg2024/spec.json`` used by
 ``tests/test_annotations.py`` and ``tests/test_ratings.py``) are mapped in the form and must give
 the team's published system means for raters 001+002: SVM 3.125, GeDi 2.570, DExperts 2.275
 (the exact means QRA++ Example 1 quotes from their results.xlsx).
@@ -15,13 +15,14 @@ import json
 from pathlib import Path
 
 import pytest
+from fielddata import field_bytes, needs_field_data
 
-from qra_widgets.annotations import load_annotations
+from qra_widgets.io.annotations import load_annotations
 from qra_widgets.widgets.annotations import NONE, AnnotationsView, parse_renames
 from qra_widgets.widgets.common import Status
 from qra_widgets.widgets.state import AppState
 
-VM = Path(__file__).parent / "data" / "vanmiltenburg2024"
+SPEC = Path(__file__).parent / "data" / "vanmiltenburg2024" / "spec.json"  # ours; the ratings are field data
 TOY = Path(__file__).parent / "data" / "annotations"
 LONG = "vanmiltenburg2024_fluency_ratings_long.csv"
 PUBLISHED = {"SVM": 3.125, "GeDi": 2.570, "DExperts": 2.275}  # van Miltenburg et al. (2024), raters 001+002
@@ -42,10 +43,10 @@ def said(view) -> str:
 def vanmiltenburg_form(state: AppState | None = None) -> AnnotationsView:
     """The form filled in as spec.json says: one file, three rater groups as three experiments."""
     view = AnnotationsView(state or AppState(), Status())
-    upload(view, LONG, (VM / LONG).read_bytes())
+    upload(view, LONG, field_bytes("vanmiltenburg2024", LONG))
     criterion = view.criteria[0]
     criterion.name.value, criterion.scale_min.value, criterion.scale_max.value = "Fluency", "1", "4"
-    spec = json.loads((VM / "spec.json").read_text())
+    spec = json.loads(SPEC.read_text())
     view.renames.value = "\n".join(f"{old} = {new}" for old, new in spec["systems"].items())
     view.study_id.value = spec["id"]
     for index, (experiment_id, raters) in enumerate(GROUPS):
@@ -58,7 +59,7 @@ def vanmiltenburg_form(state: AppState | None = None) -> AnnotationsView:
     return view
 
 
-def test_vanmiltenburg_through_the_form_gives_the_published_means():
+def test_vanmiltenburg_through_the_form_gives_the_published_means(vanmiltenburg2024):
     view = vanmiltenburg_form()
     card = view.experiments[0]
     # the guessed mapping is pre-selected: model_type / item / participant, the rating column "score"
@@ -73,7 +74,7 @@ def test_vanmiltenburg_through_the_form_gives_the_published_means():
     for system, value in PUBLISHED.items():
         assert abs(study.scores[("Fluency", system, "direct")] - value) < 1e-12
     # the same study as the checked-in spec gives (scores and ratings)
-    reference = load_annotations(VM / "spec.json")
+    reference = load_annotations(vanmiltenburg2024 / "spec.json")
     for key, value in reference.scores.items():
         assert study.scores[key] == pytest.approx(value, abs=1e-12)
     assert len(study.ratings) == len(reference.ratings) == 1920
@@ -82,6 +83,7 @@ def test_vanmiltenburg_through_the_form_gives_the_published_means():
     assert "vanmiltenburg2024-fluency-annotations.json" in view.spec_view.value
 
 
+@needs_field_data
 def test_the_spec_is_saved_with_the_study_in_the_library(tmp_path):
     state = AppState(library_path=tmp_path / "library.sqlite3")
     view = vanmiltenburg_form(state)
@@ -90,7 +92,8 @@ def test_the_spec_is_saved_with_the_study_in_the_library(tmp_path):
     reopened = state.library.open("vanmiltenburg2024-fluency")
     assert reopened.ratings.spec == state.study.ratings.spec
     assert reopened.ratings.spec["quality_criteria"] == [{"name": "Fluency", "scale_min": 1.0, "label_level": "ordinal",
-                                                          "scale_max": 4.0}]
+                                                          "evaluation_type": "human", "scale_max": 4.0,
+                                                          "qcet_id": "QOG-w-3"}]  # QCET's Fluency, suggested by name
     assert reopened.scores[("Fluency", "GeDi", "direct")] == pytest.approx(2.570, abs=1e-12)
 
 
@@ -147,6 +150,7 @@ def test_an_unreadable_upload_is_refused_by_name():
     assert view.files == {} and view.experiments == []
 
 
+@needs_field_data
 def test_unsaved_changes_are_guarded_before_loading():
     state = AppState()
     state.set_details(name="Work in progress")

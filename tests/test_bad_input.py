@@ -14,8 +14,8 @@ from strategies import studies
 import qra_widgets as qw
 from qra_widgets import Experiment, QRAInputError, QualityCriterion, Study, UndefinedMeasureWarning
 from qra_widgets import measures as m
-from qra_widgets.heds import heds_from_bytes, heds_from_dict
 from qra_widgets.io import SCORE_COLUMNS, read_table, study_from_json, study_to_json
+from qra_widgets.io.heds import heds_from_bytes, heds_from_dict
 from qra_widgets.properties import check_properties
 from qra_widgets.store import _safe_file_name
 from qra_widgets.widgets.common import safe_file_stem

@@ -4,16 +4,16 @@ what already existed (never overwritten) and what was refused or skipped and why
 from __future__ import annotations
 
 import zipfile
-from pathlib import Path
 
 import pytest
+from fielddata import field_path, needs_field_data
 
 import qra_widgets as qw
 from qra_widgets import examples
 from qra_widgets.bulk import import_paths
 from qra_widgets.cli import main
 from qra_widgets.io import save_study
-from qra_widgets.reading import MAX_PACKING_RATIO
+from qra_widgets.io.reading import MAX_PACKING_RATIO
 from qra_widgets.store import StudyLibrary
 
 LONG_CSV = """study,experiment,quality_criterion,system,score
@@ -86,9 +86,10 @@ def test_a_zip_bomb_is_refused_from_its_directory(tmp_path):
                                          "refused as a zip bomb")
 
 
-QRA3_DIR = Path(__file__).parent / "data" / "qra3"  # the published Yao 2022 QRA3 run (ReproNLP 2026)
+QRA3_DIR = field_path("qra3")  # the published Yao 2022 QRA3 run (ReproNLP 2026), field data
 
 
+@needs_field_data
 def test_a_published_qra3_pair_imports_as_its_studies_with_qra3_conventions(tmp_path):
     folder = tmp_path / "qra3"
     folder.mkdir()
@@ -105,6 +106,7 @@ def test_a_published_qra3_pair_imports_as_its_studies_with_qra3_conventions(tmp_
     assert again.added == [] and again.existed == [("qra3/metrics-4-studies.csv + config-4-studies.json", "Yao2022")]
 
 
+@needs_field_data
 def test_a_qra3_pair_inside_a_zip_and_a_broken_pair_is_refused_naming_the_file(tmp_path):
     archive = tmp_path / "qra3.zip"
     with zipfile.ZipFile(archive, "w") as z:

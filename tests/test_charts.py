@@ -21,9 +21,28 @@ def test_cv_by_system_bars_and_mean(example1):
     assert [round(v, 2) for v in bars[0].y] == [19.96, 29.9, 30.76]
     mean = next(t for t in figure.data if t.type == "scatter")
     assert round(mean.y[0], 2) == 26.87
-    assert not figure.layout.shapes
+    [line] = figure.layout.shapes  # the mean, drawn as a line above the bars (it was hidden behind them)
+    assert round(line.y0, 2) == 26.87 and line.layer == "above"
     guided = charts.cv_by_system(result, guides=True)
-    assert sorted(shape.y0 for shape in guided.layout.shapes) == [1.0, 12.0]
+    assert sorted(round(shape.y0, 2) for shape in guided.layout.shapes) == [1.0, 12.0, 26.87]
+    assert {shape.layer for shape in guided.layout.shapes} == {"above"}
+
+
+def test_long_category_names_are_wrapped_or_put_on_horizontal_boxes():
+    study = examples.load("qra2022_essay_scoring")  # QRA 2022 Table 6: experiments named up to 43 characters
+    figure = charts.scores_by_experiment(study, "wF1")
+    assert "Caines &amp; Buttery<br>(2020), R<br>reimplementation" in figure.data[0].x
+    assert figure.layout.xaxis.tickangle == 0
+    import pandas as pd
+
+    values = pd.DataFrame({"study": ["s"] * 4, "quality_criterion": ["q"] * 4, "system": list("abcd"),
+                           "evaluation_type": ["metric"] * 4, "value": [1.0, 2.0, 3.0, 4.0],
+                           "qcet_name": ["Similarity to Target Outputs (form)"] * 2 + ["Classification Accuracy"] * 2})
+    boxes = charts.measure_distribution(values, "qcet_name")
+    assert {box.orientation for box in boxes.data} == {"h"}  # long QCET names: one line each, beside the box
+    assert [box.name for box in boxes.data] == ["Classification Accuracy (n = 2)", "Similarity to Target Outputs (form) (n = 2)"]
+    short = charts.measure_distribution(values.assign(qcet_name=["A"] * 2 + ["B"] * 2), "qcet_name")
+    assert {box.orientation for box in short.data} == {None}
 
 
 def test_cv_by_system_groups_per_qc():

@@ -23,7 +23,8 @@ def test_report_markdown(capsys):
 
 
 @pytest.mark.parametrize("fmt, check", [
-    ("csv", lambda out: out.splitlines()[0] == "result_type,measure,level,quality_criterion,system,value,n,n_systems,note,conventions,ci_low,ci_high,ci_method"),
+    ("csv", lambda out: out.splitlines()[0] == "result_type,measure,level,quality_criterion,system,value,n,n_systems,note,conventions,ci_low,ci_high,ci_method,"
+                                               "ci_over,ci_level,ci_B,ci_seed,ci_pairing"),
     ("latex", lambda out: "\\begin{tabular}" in out and "30.76" in out),
     ("json", lambda out: {row["measure"] for row in json.loads(out)} == {"CV*", "r", "rho", "W", "P"}),
     ("narrative", lambda out: out.count("measurement reproducibility") == 3),

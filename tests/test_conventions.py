@@ -68,7 +68,7 @@ def test_presets_and_resolve():
     ({"small_sample_factor": "yes"}, "conventions.small_sample_factor: must be true or false"),
     ({"p_ties": "coin"}, "conventions.p_ties: must be one of"),
     ({"agreement_many": []}, "conventions.agreement_many: must be a non-empty selection"),
-    ({"colour": 1}, "unknown field(s) colour"),
+    ({"colour": 1}, "unknown field 'colour'; known fields: name"),
     (3, "expected a preset name or Conventions"),
 ])
 def test_bad_conventions(value, message):

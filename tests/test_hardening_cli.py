@@ -124,7 +124,7 @@ def test_export_all_into_a_file_and_onto_a_full_disk(capsys, tmp_path, backup, m
     target.write_text("x")
     status, _, err = run(capsys, "export-all", target, "--db", tmp_path / "lib.sqlite3")
     assert one_line_error(err, status) == f"{target}: is a file; export-all writes one file per study into a folder"
-    from qra_widgets import io as study_io
+    from qra_widgets.io import study_json as study_io
 
     def full(_descriptor):
         raise OSError(errno.ENOSPC, "No space left on device")

@@ -12,18 +12,19 @@ import zipfile
 import pandas as pd
 import pytest
 
-from qra_widgets import QRAInputError, Study, assess, examples, load_study, reading
-from qra_widgets.csvsafe import frame_to_csv, safe_cell
+from qra_widgets import QRAInputError, Study, assess, examples, load_study
 from qra_widgets.io import (
     LABEL_COLUMNS,
     SCORE_COLUMNS,
     add_labels_table,
     read_table,
+    reading,
     save_study,
     study_from_json,
     study_to_json,
 )
 from qra_widgets.labels import Labels
+from qra_widgets.report.csvsafe import frame_to_csv, safe_cell
 from qra_widgets.study import Experiment, QualityCriterion
 
 HEADER = b"experiment,quality_criterion,system,score\n"
@@ -235,7 +236,7 @@ def test_an_unreadable_file(tmp_path, monkeypatch):
 def test_a_full_disk_leaves_the_old_file_and_says_so(tmp_path, monkeypatch):
     import errno
 
-    from qra_widgets import io as study_io
+    from qra_widgets.io import study_json as study_io
 
     path = tmp_path / "study.json"
     path.write_text("old")
@@ -304,13 +305,12 @@ def test_a_large_study_in_the_library_is_not_held_to_the_file_size_limit(monkeyp
 
 
 def test_the_suite_refuses_to_read_the_shared_data_folder():
-    """tests/conftest.py's audit hook: reading ../shared fails here as it would in a user's clone."""
+    """tests/conftest.py's audit hook: reading ../shared (other than the field data named by
+    $QRA_WIDGETS_FIELD_DATA) fails here as it would in a user's clone."""
     from conftest import REPOSITORY
 
     with pytest.raises(PermissionError, match="tests must not read outside the repository"):
-        (REPOSITORY.parent / "shared" / "data" / "qrapp_example1_fluency_scores.csv").read_text(encoding="utf-8")
-    copy = (REPOSITORY / "tests" / "data" / "qrapp_example1_fluency_scores.csv").read_text(encoding="utf-8")
-    assert copy.startswith("example,quality_criterion,experiment,system,mean_score")
+        (REPOSITORY.parent / "shared" / "papers" / "000_3bb071b74378a137.txt").read_text(encoding="utf-8")
 
 
 def test_an_integer_label_that_could_not_be_read_back_is_refused(tmp_path):

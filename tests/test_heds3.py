@@ -2,7 +2,8 @@
 
 The HEDS 3.0 fixtures in ``tests/data/heds3/`` were saved by the official HEDS 3.0 form in
 headless Chromium (``tests/data/heds3/make_fixtures.py`` fills it in and clicks "download
-json"); the HEDS 2 files in ``tests/data/heds2/`` are real ReproHum sheets.
+json"); the HEDS 2 files are real ReproHum sheets, published field data (``heds2/`` of
+``$QRA_WIDGETS_FIELD_DATA``; their tests skip without it).
 """
 
 from __future__ import annotations
@@ -12,18 +13,20 @@ import json
 from pathlib import Path
 
 import pytest
+from fielddata import field_path, needs_field_data
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import qra_widgets as qw
 from qra_widgets.cli import main
-from qra_widgets.heds import HEDSImport, detect_version, heds_from_bytes, heds_from_dict, import_heds, match_criteria
+from qra_widgets.io.heds import HEDSImport, detect_version, heds_from_bytes, heds_from_dict, import_heds, match_criteria
 from qra_widgets.properties import check_properties
 
 DATA = Path(__file__).parent / "data"
 TWO_CRITERIA = DATA / "heds3" / "heds3_two_criteria.json"
 MESSY = DATA / "heds3" / "heds3_messy.json"
-HEDS2 = sorted((DATA / "heds2").glob("*.json"))
+HEDS2 = [field_path("heds2", name) for name in ("heds2_example_napiernlp_reprohum2024.json",
+                                                 "heds2_example_vanmiltenburg_datacard-2023-12-06-16-57-46.json")]
 
 
 def test_heds3_sheet_from_the_official_form():
@@ -72,6 +75,7 @@ def test_na_in_a_number_field_is_explained():
     assert result.properties["H3.1.1"] == "N/A" and result.notes == ["H3.1.1: 'N/A' is not applicable; kept as text"]
 
 
+@needs_field_data
 @pytest.mark.parametrize("path", HEDS2, ids=lambda p: p.name)
 def test_heds2_files_still_import(path):
     result = import_heds(path)
@@ -79,6 +83,7 @@ def test_heds2_files_still_import(path):
     check_properties(result.properties, result.criteria)
 
 
+@needs_field_data
 def test_version_is_read_from_the_keys():
     heds2 = json.loads(HEDS2[0].read_text())
     heds3 = json.loads(TWO_CRITERIA.read_text())
@@ -223,6 +228,7 @@ def test_messy_heds3_sheet_is_human_but_has_no_qcet_id():
     assert result.qcet_ids == {}
 
 
+@needs_field_data
 @pytest.mark.parametrize("path, qcet", [(HEDS2[0], {}), (HEDS2[1], {"Fluency": "QOG-w-3"})], ids=lambda p: getattr(p, "name", ""))
 def test_heds2_sheets_give_human_and_qcet_where_the_name_is_qcet(path, qcet):
     """ReproHum HEDS 2 sheets: Napier et al. (131 crowd workers, criterion "Accuracy against input

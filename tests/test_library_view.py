@@ -2,8 +2,9 @@
 browser: upload bytes, click, read the status line, the report table and the download links.
 
 The QRA3 numbers asserted are the organisers' tool's own output for Yao et al. 2022's readability
-evaluation (a ReproNLP 2026 run, ``tests/data/qra3/output-4-studies/Yao2022/table.csv``:
-Type I, Readability, GT, system-level CV* 12.01; QC-level 15.29)."""
+evaluation (a ReproNLP 2026 run, ``qra3/output-4-studies/Yao2022/table.csv`` of the published
+field data, ``$QRA_WIDGETS_FIELD_DATA``: Type I, Readability, GT, system-level CV* 12.01; QC-level
+15.29).  The tests that upload that run are skipped without the field data."""
 
 from __future__ import annotations
 
@@ -13,9 +14,9 @@ import json
 import re
 import zipfile
 from datetime import datetime, timezone
-from pathlib import Path
 
 import pytest
+from fielddata import field_bytes, needs_field_data
 
 from qra_widgets import QRAInputError, examples
 from qra_widgets.io import study_to_json
@@ -24,9 +25,8 @@ from qra_widgets.widgets import Dashboard
 from qra_widgets.widgets.library import qra3_pair, summary_line
 from qra_widgets.widgets.state import AppState
 
-QRA3 = Path(__file__).parent / "data" / "qra3"
-METRICS = (QRA3 / "metrics-4-studies.csv").read_bytes()
-CONFIG = (QRA3 / "config-4-studies.json").read_bytes()
+METRICS = field_bytes("qra3", "metrics-4-studies.csv")  # b"" without the field data (the tests skip)
+CONFIG = field_bytes("qra3", "config-4-studies.json")
 PAIR = [("metrics-4-studies.csv", METRICS), ("config-4-studies.json", CONFIG)]
 
 
@@ -58,6 +58,7 @@ def cv(state, system):
 # ----------------------------------------------------------------------------- Import QRA3 files
 
 
+@needs_field_data
 def test_qra3_import_adds_yao2022_opens_it_and_reproduces_the_organisers_cv(app):
     upload(app.library.qra3_upload, PAIR)
     app.library.import_qra3.click()
@@ -71,6 +72,7 @@ def test_qra3_import_adds_yao2022_opens_it_and_reproduces_the_organisers_cv(app)
     assert app.library.qra3_upload.value == ()  # the upload is cleared
 
 
+@needs_field_data
 def test_qra3_import_of_an_existing_id_is_refused_and_the_library_unchanged(app):
     changed = read_qra3_bytes(METRICS, CONFIG)[0]
     changed.set_score("Readability", "GT", "O", 4.0)
@@ -87,6 +89,7 @@ def test_qra3_import_of_an_existing_id_is_refused_and_the_library_unchanged(app)
     assert app.library.studies.value == "Yao2022"  # ...the library's version is selected, ready to open
 
 
+@needs_field_data
 def test_qra3_import_keeps_unsaved_work_until_the_user_agrees(app):
     app.examples.choice.value = "qrapp_example1"
     app.examples.load.click()
@@ -101,6 +104,7 @@ def test_qra3_import_keeps_unsaved_work_until_the_user_agrees(app):
     assert app.state.study.id == "Yao2022" and status(app).endswith("Opened 'Yao2022' (revision 1).")
 
 
+@needs_field_data
 @pytest.mark.parametrize("files, message", [
     ([("metrics.csv", METRICS.replace(b"4.946280991735537", b"four")), ("config.json", CONFIG)],
      "metrics.csv: row 2, column Result: 'four' is not a finite number"),
@@ -123,6 +127,7 @@ def test_qra3_pair_is_found_by_suffix_in_either_order():
         qra3_pair({"a.json": b"", "b.json": b""})
 
 
+@needs_field_data
 def test_state_import_qra3_reads_nothing_from_bad_bytes(tmp_path):
     state = AppState(library_path=tmp_path / "library.sqlite3")
     with pytest.raises(QRAInputError, match="config.json: has no entry for study 'Yao2022'"):
@@ -141,6 +146,7 @@ def zipped(files: dict[str, bytes]) -> bytes:
     return buffer.getvalue()
 
 
+@needs_field_data
 def test_import_many_reports_added_refused_and_existing(app):
     example1 = study_to_json(examples.load("qrapp_example1")).encode()
     app.state.library.save(examples.load("qra2022_pass"))
@@ -177,6 +183,7 @@ def test_summary_line_counts():
 # ----------------------------------------------------------------------------- downloads of the open study
 
 
+@needs_field_data
 def test_qra3_download_is_built_on_click_and_reimports_to_the_same_study(app, tmp_path):
     upload(app.library.qra3_upload, PAIR)
     app.library.import_qra3.click()
@@ -197,6 +204,7 @@ def test_qra3_download_is_built_on_click_and_reimports_to_the_same_study(app, tm
     assert app.library.downloads.value == ""  # a link for the study as it was is not kept after an edit
 
 
+@needs_field_data
 def test_report_download_is_one_offline_html_with_the_template_table(app):
     upload(app.library.qra3_upload, PAIR)
     app.library.import_qra3.click()
@@ -223,6 +231,7 @@ def test_downloads_of_an_empty_study_say_why(app):
     assert app.library.downloads.value == ""
 
 
+@needs_field_data
 def test_library_qra3_download_holds_every_study(app):
     app.state.library.save(examples.load("qrapp_example1"))
     upload(app.library.qra3_upload, PAIR)

@@ -1,7 +1,7 @@
 """The inferential companions of the measures: SE/CI of s*, and the p-values of W, r and rho.
 
 They used to be computed inside ``qra_widgets/qra3.py``; the values checked here are QRA3's
-published Yao 2022 run (``tests/data/qra3``, see tests/test_qra3.py) and independent
+published Yao 2022 run (``qra3/`` of the field data, see tests/test_qra3.py) and independent
 computations (scipy's Friedman test, the textbook kurtosis formula).
 """
 
@@ -10,10 +10,10 @@ from __future__ import annotations
 import json
 import math
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
+from fielddata import field_path, needs_field_data
 from scipy import stats
 
 from qra_widgets import QRAInputError, UndefinedMeasureWarning
@@ -21,7 +21,7 @@ from qra_widgets import measures as m
 from qra_widgets.measures.correlation import correlation_pvalue, kendall_w_pvalue
 from qra_widgets.measures.precision import sd_standard_error
 
-PUBLISHED = Path(__file__).parent / "data" / "qra3" / "output-4-studies" / "Yao2022" / "data.json"
+PUBLISHED = field_path("qra3", "output-4-studies", "Yao2022", "data.json")  # published field data
 
 
 def published_systems() -> dict:
@@ -29,6 +29,7 @@ def published_systems() -> dict:
     return data["result_types"]["Type I"]["per_level_results"]["System"]["system"]["Readability"]["results"]
 
 
+@needs_field_data
 @pytest.mark.parametrize("system", ["GT", "PAQ", "QAG"])
 def test_sd_standard_error_is_qra3s_for_normal_data(system):
     """QRA3 Yao 2022 data.json: est_SE_of_SD... and confidence_interval (normal_data: true), scale from 1."""
@@ -77,6 +78,7 @@ def test_sd_standard_error_undefined_and_degenerate():
         sd_standard_error([1.0, 2.0], None, False)  # options are keyword-only
 
 
+@needs_field_data
 def test_kendall_w_pvalue_is_qra3s_and_friedmans():
     """QRA3 Yao 2022: W = 1 over m = 4 experiments and n = 3 systems, chi2 = 8 on 2 df, p = exp(-4)."""
     data = json.loads(PUBLISHED.read_text())

@@ -2,10 +2,14 @@
 kappa and Krippendorff's alpha on real item-level ratings, against irrCAC to 1e-9.
 
 Data: van Miltenburg et al. (2024) fluency ratings, 300 items x 10 raters on a 1..4 scale,
-raters 003-008 rated 120 items each (missing labels), copied from the shared data folder
-into ``tests/data/``.
+raters 003-008 rated 120 items each (missing labels): published field data, read from
+``$QRA_WIDGETS_FIELD_DATA`` (the ``field_data`` fixture; skipped without it).  irrCAC's values
+on them were computed once in irrCAC's own environment (it pins old scipy and pandas) and are
+committed in ``tests/data/reference/irrcac_vanmiltenburg2024.json`` with the irrCAC version and
+the command (``tests/data/reference/make_irrcac_reference.py``).
 """
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -16,26 +20,20 @@ from qra_widgets import QRAInputError
 from qra_widgets import measures as m
 
 pytestmark = [
-    pytest.mark.filterwarnings("ignore::pandas.errors.SettingWithCopyWarning"),
     pytest.mark.filterwarnings("ignore:mypy_extensions.TypedDict is deprecated:DeprecationWarning"),
 ]
 
-DATA = Path(__file__).parent / "data" / "vanmiltenburg2024_fluency_ratings_item_by_rater.csv"
 SCALE = [1.0, 2.0, 3.0, 4.0]
-IRRCAC_WEIGHTS = {None: "identity", "linear": "linear", "quadratic": "quadratic"}
+IRRCAC = json.loads((Path(__file__).parent / "data" / "reference" / "irrcac_vanmiltenburg2024.json").read_text())
+ALL = IRRCAC["all_raters_item_by_rater"]
+KEY = {None: "none", "linear": "linear", "quadratic": "quadratic"}
 
 
 @pytest.fixture(scope="module")
-def ratings() -> pd.DataFrame:
+def ratings(field_data) -> pd.DataFrame:
     """Items x raters, NaN where a rater did not rate an item."""
-    return pd.read_csv(DATA, index_col="item", dtype={"item": str})
-
-
-def irrcac(frame: pd.DataFrame, weights, coefficient: str) -> float:
-    from irrCAC.raw import CAC
-
-    peer = CAC(frame, weights=IRRCAC_WEIGHTS[weights], categories=SCALE, digits=15)
-    return float(getattr(peer, coefficient)()["est"]["coefficient_value"])
+    return pd.read_csv(field_data / "vanmiltenburg2024" / "vanmiltenburg2024_fluency_ratings_item_by_rater.csv",
+                       index_col="item", dtype={"item": str})
 
 
 def test_the_data_has_missing_labels(ratings):
@@ -47,9 +45,9 @@ def test_the_data_has_missing_labels(ratings):
 def test_gwet_bp_fleiss_match_irrcac_on_van_miltenburg(ratings, weights):
     labels = ratings.to_numpy(float).T  # rows = raters
     counts = m.category_counts(labels, categories=SCALE)
-    assert m.gwet_ac(counts, weights=weights) == pytest.approx(irrcac(ratings, weights, "gwet"), abs=1e-9)
-    assert m.brennan_prediger(counts, weights=weights) == pytest.approx(irrcac(ratings, weights, "bp"), abs=1e-9)
-    assert m.fleiss_kappa(counts, weights=weights) == pytest.approx(irrcac(ratings, weights, "fleiss"), abs=1e-9)
+    assert m.gwet_ac(counts, weights=weights) == pytest.approx(ALL[KEY[weights]]["gwet"], abs=1e-9)
+    assert m.brennan_prediger(counts, weights=weights) == pytest.approx(ALL[KEY[weights]]["bp"], abs=1e-9)
+    assert m.fleiss_kappa(counts, weights=weights) == pytest.approx(ALL[KEY[weights]]["fleiss"], abs=1e-9)
     # the label matrix gives the same as the counts
     assert m.gwet_ac(labels, weights=weights, categories=SCALE) == m.gwet_ac(counts, weights=weights)
 
@@ -60,9 +58,9 @@ def test_alpha_matches_irrcac_and_the_krippendorff_package_on_van_miltenburg(rat
     import krippendorff
 
     labels = ratings.to_numpy(float).T
-    assert m.krippendorff_alpha(labels) == pytest.approx(irrcac(ratings, None, "krippendorff"), abs=1e-9)
+    assert m.krippendorff_alpha(labels) == pytest.approx(ALL["none"]["krippendorff"], abs=1e-9)
     interval = m.krippendorff_alpha(labels, level="interval")
-    assert interval == pytest.approx(irrcac(ratings, "quadratic", "krippendorff"), abs=1e-9)
+    assert interval == pytest.approx(ALL["quadratic"]["krippendorff"], abs=1e-9)
     assert interval == pytest.approx(krippendorff.alpha(reliability_data=labels, level_of_measurement="interval"), abs=1e-9)
     ordinal = m.krippendorff_alpha(labels, level="ordinal")
     assert ordinal == pytest.approx(krippendorff.alpha(reliability_data=labels, level_of_measurement="ordinal"), abs=1e-9)
@@ -74,7 +72,7 @@ def test_cohen_kappa_with_missing_labels_matches_irrcac_on_van_miltenburg(rating
     (irrCAC's Conger kappa, which is Cohen's kappa for two raters)."""
     pair = ratings[["001", "003"]]
     ours = m.cohen_kappa(pair["001"].to_numpy(), pair["003"].to_numpy(), categories=SCALE)
-    assert ours == pytest.approx(irrcac(pair, None, "conger"), abs=1e-9)
+    assert ours == pytest.approx(IRRCAC["pair_001_003_conger"], abs=1e-9)
     paired = pair.dropna()
     assert len(paired) == 120
     from sklearn.metrics import cohen_kappa_score
@@ -89,9 +87,10 @@ def test_cohen_kappa_with_missing_labels_matches_irrcac_on_van_miltenburg(rating
 def test_two_rater_forms_with_missing_labels_match_irrcac(ratings, weights):
     pair = ratings[["002", "005"]]
     a, b = pair["002"].to_numpy(), pair["005"].to_numpy()
-    assert m.gwet_ac(a, b, weights=weights, categories=SCALE) == pytest.approx(irrcac(pair, weights, "gwet"), abs=1e-9)
-    assert m.brennan_prediger(a, b, weights=weights, categories=SCALE) == pytest.approx(irrcac(pair, weights, "bp"), abs=1e-9)
-    assert m.fleiss_kappa([a, b], weights=weights, categories=SCALE) == pytest.approx(irrcac(pair, weights, "fleiss"), abs=1e-9)
+    expected = IRRCAC["pair_002_005"][KEY[weights]]
+    assert m.gwet_ac(a, b, weights=weights, categories=SCALE) == pytest.approx(expected["gwet"], abs=1e-9)
+    assert m.brennan_prediger(a, b, weights=weights, categories=SCALE) == pytest.approx(expected["bp"], abs=1e-9)
+    assert m.fleiss_kappa([a, b], weights=weights, categories=SCALE) == pytest.approx(expected["fleiss"], abs=1e-9)
 
 
 def test_precomputed_counts_are_put_on_the_declared_scale():

@@ -63,7 +63,7 @@ def test_headline_numbers_come_from_stored_results_without_assessing(library, mo
     view = qw.overview(library)
     example1 = view.criteria.set_index("study").loc["qrapp-example1"]
     assert round(example1["mean CV*"], 2) == 26.87
-    assert example1["W / τ"] == 1 and example1["P"] == 1
+    assert example1["W"] == 1 and example1["P"] == 1 and np.isnan(example1["τ"])
     table4 = view.studies.set_index("study").loc["qrapp-table4-illustrative"]
     assert round(table4["mean CV*"], 2) == 27.65
     svm = view.systems[(view.systems.study == "qrapp-example1") & (view.systems.system == "SVM")]
@@ -98,6 +98,69 @@ def test_a_study_that_cannot_be_assessed_is_listed_with_its_problem(tmp_path):
     assert list(view.criteria.quality_criterion) == ["Q"]
 
 
+def mixed_study() -> Study:
+    """A human criterion scored in three experiments (W) and a metric one in two (τ)."""
+    fluency = [[4.1, 3.2, 2.5], [4.0, 3.5, 2.2], [3.8, 3.3, 2.6]]
+    bleu = [[30.1, 25.2, 20.3], [19.0, 24.0, 29.5]]
+    scores = {**{("Fluency", s, e): v for e, row in zip(["e1", "e2", "e3"], fluency) for s, v in zip("ABC", row)},
+              **{("BLEU", s, e): v for e, row in zip(["e1", "e2"], bleu) for s, v in zip("ABC", row)}}
+    return Study("mixed", name="Human fluency and metric BLEU", systems=["A", "B", "C"],
+                 quality_criteria=[QualityCriterion("Fluency", scale_min=1, scale_max=5, evaluation_type="human"),
+                                   QualityCriterion("BLEU", scale_min=0, scale_max=100, evaluation_type="metric")],
+                 experiments=[Experiment("e1"), Experiment("e2"), Experiment("e3")], scores=scores)
+
+
+def test_w_and_tau_are_separate_columns_and_never_averaged(tmp_path):
+    lib = StudyLibrary(tmp_path / "lib.sqlite3")
+    table4 = examples.load("qrapp_table4_illustrative")  # two criteria, two experiments: a τ each
+    for study in (table4, mixed_study()):
+        lib.save(study)
+    view = qw.overview(lib)
+    result = qw.assess(table4)
+    taus = {qc: result.value("tau", "qc", qc) for qc in table4.qc_names}
+    criteria = view.criteria.set_index(["study", "quality_criterion"])
+    for qc, tau in taus.items():
+        assert criteria.loc[("qrapp-table4-illustrative", qc), "τ"] == pytest.approx(tau)
+        assert np.isnan(criteria.loc[("qrapp-table4-illustrative", qc), "W"])
+    assert len(set(np.round(list(taus.values()), 3))) == 2  # two different τs, so a mean would be a third number
+    study = view.studies.set_index("study").loc["qrapp-table4-illustrative"]
+    assert np.isnan(study["τ"]) and np.isnan(study["W"])  # τ is a criterion-level value: two criteria, no study τ
+    mixed = qw.assess(mixed_study())
+    assert criteria.loc[("mixed", "Fluency"), "W"] == pytest.approx(mixed.value("W", "qc", "Fluency"))
+    assert criteria.loc[("mixed", "BLEU"), "τ"] == pytest.approx(mixed.value("tau", "qc", "BLEU"))
+    assert np.isnan(criteria.loc[("mixed", "Fluency"), "τ"]) and np.isnan(criteria.loc[("mixed", "BLEU"), "W"])
+
+
+def test_a_study_of_two_evaluation_types_has_a_row_per_type_with_that_types_values(tmp_path):
+    lib = StudyLibrary(tmp_path / "lib.sqlite3")
+    lib.save(mixed_study())
+    result = qw.assess(mixed_study())
+    rows = qw.overview(lib).studies.set_index("evaluation_type")
+    assert list(rows.index) == ["human", "metric"] and set(rows.study) == {"mixed"}
+    for kind, qc in (("human", "Fluency"), ("metric", "BLEU")):
+        system_cv = [c.cv_star for (q, _s), c in result.cv.items() if q == qc]
+        assert rows.loc[kind, "mean CV*"] == pytest.approx(np.mean(system_cv))  # that type's systems only
+    assert rows.loc["human", "W"] == pytest.approx(result.value("W", "qc", "Fluency"))
+    assert rows.loc["metric", "τ"] == pytest.approx(result.value("tau", "qc", "BLEU"))
+    assert rows["P"].isna().all() and "every evaluation type" in rows.loc["human", "problem"]  # pooled P mixes both
+
+
+def test_every_level_is_ranked_within_its_evaluation_type(library):
+    view = qw.overview(library)
+    for level in ("studies", "criteria", "systems"):
+        frame = view.sorted(level)
+        types = list(dict.fromkeys(frame.evaluation_type))
+        assert types == [t for t in ("human", "metric", "llm-as-judge", "unknown") if t in types]  # grouped, in order
+        value = "CV*" if level == "systems" else "mean CV*"
+        for _kind, group in frame.groupby("evaluation_type"):
+            ranked = group[group["rank"].notna()]
+            assert list(ranked["rank"]) == list(range(1, len(ranked) + 1))
+            assert (np.diff(ranked[value].to_numpy(dtype=float)) <= 0).all()  # worst first within the type
+    best = view.sorted("criteria", "P", worst_first=False)
+    human = best[best.evaluation_type == "human"].dropna(subset=["P"])
+    assert (np.diff(human["P"].to_numpy(dtype=float)) <= 0).all()  # best P (highest) first
+
+
 def test_pair_cv_star_equals_cv_star_of_the_two_values():
     """Belz (2021) Table 1 style CV* of two values, shifted: the vectorised form is the measure."""
     a, b = np.array([3.0, 10.0]), np.array([4.0, 10.5])
@@ -116,9 +179,11 @@ def test_worst_first_and_filters_work_in_memory(tmp_path, monkeypatch):
         lib.save(simulated_study(i, rng, effect=0.3 * i, evaluation_type=kind, team="Ateam" if i < 3 else "Bteam",
                                  year="2023" if i < 3 else "2024"))
     view = qw.overview(lib)
-    cv = view.criteria["mean CV*"].to_numpy()
-    assert (np.diff(cv) <= 0).all()  # worst (highest CV*) first
-    assert (np.diff(view.sorted("criteria", "P")["P"].dropna().to_numpy()) >= 0).all()  # lowest P first
+    for kind in ("human", "metric"):
+        criteria = view.criteria[view.criteria.evaluation_type == kind]
+        assert (np.diff(criteria["mean CV*"].to_numpy(dtype=float)) <= 0).all()  # worst (highest CV*) first
+        by_p = view.sorted("criteria", "P")
+        assert (np.diff(by_p[by_p.evaluation_type == kind]["P"].dropna().to_numpy(dtype=float)) >= 0).all()  # lowest P first
 
     def no_database(*_args, **_kwargs):
         raise AssertionError("filtering must not touch the database")
@@ -155,19 +220,110 @@ def test_the_property_that_matters_is_found_with_an_interval_excluding_zero():
     assert dataset["pairs differ"] + dataset["pairs same"] == 30 * 15  # every pair of 6 experiments answers it
 
 
-def test_no_property_matters_gives_false_positives_at_about_the_stated_rate():
-    """20 null libraries of 25 studies x 4 properties: 95% intervals exclude 0 at most 10% of the time
-    (the stated rate: 5% nominal, about 8% measured with 25 studies, 5.0% with 60)."""
-    rng = np.random.default_rng(21)
-    hits = tests = 0
-    for library in range(20):
-        studies = [simulated_study(100 * library + i, rng, effect=0.0) for i in range(25)]
-        effects = property_effects(pairs_frame(studies), bootstrap=1000, seed=library)
+def random_answer(prop, rng: np.random.Generator):
+    """One of two answers to a catalogue property (kinds text, integer, single, multiple)."""
+    pick = int(rng.integers(2))
+    if prop.kind == "text":
+        return ["A", "B"][pick]
+    if prop.kind == "integer":
+        return [3, 5][pick]
+    return prop.options[pick] if prop.kind == "single" else [prop.options[pick]]
+
+
+def null_study(index: int, rng: np.random.Generator, experiments: int, systems: int = 5) -> Study:
+    """A study in which every experiment answers all 22 catalogue properties at random (two answers
+    each) and no property changes any score: the system's true value plus noise (sd 0.1)."""
+    from qra_widgets.properties import PROPERTIES
+
+    names = [f"sys-{j}" for j in range(systems)]
+    base = rng.uniform(2.5, 4.0, systems)
+    exps, scores = [], {}
+    for i in range(experiments):
+        props = {pid: ({"Quality": random_answer(prop, rng)} if prop.per_criterion else random_answer(prop, rng))
+                 for pid, prop in PROPERTIES.items()}
+        exps.append(Experiment(f"e{i}", properties=props))
+        for j, name in enumerate(names):
+            scores[("Quality", name, f"e{i}")] = float(np.clip(base[j] + rng.normal(0, 0.1), 1, 5))
+    qc = QualityCriterion("Quality", scale_min=1, scale_max=5, evaluation_type="human")
+    return Study(f"null-{index:05d}", quality_criteria=[qc], systems=names, experiments=exps, scores=scores)
+
+
+def null_libraries(size: int, libraries: int, seed: int) -> tuple[int, int, int]:
+    """(libraries with any flag, libraries, properties tested in all) for null libraries of ``size``
+    studies of 2-4 experiments each."""
+    rng = np.random.default_rng(seed)
+    flagged = tested = 0
+    for library in range(libraries):
+        studies = [null_study(library * size + i, rng, int(rng.integers(2, 5))) for i in range(size)]
+        effects = property_effects(pairs_frame(studies), bootstrap=100, permutations=499, seed=library)
         ranked = effects[effects.status != "too few pairs"]
-        tests += len(ranked)
-        hits += int((ranked.status != "no clear effect").sum())
-    assert tests == 80
-    assert hits / tests <= 0.10
+        tested += len(ranked)
+        flagged += bool((ranked.status != "no clear effect").any())
+    return flagged, libraries, tested
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("size", [25, 60])
+def test_with_no_property_mattering_at_most_one_library_in_ten_flags_any_property(size):
+    """Null libraries of 25 and 60 studies with 2-4 experiments each, 22 properties answered at
+    random: with Holm's adjustment at most 10% of libraries flag at least one property (the
+    family-wise rate Holm controls at 5%).  100 libraries each (seeded): a true 5% would show as
+    more than 10% with probability 0.01; without adjustment most libraries flag one."""
+    flagged, libraries, tested = null_libraries(size, 100, seed=size)
+    assert tested >= 15 * libraries  # most of the 22 properties have enough informative studies
+    assert flagged / libraries <= 0.10
+
+
+def test_the_permutation_p_value_is_uniform_enough_for_one_property():
+    """One property tested in 100 small null libraries: the unadjusted p is below 0.05 in about 5%
+    of them (at most 12 of 100, a binomial(100, 0.05) tail below 0.001)."""
+    rng = np.random.default_rng(5)
+    below = 0
+    for library in range(100):
+        studies = [null_study(100 * library + i, rng, int(rng.integers(3, 5)), systems=3) for i in range(12)]
+        effects = property_effects(pairs_frame(studies), bootstrap=50, permutations=199, seed=library).set_index("property")
+        below += bool(effects.loc["G.test_dataset", "p"] < 0.05)
+    assert below <= 12
+
+
+def test_holm_adjustment_matches_statsmodels():
+    multitest = pytest.importorskip("statsmodels.stats.multitest")
+    from qra_widgets.overview import holm
+
+    p = np.array([0.001, 0.02, 0.03, 0.04, 0.2, 0.5, 0.012])
+    assert holm(p) == pytest.approx(multitest.multipletests(p, method="holm")[1], abs=1e-15)
+
+
+def test_adjusted_values_are_reported_and_a_property_needs_informative_studies():
+    rng = np.random.default_rng(13)
+    studies = [simulated_study(i, rng, effect=0.4) for i in range(30)]
+    effects = property_effects(pairs_frame(studies), seed=1).set_index("property")
+    tested = effects[effects.status != "too few pairs"]
+    assert (tested["p_adjusted"] >= tested["p"]).all() and (tested["p_adjusted"] <= 1).all()
+    # Holm: the smallest p is multiplied by the number of properties tested
+    assert tested["p_adjusted"].min() == pytest.approx(min(1.0, tested["p"].min() * len(tested)))
+    assert effects.loc["G.test_dataset", "studies informative"] <= effects.loc["G.test_dataset", "studies same"]
+    strict = property_effects(pairs_frame(studies), seed=1, min_studies=31).set_index("property")
+    assert set(strict.status) == {"too few pairs"} and strict["p"].isna().all()
+    bh = property_effects(pairs_frame(studies), seed=1, adjust="bh").set_index("property")
+    assert (bh.loc[tested.index, "p_adjusted"] <= tested["p_adjusted"] + 1e-12).all()  # BH never stricter than Holm
+
+
+def test_the_permutation_test_rebuilds_the_observed_groups_from_the_pairs():
+    """Unshuffled, the answer classes rebuilt from the pairs give back every pair's same/differ."""
+    from qra_widgets.overview import _answer_classes
+
+    rng = np.random.default_rng(2)
+    pairs = pairs_frame([null_study(i, rng, 4) for i in range(3)])
+    index = {(s, e): k for k, (s, e) in enumerate(sorted({(s, e) for s, a, b in zip(pairs.study, pairs.experiment_a,
+                                                                                     pairs.experiment_b) for e in (a, b)}))}
+    slot_a = np.array([index[(s, a)] for s, a in zip(pairs.study, pairs.experiment_a)])
+    slot_b = np.array([index[(s, b)] for s, b in zip(pairs.study, pairs.experiment_b)])
+    for pid in ("G.test_dataset", "H4.2.1", "H2.1"):
+        same = pairs.same.map(lambda ids: pid in ids).to_numpy()
+        differ = pairs.differs.map(lambda ids: pid in ids).to_numpy()
+        labels = _answer_classes(slot_a, slot_b, len(index), same, differ)
+        assert ((labels[slot_a] == labels[slot_b]) == same).all() and (labels[slot_a] >= 0).all()
 
 
 def test_properties_with_too_few_pairs_are_marked_not_ranked():
@@ -181,7 +337,7 @@ def test_properties_with_too_few_pairs_are_marked_not_ranked():
 # ----------------------------------------------------------------------------- the Overview tab
 
 
-def test_overview_tab_filters_sorts_pages_and_opens_a_study_on_click(tmp_path):
+def test_overview_tab_loads_when_built_filters_sorts_by_header_pages_and_opens_a_study_on_click(tmp_path):
     from qra_widgets.widgets.common import Status
     from qra_widgets.widgets.overview import OverviewView
     from qra_widgets.widgets.state import AppState
@@ -191,22 +347,37 @@ def test_overview_tab_filters_sorts_pages_and_opens_a_study_on_click(tmp_path):
     for i in range(30):
         lib.save(simulated_study(i, rng, effect=0.02 * i, evaluation_type="human" if i % 3 else "metric"))
     state = AppState(library_path=lib.path)
-    view = OverviewView(state, Status())
-    view.update.click()
-    assert len(view.row_buttons) == 25 and "page 1 of 2 · 30 quality criteria" in view.where.value
-    worst = view.row_buttons[0].study_id
-    assert worst == view.data.criteria.sort_values("mean CV*").study.iloc[-1]  # highest CV* first
+    view = OverviewView(state, Status())  # no click: the library is read when the view is built
+    shown = []
+    view.navigate = shown.append
+    assert len(view.shown_studies) == 25 and "page 1 of 2 · 30 quality criteria" in view.where.value
+    human = view.data.criteria[view.data.criteria.evaluation_type == "human"]
+    assert view.shown_studies[0] == human.sort_values("mean CV*").study.iloc[-1]  # highest human CV* first
+    groups = [r["group"] for r in view.table.rows if "group" in r]
+    assert groups[0].startswith("Human evaluation · 20 quality criteria")
+    assert [c["title"] for c in view.table.columns][:5] == ["#", "Study", "Criterion", "Type", "QCET criterion"]
+    first = next(r for r in view.table.rows if "group" not in r)
+    assert first["cells"][0] == "1" and first["cells"][3] == "human"
+    assert first["titles"][1] == f"Simulated {int(first['key'][4:])} ({first['key']})"  # the full name on hover
     view.next.click()
-    assert len(view.row_buttons) == 5
+    assert len(view.shown_studies) == 5
     view.filters["evaluation_type"].value = "metric"
-    assert {b.study_id for b in view.row_buttons} == {f"sim-{i:04d}" for i in range(0, 30, 3)}
-    view.worst_first.value = False
-    best = view.row_buttons[0].study_id
-    assert best == view.view.criteria.sort_values("mean CV*").study.iloc[0]
+    assert set(view.shown_studies) == {f"sim-{i:04d}" for i in range(0, 30, 3)}
+    view.table.click_header("mean CV*")  # the sorted column again: best first
+    assert view.shown_studies[0] == view.view.criteria.sort_values("mean CV*").study.iloc[0]
+    assert view.table.sort == {"key": "mean CV*", "ascending": True}
+    view.table.click_header("P")  # another column: worst (lowest P) first
+    p_values = [float(r["cells"][6]) for r in view.table.rows if "group" not in r]
+    assert p_values == sorted(p_values)
+    view.table.click_header("rank")  # not sortable: nothing changes
+    assert view.sort_key == "P"
     view.level.value = "systems"
-    assert view.sort_by.value == "CV*" and "system" in view.table.value
-    view.row_buttons[3].click()
-    assert state.study.id == view.row_buttons[3].study_id and state.revision == 1
+    assert view.sort_key == "CV*" and [c["title"] for c in view.table.columns][3] == "System"
+    target = view.shown_studies[3]
+    view.table.click_row(target)
+    assert state.study.id == target and state.revision == 1 and shown == ["Assessment"]
+    view.table.click_row("not-shown")  # a key the page does not show is ignored
+    assert state.study.id == target
     assert next(o["data"].keys() for o in view.by_type.outputs) >= {"application/vnd.plotly.v1+json"}
 
 
@@ -269,9 +440,8 @@ def test_opening_from_the_overview_asks_first_when_the_study_being_edited_is_uns
     app = Dashboard(examples.load("qra2022_pass"), library_path=tmp_path / "lib.sqlite3")
     app.state.set_score("Fluency", "PASS", "Mille2021", 5.0)
     assert app.state.dirty
-    app.overview.on_update()
-    row = app.overview.rows.children[0]
-    row.click()
+    app.overview.table.click_row(app.overview.shown_studies[0])
     assert app.state.study.id == "qra2022-pass" and app.overview.confirm.widget.layout.display == "flex"
     app.overview.confirm.yes.click()
     assert app.state.study.id == "qrapp-example1" and not app.state.dirty
+    assert app.tabs.selected_index == app.tabs.titles.index("Assessment")  # the study opens on its Assessment tab

@@ -1,8 +1,9 @@
-"""qra_widgets.parse: what people type or paste, turned into values or a message naming the problem."""
+"""qra_widgets.io.parse: what people type or paste, turned into values or a message naming the problem."""
 
 import pytest
 
-from qra_widgets import QRAInputError, parse
+from qra_widgets import QRAInputError
+from qra_widgets.io import parse
 
 
 @pytest.mark.parametrize("text, value", [("3.5", 3.5), (" 4 ", 4.0), ("", None), ("   ", None), ("-0.25", -0.25), ("1e2", 100.0)])

@@ -1,15 +1,15 @@
 """The property catalogue (QRA++ Table 1, Appendix A), QCET, and HEDS 2 import."""
 
 import json
-from pathlib import Path
 
 import pytest
+from fielddata import field_path, needs_field_data
 
 from qra_widgets import Experiment, QRAInputError, QualityCriterion, Study
-from qra_widgets.heds import heds_from_dict, import_heds
+from qra_widgets.io.heds import heds_from_dict, import_heds
 from qra_widgets.properties import PROPERTIES, check_properties, qcet_search, qcet_taxonomy
 
-HEDS_DIR = Path(__file__).parent / "data" / "heds2"  # copied from shared/data/heds2
+HEDS_DIR = field_path("heds2")  # ReproHum's published HEDS 2 sheets: field data, never committed
 VAN_MILTENBURG = HEDS_DIR / "heds2_example_vanmiltenburg_datacard-2023-12-06-16-57-46.json"
 NAPIER = HEDS_DIR / "heds2_example_napiernlp_reprohum2024.json"
 
@@ -72,6 +72,7 @@ def test_other_answers_and_project_properties_are_allowed():
 # --------------------------------------------------------------------------- HEDS 2 import
 
 
+@needs_field_data
 def test_import_van_miltenburg_heds():
     """Checked by hand against the file: 2 evaluators, 100 outputs, direct quality estimation."""
     result = import_heds(VAN_MILTENBURG)
@@ -94,6 +95,7 @@ def test_import_van_miltenburg_heds():
     assert result.notes == [note]
 
 
+@needs_field_data
 def test_import_napier_heds():
     result = import_heds(NAPIER)
     p = result.properties
@@ -108,6 +110,7 @@ def test_import_napier_heds():
     assert any(note.startswith("H3.1.1:") for note in result.notes)
 
 
+@needs_field_data
 def test_heds_answers_fill_an_experiment_in_a_study():
     result = import_heds(VAN_MILTENBURG)
     experiment = result.apply_to(Experiment("vM2024"), {"Fluency": "Fluency (1-4)"})
@@ -116,6 +119,7 @@ def test_heds_answers_fill_an_experiment_in_a_study():
     assert study.experiment("vM2024").properties["H3.2.1"] == 2
 
 
+@needs_field_data
 def test_every_mapped_answer_is_valid_for_the_catalogue():
     for path in (VAN_MILTENBURG, NAPIER):
         result = import_heds(path)
@@ -137,6 +141,7 @@ def test_malformed_heds(data, message):
         heds_from_dict(data)
 
 
+@needs_field_data
 def test_truncated_heds_file(tmp_path):
     path = tmp_path / "heds.json"
     path.write_text(VAN_MILTENBURG.read_text()[:500])
@@ -151,5 +156,6 @@ def test_a_file_without_heds_keys_is_refused(tmp_path):
         import_heds(path)
 
 
+@needs_field_data
 def test_heds2_files_say_version_2():
     assert (import_heds(VAN_MILTENBURG).version, import_heds(NAPIER).version) == (2, 2)

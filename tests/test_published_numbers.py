@@ -204,17 +204,11 @@ def test_qrapp_table3_example1():
     assert result.value("P", "study") == 1.0
 
 
-def test_qrapp_example1_matches_the_shared_csv():
-    """The shipped study carries exactly the scores of shared/data's Example 1 CSV."""
-    pytest.importorskip("pandas")
-    from pathlib import Path
-
+def test_qrapp_example1_matches_the_shared_csv(field_data):
+    """The shipped study carries exactly the scores of the field data's Example 1 CSV."""
     import pandas as pd
 
-    csv_path = Path(__file__).parent / "data" / "qrapp_example1_fluency_scores.csv"  # copied from shared/data
-    if not csv_path.exists():
-        pytest.fail(f"missing shared data file {csv_path}")
-    frame = pd.read_csv(csv_path)
+    frame = pd.read_csv(field_data / "qrapp_example1_fluency_scores.csv")
     study = examples.load("qrapp_example1")
     assert {(r.quality_criterion, r.system, r.experiment): r.mean_score for r in frame.itertuples()} == study.scores
 

@@ -1,13 +1,16 @@
 """Item-level ratings: Type I means, item labels and annotator agreement on real data.
 
 Data: van Miltenburg et al. (2024), raw fluency ratings (1..4) from the team's public repository
-(tests/data/vanmiltenburg2024/, copied from the shared data).  Raters 001 and 002 are the direct
+(published field data: the ``vanmiltenburg2024`` fixture puts them beside our spec
+``tests/data/vanmiltenburg2024/spec.json``; skipped without ``$QRA_WIDGETS_FIELD_DATA``).  Raters 001 and 002 are the direct
 reproduction of August et al. (2022) whose means QRA++ (Belz 2025) Example 1 uses.
 """
 
+import json
 import re
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -15,29 +18,31 @@ import qra_widgets as qw
 from qra_widgets.io import save_study, study_from_json, study_to_json
 from qra_widgets.ratings import Ratings, annotator_agreement, rater_counts
 
-DATA = Path(__file__).parent / "data" / "vanmiltenburg2024"
-SPEC = DATA / "spec.json"
+# irrCAC's values on these ratings, computed once in irrCAC's own environment (it pins old scipy
+# and pandas): tests/data/reference/make_irrcac_reference.py says how.
+IRRCAC = json.loads((Path(__file__).parent / "data" / "reference" / "irrcac_vanmiltenburg2024.json").read_text())
 
 
 @pytest.fixture(scope="module")
-def study():
-    return qw.load_annotations(SPEC)
+def study(vanmiltenburg2024):
+    return qw.load_annotations(vanmiltenburg2024 / "spec.json")
 
 
 @pytest.fixture(scope="module")
-def long_ratings():
-    return pd.read_csv(DATA / "vanmiltenburg2024_fluency_ratings_long.csv", dtype={"participant": str})
+def long_ratings(vanmiltenburg2024):
+    return pd.read_csv(vanmiltenburg2024 / "vanmiltenburg2024_fluency_ratings_long.csv", dtype={"participant": str})
 
 
-def published_means() -> dict[str, float]:
+@pytest.fixture(scope="module")
+def published_means(vanmiltenburg2024) -> dict[str, float]:
     """The team's exact means, as the QRA++ Example 1 data file quotes them from their results.xlsx."""
-    sources = pd.read_csv(DATA / "qrapp_example1_fluency_scores.csv").source
+    sources = pd.read_csv(vanmiltenburg2024 / "qrapp_example1_fluency_scores.csv").source
     text = next(s for s in sources if "exact means from results.xlsx" in s)
     return {name: float(value) for name, value in re.findall(r"(SVM|GeDi|DExperts) (\d\.\d+)", text)}
 
 
-def test_system_means_equal_the_published_means_to_every_digit(study):
-    published = published_means()
+def test_system_means_equal_the_published_means_to_every_digit(study, published_means):
+    published = published_means
     assert published == {"SVM": 3.125, "GeDi": 2.570, "DExperts": 2.275}
     for system, value in published.items():
         mean = study.scores[("Fluency", system, "direct")]
@@ -87,18 +92,15 @@ def test_krippendorff_alpha_equals_the_krippendorff_package(study, long_ratings)
 
 
 def test_kappa_ac1_and_bp_equal_the_reference_packages(study, long_ratings):
-    from irrCAC.raw import CAC
     from sklearn.metrics import cohen_kappa_score
 
     frame = annotator_agreement(study).set_index(["experiment", "measure"]).value
     direct = long_ratings[long_ratings.participant.isin(["001", "002"])].pivot_table(index="item", columns="participant", values="score")
     assert abs(frame[("direct", "kappa")] - cohen_kappa_score(direct["001"], direct["002"])) < 1e-12
-    augmented = long_ratings[long_ratings.participant.isin([f"00{i}" for i in range(3, 9)])]
-    wide = augmented.pivot_table(index="item", columns="participant", values="score")
-    cac = CAC(wide, categories=[1, 2, 3, 4])  # irrCAC prints 5 decimals
-    assert abs(frame[("augmented", "ac1")] - cac.gwet()["est"]["coefficient_value"]) < 5e-6
-    assert abs(frame[("augmented", "bp")] - cac.bp()["est"]["coefficient_value"]) < 5e-6
-    assert abs(frame[("augmented", "fleiss_kappa")] - cac.fleiss()["est"]["coefficient_value"]) < 5e-6
+    irrcac = IRRCAC["raters_003_008_from_long"]  # irrCAC's CAC(wide, categories=[1, 2, 3, 4]) on raters 003-008
+    assert abs(frame[("augmented", "ac1")] - irrcac["gwet"]) < 1e-9
+    assert abs(frame[("augmented", "bp")] - irrcac["bp"]) < 1e-9
+    assert abs(frame[("augmented", "fleiss_kappa")] - irrcac["fleiss"]) < 1e-9
     assert ("augmented", "kappa") not in frame.index  # six raters: no Cohen's kappa
 
 
@@ -114,9 +116,26 @@ def test_item_label_rules():
     ratings = Ratings.from_columns(["Q"] * 6, ["A"] * 6, ["i1", "i1", "i2", "i2", "i2", "i2"], ["E"] * 6,
                                    ["r1", "r2", "r1", "r2", "r3", "r4"], [2, 3, 1, 1, 4, 4])
     labels = lambda level: dict(zip(ratings.item_labels("Q", level)[1], ratings.item_labels("Q", level)[3]))
-    assert labels("ordinal") == {"i1": 2.0, "i2": 1.0}  # lower median: (m-1)//2-th of the sorted ratings
+    assert labels("ordinal") == {"i1": 2.0, "i2": 2.0}  # median 2.5 in both: the even scale point
     assert labels("nominal") == {"i1": 2.0, "i2": 1.0}  # mode; ties -> the smallest category
     assert labels("interval") == {"i1": 2.5, "i2": 2.5}
+
+
+def test_ordinal_labels_are_not_lowered_by_an_even_number_of_raters():
+    """Ratings symmetric around 3 on 1..5: the mean label must stay near 3 with 2, 3 and 4 raters.
+    The lower median (the earlier rule) gives the minimum of two ratings: about 0.3 lower."""
+    rng = np.random.default_rng(0)
+    items = 4000
+    means = {}
+    for raters in (2, 3, 4):
+        values = np.clip(3 + rng.integers(-1, 2, size=(items, raters)), 1, 5).astype(float)
+        ratings = Ratings.from_columns(["Q"] * values.size, ["A"] * values.size, np.repeat([f"i{k}" for k in range(items)], raters),
+                                       ["E"] * values.size, np.tile([f"r{k}" for k in range(raters)], items), values.ravel())
+        means[raters] = float(ratings.item_labels("Q", "ordinal")[3].mean())
+        lower_median = np.sort(values, axis=1)[:, (raters - 1) // 2].mean()
+        if raters == 2:
+            assert lower_median < 2.75  # the bias the rule removes
+    assert all(abs(mean - 3) < 0.05 for mean in means.values()), means
 
 
 def test_ratings_survive_a_study_file_and_edits(study, tmp_path):

@@ -1,9 +1,10 @@
 """Item-level files a ReproNLP team published: the four readability annotation files of
 ``SamsungLabs/ReproNLP2026`` (``annotations/{yao2022,florescu2024,braun2025,mroczek2026}.csv``),
-the data behind the organisers' QRA3 run in ``tests/data/qra3/``.
+the data behind the organisers' QRA3 run (``qra3/`` of the published field data).
 
 Those files are not in this repository (a developer may not commit fetched data), so this test
-runs only when ``QRA_WIDGETS_REPRONLP2026`` names a folder that holds them, e.g.::
+runs only when ``QRA_WIDGETS_FIELD_DATA`` holds them (``qra3/annotations/``, with the QRA3 run
+beside them) or ``QRA_WIDGETS_REPRONLP2026`` names a folder that holds them, e.g.::
 
     git clone https://github.com/SamsungLabs/ReproNLP2026 /tmp/ReproNLP2026
     QRA_WIDGETS_REPRONLP2026=/tmp/ReproNLP2026/annotations pytest tests/test_repronlp_public.py
@@ -21,16 +22,19 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from fielddata import FIELD, field_path
 
 import qra_widgets as qw
 
 DATA = Path(__file__).parent / "data"
+QRA3_RUN = field_path("qra3")  # the organisers' QRA3 run on these data (field data)
 FILES = ("yao2022.csv", "florescu2024.csv", "braun2025.csv", "mroczek2026.csv")
-FOLDER = os.environ.get("QRA_WIDGETS_REPRONLP2026")
+FOLDER = os.environ.get("QRA_WIDGETS_REPRONLP2026") or (str(QRA3_RUN / "annotations") if FIELD else None)
 
 pytestmark = pytest.mark.skipif(
-    not FOLDER or not all((Path(FOLDER) / name).is_file() for name in FILES),
-    reason="set QRA_WIDGETS_REPRONLP2026 to SamsungLabs/ReproNLP2026's annotations/ folder (see the module docstring)")
+    not FIELD or not FOLDER or not all((Path(FOLDER) / name).is_file() for name in FILES),
+    reason="set QRA_WIDGETS_FIELD_DATA to the published field data (and, optionally, QRA_WIDGETS_REPRONLP2026 to "
+           "SamsungLabs/ReproNLP2026's annotations/ folder; see the module docstring)")
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +44,7 @@ def study():
 
 
 def test_system_means_equal_the_published_metrics_float_for_float(study):
-    published = pd.read_csv(DATA / "qra3" / "metrics-4-studies.csv", float_precision="round_trip")  # the printed digits, exactly
+    published = pd.read_csv(QRA3_RUN / "metrics-4-studies.csv", float_precision="round_trip")  # the printed digits, exactly
     published = published[published["Study"] == "Yao2022"]
     assert len(published) == 12
     for row in published.itertuples():
@@ -48,8 +52,8 @@ def test_system_means_equal_the_published_metrics_float_for_float(study):
 
 
 def test_the_assessment_from_raw_files_equals_the_one_from_qra3_input(study):
-    from_input = next(s for s in qw.read_qra3(DATA / "qra3" / "metrics-4-studies.csv",
-                                              DATA / "qra3" / "config-4-studies.json") if s.id == "Yao2022")
+    from_input = next(s for s in qw.read_qra3(QRA3_RUN / "metrics-4-studies.csv",
+                                              QRA3_RUN / "config-4-studies.json") if s.id == "Yao2022")
     ours = qw.assess(study, conventions="qra3").to_frame()
     theirs = qw.assess(from_input, conventions="qra3").to_frame()
     keys = ["result_type", "measure", "level", "quality_criterion", "system"]

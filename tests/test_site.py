@@ -11,7 +11,7 @@ import pytest
 from qra_widgets import Study, examples
 from qra_widgets.cli import main
 from qra_widgets.io import save_study
-from qra_widgets.site import PLOTLY_FILE, build_site, page_name, study_page_html
+from qra_widgets.report.site import PLOTLY_FILE, build_site, page_name, study_page_html
 from qra_widgets.store import StudyLibrary
 from tests.browser import CHROMIUM, chromium
 

@@ -11,8 +11,8 @@ import os
 
 import pytest
 
-from qra_widgets.annotations import load_annotations, spec_file_bytes
 from qra_widgets.errors import QRAInputError
+from qra_widgets.io.annotations import load_annotations, spec_file_bytes
 
 
 def _spec(file_name: str) -> dict:

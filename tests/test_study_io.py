@@ -10,13 +10,13 @@ from strategies import studies
 import qra_widgets as qw
 from qra_widgets import Experiment, QRAInputError, QualityCriterion, Study
 from qra_widgets.io import (
-    MAX_FILE_BYTES,
     save_study,
     study_from_dict,
     study_from_json,
     study_to_dict,
     study_to_json,
 )
+from qra_widgets.limits import MAX_FILE_BYTES
 
 
 def small_study(**overrides):

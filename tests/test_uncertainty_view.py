@@ -1,5 +1,6 @@
 """The Intervals tab (issue 12 §2 output, §3 progress, §4 planner) on the van Miltenburg et al. (2024)
-fluency ratings (``tests/data/vanmiltenburg2024/spec.json``, three rater groups as three experiments).
+fluency ratings (published field data, with our spec ``tests/data/vanmiltenburg2024/spec.json``:
+three rater groups as three experiments; skipped without ``$QRA_WIDGETS_FIELD_DATA``).
 
 What is asserted: the tab's intervals are exactly ``assess(study, bootstrap=B, seed=S)``'s; Cancel
 and a score edit during a run leave the assessment without intervals (the edit does not wait for
@@ -13,26 +14,24 @@ from __future__ import annotations
 import html
 import re
 import threading
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import qra_widgets as qw
 from qra_widgets import examples
-from qra_widgets.annotations import load_annotations
+from qra_widgets.io.annotations import load_annotations
 from qra_widgets.uncertainty import plan_reproduction
 from qra_widgets.widgets.common import Status
 from qra_widgets.widgets.state import AppState, IntervalsDropped
 from qra_widgets.widgets.uncertainty import UncertaintyView
 
-VM = Path(__file__).parent / "data" / "vanmiltenburg2024"
 B, SEED = 2000, 11  # 4 chunks of 500 replicates: progress is reported 4 times
 
 
 @pytest.fixture(scope="module")
-def study():
-    return load_annotations(VM / "spec.json")
+def study(vanmiltenburg2024):
+    return load_annotations(vanmiltenburg2024 / "spec.json")
 
 
 @pytest.fixture(scope="module")
@@ -63,9 +62,9 @@ def test_a_fixed_seed_gives_the_intervals_of_assess(study, direct):
     result = view.state.assessment
     assert result.bootstrap_info == direct.bootstrap_info and result.bootstrap_info["seed"] == SEED
     assert result.intervals.keys() == direct.intervals.keys()
-    for key, (low, high, method, note) in direct.intervals.items():
+    for key, (low, high, method, note, over) in direct.intervals.items():
         got = result.intervals[key]
-        assert (got[2], got[3]) == (method, note)
+        assert (got[2], got[3], got[4]) == (method, note, over)
         np.testing.assert_array_equal(got[:2], (low, high))
     assert view.progress.value == B and view.compute.disabled is False and view.cancel.disabled is True
     assert "95% intervals from 2000 bootstrap replicates (seed 11)" in view.message.value
@@ -78,7 +77,7 @@ def test_the_template_shows_value_and_interval_and_the_chart_has_error_bars(stud
     cv = direct.cv[("Fluency", "SVM")].cv_star
     low, high = direct.intervals[("CV*", "system", "Fluency", "SVM")][:2]
     text = html.unescape(view.intervals.value)
-    found = re.search(r"<td>SVM</td>\s*<td>CV\*</td>\s*<td>([\d.]+) \[([\d.]+), ([\d.]+)\]</td>", text)
+    found = re.search(r"<td>SVM</td>\s*<td>CV\*</td>\s*<td class='qra-num'>([\d.]+) \[([\d.]+), ([\d.]+)\]</td>", text)
     assert found, text[:2000]
     assert [float(v) for v in found.groups()] == pytest.approx([cv, low, high], abs=0.005)  # 2 decimals, as QRA++ prints CV*
     assert "seed 11" in text

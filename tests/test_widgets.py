@@ -1,17 +1,18 @@
 """The dashboard driven as a user would, without a browser: set values, click, upload bytes."""
 
+import base64
 import html
 import re
-from datetime import datetime, timezone
-from pathlib import Path
+from datetime import date, datetime, timezone
 
 import pytest
+from fielddata import field_path, needs_field_data
 
 import qra_widgets as qw
 from qra_widgets import examples
 from qra_widgets.widgets import Dashboard
 
-HEDS = Path(__file__).parent / "data" / "heds2" / "heds2_example_vanmiltenburg_datacard-2023-12-06-16-57-46.json"
+HEDS = field_path("heds2", "heds2_example_vanmiltenburg_datacard-2023-12-06-16-57-46.json")  # ReproHum's, field data
 
 
 @pytest.fixture
@@ -51,9 +52,14 @@ def test_example_loads_into_table_and_chart(app):
     bars = [t for t in app.charts.cv_figure.data if t.type == "bar"]
     assert [round(v, 2) for v in bars[0].y] == [19.96, 29.9, 30.76]
     assert "Fluency measurement reproducibility for SVM" in app.assessment.narrative.value
-    assert app.assessment.downloads.value == ""  # downloads are built when clicked, not on every edit
-    app.assessment.download_buttons["Markdown"].click()
-    assert "download='QRA___Example_1" in app.assessment.downloads.value
+    button = app.assessment.download_buttons["Markdown"]
+    assert button.output.outputs == ()  # built when clicked, never on every edit
+    name, data = button.click()  # one click: the file itself goes to the browser
+    assert name == f"qrapp-example1-assessment-{date.today().isoformat()}.md" and "| 19.96 |" in data.decode()
+    [shown] = button.output.outputs
+    script = shown["data"]["application/javascript"]
+    assert f'link.download = "{name}"' in script and '"text/markdown"' in script
+    assert base64.b64encode(data).decode() in script
 
 
 def test_editing_a_cell_updates_study_table_and_chart(app):
@@ -175,6 +181,7 @@ def test_study_form_criteria_and_systems(app):
     assert len(app.scores.grids) == 2  # grids rebuilt for the new criterion
 
 
+@needs_field_data
 def test_experiments_properties_conditions_and_heds(app):
     build_by_hand(app)
     view = app.experiments
@@ -248,14 +255,15 @@ def test_compare_and_overview(app):
     assert app.compare.chart.outputs == ()  # another study: the old comparison is gone
     app.library.save.click()
     app.overview.update.click()
-    assert [b.study_id for b in app.overview.row_buttons][:2] == ["qrapp-example1", "qra2022-essay-scoring"]  # worst first
+    assert app.overview.shown_studies[:2] == ["qrapp-example1", "qra2022-essay-scoring"]  # human first, then metric
     assert "Overview of 2 studies" in app.status.value
 
 
 def test_chart_html_download(app):
     load_example(app)
-    app.charts.save_buttons["CV*"].click()
-    assert "download='QRA___Example_1" in app.charts.saved.value and "data:text/html;base64," in app.charts.saved.value
+    name, page = app.charts.save_buttons["CV*"].click()
+    assert name == f"qrapp-example1-cv-chart-{date.today().isoformat()}.html"
+    assert page.startswith(b"<!doctype html>") and b"plotly" in page
 
 
 def test_user_names_are_escaped_in_the_app(app):
@@ -279,14 +287,13 @@ def test_dashboard_accepts_a_study(tmp_path):
 
 def test_compare_charts_can_be_saved(app):
     load_example(app, "qra2022_essay_scoring")
-    app.compare.save_comparison.click()
-    assert "Run a comparison first" in app.compare.saved.value
+    assert app.compare.save_comparison.click() is None
+    assert "run a comparison first" in app.status.value
     app.compare.attribute.value = ("object: Seed",)
     app.compare.run.click()
-    app.compare.save_comparison.click()
-    assert "-subsets.html" in app.compare.saved.value
-    app.compare.save_heatmap.click()
-    assert "-heatmap.html" in app.compare.saved.value
+    day = date.today().isoformat()
+    assert app.compare.save_comparison.click()[0] == f"qra2022-essay-scoring-subsets-{day}.html"
+    assert app.compare.save_heatmap.click()[0] == f"qra2022-essay-scoring-heatmap-{day}.html"
 
 
 def test_forged_values_are_validated_server_side(app):

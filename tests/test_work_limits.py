@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 
 import qra_widgets as qw
-from qra_widgets import examples, reading
-from qra_widgets.annotations import load_annotations
+from qra_widgets import examples
+from qra_widgets import limits as reading
+from qra_widgets.io.annotations import load_annotations
 from qra_widgets.uncertainty import bootstrap, plan_reproduction
 
 VM = Path(__file__).parent / "data" / "vanmiltenburg2024"

@@ -32,13 +32,16 @@ for well-formed input returns ``replace_undefined_by`` (``nan``) and warns
 :class:`~qra_widgets.UndefinedMeasureWarning` with the reason.
 """
 
+from ._validation import Batch
 from .agreement import (
     CategoryCounts,
     adjacent_agreement,
+    agreement_batch,
     agreement_weights,
     brennan_prediger,
     category_counts,
     cohen_kappa,
+    cohen_kappa_batch,
     coincidences,
     encode,
     encode_values,
@@ -49,52 +52,69 @@ from .agreement import (
 )
 from .correlation import (
     PairwiseMean,
+    average_ranks,
     correlation_pvalue,
     kendall_tau,
     kendall_w,
+    kendall_w_batch,
     kendall_w_pvalue,
     mean_pairwise,
+    mean_pairwise_batch,
     mean_pairwise_r,
     mean_pairwise_rho,
     mean_pairwise_tau,
+    pearson_batch,
     pearson_r,
+    spearman_batch,
     spearman_rho,
+    tau_b_batch,
 )
-from .precision import CVStar, c4, cv_star, pair_cv_star, sd_standard_error
-from .ranking import RankCounts, rank_agreement, rank_counts, sign_counts
+from .precision import CVStar, c4, cv_star, cv_star_batch, pair_cv_star, sd_standard_error
+from .ranking import RankCounts, rank_agreement, rank_counts, rank_counts_batch, sign_counts
 
 __all__ = [
+    "Batch",
     "CVStar",
     "CategoryCounts",
     "PairwiseMean",
     "RankCounts",
     "adjacent_agreement",
+    "agreement_batch",
     "agreement_weights",
+    "average_ranks",
     "brennan_prediger",
     "c4",
     "category_counts",
     "cohen_kappa",
+    "cohen_kappa_batch",
     "coincidences",
     "correlation_pvalue",
     "cv_star",
+    "cv_star_batch",
     "encode",
     "encode_values",
     "fleiss_kappa",
     "gwet_ac",
     "kendall_tau",
     "kendall_w",
+    "kendall_w_batch",
     "kendall_w_pvalue",
     "krippendorff_alpha",
     "mean_pairwise",
+    "mean_pairwise_batch",
     "mean_pairwise_r",
     "mean_pairwise_rho",
     "mean_pairwise_tau",
     "pair_cv_star",
+    "pearson_batch",
     "pearson_r",
     "percent_agreement",
     "rank_agreement",
     "rank_counts",
+    "rank_counts_batch",
     "sd_standard_error",
     "sign_counts",
+    "spearman_batch",
     "spearman_rho",
+    "tau_b_batch",
 ]

@@ -11,17 +11,31 @@ from ..errors import QRAInputError, check_replacement
 
 
 def _to_float_array(values, name: str) -> np.ndarray:
+    """``values`` as floats; text is refused, even text that reads as a number (``"1.5"``):
+    a number given as text is a reading error upstream, not a value to convert silently."""
     try:
-        return np.asarray(values, dtype=float)
+        array = values if isinstance(values, np.ndarray) else np.asarray(values)
+    except (TypeError, ValueError):  # ragged nesting
+        array = np.asarray(values, dtype=object) if not isinstance(values, (str, bytes)) else np.asarray([values])
+    if array.dtype.kind in "biuf":
+        return array.astype(float, copy=False)
+    source = values if array.dtype.kind in "US" and not isinstance(values, np.ndarray) else array
+    try:
+        flat = np.asarray(source, dtype=object).ravel()
     except (TypeError, ValueError):
-        flat = np.asarray(values, dtype=object).ravel()
-        for position, item in enumerate(flat):
-            try:
-                float(item)
-            except (TypeError, ValueError):
-                raise QRAInputError(
-                    f"{name}: value {item!r} at position {position} is not a number"
-                ) from None
+        flat = np.asarray(array, dtype=object).ravel()
+    for position, item in enumerate(flat):
+        if item is None:  # None marks a missing value, as NaN does
+            continue
+        if isinstance(item, (str, bytes, np.str_, np.bytes_)):
+            raise QRAInputError(f"{name}: value {str(item)[:40]!r} at position {position} is not a number (it is text; give numbers as numbers)")
+        try:
+            float(item)
+        except (TypeError, ValueError):
+            raise QRAInputError(f"{name}: value {str(item)[:40]!r} at position {position} is not a number") from None
+    try:
+        return np.asarray(array, dtype=float)
+    except (TypeError, ValueError):
         raise QRAInputError(f"{name}: cannot be read as numbers") from None
 
 
@@ -163,5 +177,85 @@ def rescaled(values: np.ndarray) -> tuple[np.ndarray, float]:
     largest = float(np.max(np.abs(values))) if values.size else 0.0
     if largest == 0 or not np.isfinite(largest):
         return values, 1.0
-    exponent = math.frexp(largest)[1]
+    exponent = min(math.frexp(largest)[1], 1023)  # 2**1024 is beyond the float range
     return np.ldexp(values, -exponent), math.ldexp(1.0, exponent)
+
+
+# ----------------------------------------------------------------------------- batch forms
+
+
+class Batch:
+    """A measure over a stack of replicates: ``values`` (B,) and ``reasons`` (B,), the reason
+    text of :func:`undefined_reason` where the measure is undefined (value ``nan``), else "".
+
+    Every measure's batch form returns one; its scalar form is the batch form on one row
+    (all weights 1), so ``assess()`` and the bootstrap share one implementation.
+    """
+
+    __slots__ = ("reasons", "values")
+
+    def __init__(self, values: np.ndarray, reasons: np.ndarray):
+        self.values = np.where(reasons != "", np.nan, values) if reasons.size else values
+        self.reasons = reasons
+
+    def one(self, replace_undefined_by: float):
+        """The single value of a one-row batch, through the one undefined rule (warns, replaces)."""
+        from ..errors import undefined
+
+        reason = str(self.reasons[0])
+        return undefined(reason, replace_undefined_by) if reason else float(self.values[0])
+
+    def __repr__(self) -> str:
+        return f"Batch(values={self.values!r}, reasons={self.reasons!r})"
+
+
+def undefined_reasons(measure: str, size: int, *, pairs=None, pairs_of: str = "item has labels from two raters",
+                      count=None, categories_used=None, one_category: str = "so chance agreement is 1",
+                      scale_size: int | None = None, constant=None, mean=None, magnitude=None) -> np.ndarray:
+    """:func:`undefined_reason` for ``size`` replicates at once: an object array of reasons.
+
+    Each argument is an array over the replicates (or a scalar for all); the texts come from
+    :func:`undefined_reason` itself, and the first condition that holds wins, in its order.
+    ``count`` is ``(found array, needed, what)``; ``constant`` is ``(mask, what)``.
+
+    >>> undefined_reasons("kappa", 3, pairs=np.array([0, 4, 4]), categories_used=np.array([2, 1, 2])).tolist()
+    ['kappa is undefined: no item has labels from two raters', 'kappa is undefined: only one category is used, so chance agreement is 1', '']
+    """
+    reasons = np.full(size, "", dtype=object)
+    open_ = np.ones(size, dtype=bool)
+
+    def fill(mask, text):
+        nonlocal open_
+        mask = np.broadcast_to(np.asarray(mask, dtype=bool), (size,)) & open_
+        reasons[mask] = text
+        open_ = open_ & ~mask
+
+    if pairs is not None:
+        fill(np.asarray(pairs) == 0, undefined_reason(measure, pairs=0, pairs_of=pairs_of))
+    if count is not None:
+        found = np.broadcast_to(np.asarray(count[0]), (size,))
+        for value in np.unique(found[found < count[1]]):
+            fill(found == value, undefined_reason(measure, count=(int(value), count[1], count[2])))
+    if scale_size is not None and scale_size < 2:
+        fill(True, undefined_reason(measure, scale_size=scale_size))
+    if categories_used is not None:
+        fill(np.asarray(categories_used) < 2, undefined_reason(measure, categories_used=1, one_category=one_category))
+    if constant is not None:
+        fill(constant[0], undefined_reason(measure, constant=constant[1]))
+    if mean is not None:
+        mean = np.asarray(mean, dtype=float)
+        zero = (mean == 0) | (np.abs(mean) <= CANCELLATION_RTOL * np.asarray(magnitude, dtype=float))
+        fill(zero, undefined_reason(measure, mean=0.0))
+    return reasons
+
+
+def unit_weights(weights, units: int) -> np.ndarray:
+    """``weights`` as a (B, units) float array; ``None`` is one row of ones (the estimate)."""
+    if weights is None:
+        return np.ones((1, units))
+    array = np.asarray(weights, dtype=float)
+    if array.ndim == 1:
+        array = array[None]
+    if array.ndim != 2 or array.shape[1] != units:
+        raise QRAInputError(f"weights: expected shape (B, {units}), got {array.shape}")
+    return array

@@ -45,7 +45,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import QRAInputError, undefined
-from ._validation import replacement, rescaled, undefined_reason
+from ._validation import Batch, replacement, rescaled, undefined_reason, undefined_reasons, unit_weights
 
 NAN = float("nan")
 WEIGHTS = (None, "linear", "quadratic")
@@ -326,6 +326,142 @@ def _on_scale(counts: CategoryCounts, categories) -> CategoryCounts:
     return CategoryCounts(full, declared)
 
 
+
+# ----------------------------------------------------------------------------- the batch core (weights per unit)
+
+
+def _pair_terms(counts: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per unit: pairable, rated, the weighted disagreement of its rater pairs
+    ``sum_kl (1 - w_kl) n_uk n_ul / (m_u (m_u - 1))`` (Gwet 2014's 1 - p_a, a sum of non-negative
+    terms) and its label shares ``n_uk / m_u``."""
+    n = counts.astype(float)
+    raters = n.sum(axis=1)
+    pairable, rated = raters >= 2, raters >= 1
+    with np.errstate(invalid="ignore", divide="ignore"):
+        disagreement = np.where(pairable, np.einsum("uk,kl,ul->u", n, 1.0 - weights, n) / (raters * (raters - 1)), 0.0)
+        shares = np.where(rated[:, None], n / np.where(rated, raters, 1.0)[:, None], 0.0)
+    return pairable, rated, disagreement, shares
+
+
+def _weighted_means(w: np.ndarray, pairable, rated, disagreement, shares):
+    """(1 - P_a, pairable weight, pi) per replicate: weighted means over units (weights w, (B, U))."""
+    pair_weight, rated_weight = w @ pairable.astype(float), w @ rated.astype(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        observed = (w @ disagreement) / pair_weight  # disagreement and shares are 0 outside pairable / rated units
+        pi = (w @ shares) / rated_weight[:, None]
+    return observed, pair_weight, np.nan_to_num(pi)
+
+
+def agreement_batch(counts: CategoryCounts, unit_weights_: npt.ArrayLike | None = None, *, measures=("fleiss_kappa",),
+                    weights: str | None = None, level: str = "nominal") -> dict[str, Batch]:
+    r"""Fleiss' kappa, Gwet's AC, Brennan-Prediger and Krippendorff's alpha of a count matrix
+    under unit weights: the one implementation behind :func:`fleiss_kappa`, :func:`gwet_ac`,
+    :func:`brennan_prediger` and :func:`krippendorff_alpha` (one row of ones) and the bootstrap
+    (a (B, U) stack of multinomial weights: unit u counted ``w[b, u]`` times).
+
+    .. math:: 1 - P_a = \frac{\sum_u w_u [m_u \ge 2]\, d_u}{\sum_u w_u [m_u \ge 2]},\qquad
+        \pi_k = \frac{\sum_u w_u [m_u \ge 1]\, n_{uk}/m_u}{\sum_u w_u [m_u \ge 1]},\qquad
+        o_{ck} = \sum_u w_u \frac{n_{uc} n_{uk} - [c=k] n_{uc}}{m_u - 1}
+
+    (d_u the weighted share of disagreeing rater pairs of unit u): the row [2, 0, 1, 1] is the
+    kappa of items 1, 1, 3, 4 (0.625, as :func:`fleiss_kappa` of those columns).  The undefined rule of each
+    measure applies per replicate, through the weighted counts (a unit of weight 0 is absent).
+
+    >>> cc = category_counts([[1, 1, 2, 2], [1, 1, 2, 1], [1, 2, 2, 1]])
+    >>> found = agreement_batch(cc, [[1, 1, 1, 1], [2, 0, 1, 1]], measures=("fleiss_kappa",))
+    >>> found["fleiss_kappa"].values.round(4).tolist()
+    [0.3143, 0.625]
+    """
+    cc = counts if isinstance(counts, CategoryCounts) else category_counts(counts)
+    q = cc.categories.size
+    w = unit_weights(unit_weights_, cc.counts.shape[0])
+    size = w.shape[0]
+    out: dict[str, Batch] = {}
+    agreement = agreement_weights(q, weights)
+    if {"fleiss_kappa", "ac1", "bp"} & set(measures):
+        pairable, rated, disagreement, shares = _pair_terms(cc.counts, agreement)
+        observed, pair_weight, pi = _weighted_means(w, pairable, rated, disagreement, shares)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            if "fleiss_kappa" in measures:
+                expected = np.einsum("bk,kl,bl->b", pi, 1.0 - agreement, pi)
+                reasons = undefined_reasons("Fleiss' kappa", size, pairs=pair_weight, categories_used=(pi > 0).sum(1))
+                out["fleiss_kappa"] = Batch(1.0 - observed / expected, reasons)
+            for name, label in (("ac1", "AC"), ("bp", "BP")):
+                if name in measures:
+                    total = agreement.sum()
+                    chance = (total / (q * (q - 1)) * (pi * (1 - pi)).sum(1) if name == "ac1" else
+                              np.full(size, total / q**2)) if q >= 2 else np.full(size, np.nan)
+                    reasons = undefined_reasons(label, size, pairs=pair_weight, scale_size=q)
+                    out[name] = Batch(((1.0 - observed) - chance) / (1.0 - chance), reasons)
+    if "alpha" in measures:
+        out["alpha"] = _alpha_batch(cc, w, level)
+    return out
+
+
+def _alpha_batch(cc: CategoryCounts, w: np.ndarray, level: str) -> Batch:
+    if level not in LEVELS:
+        raise QRAInputError(f"level: must be one of {LEVELS}, got {level!r}")
+    counts = cc.counts.astype(float)
+    q = cc.categories.size
+    raters = counts.sum(axis=1)
+    pairable = raters >= 2
+    scale = np.where(pairable, 1.0 / np.where(pairable, raters - 1, 1.0), 0.0)
+    scaled = counts * scale[:, None]
+    o = np.empty((w.shape[0], q, q))
+    for c in range(q):  # o[b, c, k] = sum_u w_bu n_uc n_uk / (m_u - 1), one matrix product per category
+        o[:, c, :] = w @ (scaled[:, c:c + 1] * counts)
+    o -= (w @ scaled)[:, :, None] * np.eye(q)
+    marginals = o.sum(axis=2)
+    total = marginals.sum(axis=1)
+    reasons = undefined_reasons("alpha", w.shape[0], pairs=w @ pairable.astype(float), categories_used=(marginals > 0).sum(1),
+                                one_category="so there is no expected disagreement")
+    delta = _distance(level, cc.categories, marginals if level == "ordinal" else marginals[0])
+    delta = delta if delta.ndim == 3 else delta[None]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        expected = np.einsum("bc,bk,bck->b", marginals, marginals, np.broadcast_to(delta, o.shape))
+        values = 1 - (total - 1) * (o * delta).sum(axis=(1, 2)) / expected
+    return Batch(values, reasons)
+
+
+def _weighted_bincount(codes: np.ndarray, w: np.ndarray, length: int) -> np.ndarray:
+    """``np.bincount(codes, weights=w[b], minlength=length)`` for every row b at once (a sparse product)."""
+    from scipy.sparse import csr_matrix
+
+    onehot = csr_matrix((np.ones(codes.size), (codes, np.arange(codes.size))), shape=(length, codes.size))
+    return np.asarray((onehot @ w.T).T)
+
+
+def cohen_kappa_batch(codes_a: npt.ArrayLike, codes_b: npt.ArrayLike, q: int, unit_weights_: npt.ArrayLike | None = None, *,
+                      weights: str | None = None) -> Batch:
+    r"""Cohen's kappa of two label sets given as codes 0..q-1 (-1 = missing) under unit weights
+    (B, U): the one implementation behind :func:`cohen_kappa` (one row of ones) and the bootstrap.
+
+    .. math:: \kappa = 1 - \frac{\sum_{kl} (1-w_{kl})\, p_{kl}}{\sum_{kl} (1-w_{kl})\, p_{k\cdot}\, p_{\cdot l}}
+
+    p_kl over the units both labelled, each rater's p over every unit it labelled (the
+    missing-label rule), all counted with the unit weights.
+
+    >>> cohen_kappa_batch([0, 0, 1, 1], [0, 1, 1, 1], 2, [[1, 1, 1, 1], [2, 0, 1, 1]]).values.round(4).tolist()
+    [0.5, 1.0]
+    """
+    a, b = np.asarray(codes_a, dtype=np.int64), np.asarray(codes_b, dtype=np.int64)
+    w = unit_weights(unit_weights_, a.size)
+    size, q = w.shape[0], max(int(q), 1)
+    both = (a >= 0) & (b >= 0)
+    table = _weighted_bincount(a[both] * q + b[both], w[:, both], q * q).reshape(size, q, q)
+    marginal = [_weighted_bincount(codes[codes >= 0], w[:, codes >= 0], q) for codes in (a, b)]
+    paired = table.sum(axis=(1, 2))
+    used = ((marginal[0] + marginal[1]) > 0).sum(1)
+    reasons = undefined_reasons("kappa", size, pairs=paired, pairs_of="item has both labels", categories_used=used)
+    agreement = agreement_weights(q, weights)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        first = marginal[0] / marginal[0].sum(1, keepdims=True)
+        second = marginal[1] / marginal[1].sum(1, keepdims=True)
+        observed = ((1.0 - agreement) * table).sum(axis=(1, 2)) / paired
+        expected = np.einsum("bk,kl,bl->b", first, 1.0 - agreement, second)
+        return Batch(1.0 - observed / expected, reasons)
+
+
 # ----------------------------------------------------------------------------- two-experiment API
 
 
@@ -483,7 +619,7 @@ def cohen_kappa(a: npt.ArrayLike, b: npt.ArrayLike, *, weights: str | None = Non
     .. math:: \kappa = \frac{P_a - P_e}{1 - P_e} = 1 - \frac{\sum_{kl} (1-w_{kl})\, p_{kl}}
         {\sum_{kl} (1-w_{kl})\, p_{k\cdot}\, p_{\cdot l}}
 
-    with p_kl the joint proportions of the two experiments' labels and p_k., p_.l each
+    with p_kl the joint proportions of the two experiments' labels and ``p_k.``, ``p_.l`` each
     experiment's label distribution (Cohen 1960, 1968; Yannakoudakis & Cummins 2015 eq. 1;
     QRA++ section 6.3 uses kappa for n = 2).  It is computed in the right-hand form, a
     ratio of two sums of non-negative terms, so chance agreement near 1 (10^6 items, one
@@ -491,7 +627,7 @@ def cohen_kappa(a: npt.ArrayLike, b: npt.ArrayLike, *, weights: str | None = Non
 
     Missing labels (the rule shared by every agreement coefficient here, as irrCAC):
     P_a is over the items both experiments labelled; each experiment's distribution
-    p_k., p_.l is over *all* the items it labelled (Gwet 2014 section 2.5; irrCAC's
+    ``p_k.``, ``p_.l`` is over *all* the items it labelled (Gwet 2014 section 2.5; irrCAC's
     ``conger()``, which for two raters is Cohen's kappa).  With no missing label this is
     scikit-learn's ``cohen_kappa_score`` exactly.
 
@@ -539,45 +675,16 @@ def cohen_kappa(a: npt.ArrayLike, b: npt.ArrayLike, *, weights: str | None = Non
     """
     replace_undefined_by = replacement(replace_undefined_by)
     _check_weights(weights)
-    counts = pair_counts(a, b, categories=categories)
-    reason = undefined_reason("kappa", pairs=counts.paired, pairs_of="item has both labels",
-                              categories_used=counts.categories_used())
-    if reason:
-        return undefined(reason, replace_undefined_by)
-    w = agreement_weights(counts.table.shape[0], weights)
-    first, second = counts.marginals()
-    return float(1.0 - counts.disagreement(w) / _expected_disagreement(first, second, w))
+    codes, found = encode(_two_raters(a, b), categories=categories)
+    return cohen_kappa_batch(codes[0], codes[1], found.size, None, weights=weights).one(replace_undefined_by)
 
 
-def _scale_coefficient(a, b, weights, categories, chance, name: str, replace_undefined_by) -> float:
-    """AC or BP: 1 - P_e depends on the scale (and on pi for AC), never on cancellation."""
+def _scale_coefficient(a, b, weights, categories, measure: str, replace_undefined_by) -> float:
+    """AC or BP through :func:`agreement_batch` (two raters' labels become a two-row matrix)."""
     replace_undefined_by = replacement(replace_undefined_by)
     _check_weights(weights)
-    if b is None:
-        cc = category_counts(a, categories=categories)
-        q = cc.categories.size
-        disagreement, pairs = _weighted_disagreement(cc.counts, agreement_weights(q, weights))
-        shares = lambda: _category_shares(cc.counts)
-    else:
-        pc = pair_counts(a, b, categories=categories)
-        q, pairs = pc.categories.size, pc.paired
-        disagreement = pc.disagreement(agreement_weights(q, weights))
-        shares = pc.shares
-    reason = undefined_reason(name, pairs=pairs, scale_size=q)
-    if reason:
-        return undefined(reason, replace_undefined_by)
-    w = agreement_weights(q, weights)
-    p_e = chance(w, q, shares)
-    return float(((1.0 - disagreement) - p_e) / (1.0 - p_e))
-
-
-def _gwet_chance(w: np.ndarray, q: int, shares) -> float:
-    pi = shares()
-    return float(w.sum() / (q * (q - 1)) * (pi * (1 - pi)).sum())
-
-
-def _bp_chance(w: np.ndarray, q: int, shares) -> float:
-    return float(w.sum() / q**2)
+    cc = category_counts(a if b is None else _two_raters(a, b), categories=categories)
+    return agreement_batch(cc, None, measures=(measure,), weights=weights)[measure].one(replace_undefined_by)
 
 
 def gwet_ac(a: npt.ArrayLike | CategoryCounts, b: npt.ArrayLike | None = None, /, *, weights: str | None = None,
@@ -645,7 +752,7 @@ def gwet_ac(a: npt.ArrayLike | CategoryCounts, b: npt.ArrayLike | None = None, /
     >>> round(gwet_ac(ats, gold), 2), round(gwet_ac([ats, gold]), 2)
     (0.67, 0.67)
     """
-    return _scale_coefficient(a, b, weights, categories, _gwet_chance, "AC", replace_undefined_by)
+    return _scale_coefficient(a, b, weights, categories, "ac1", replace_undefined_by)
 
 
 def brennan_prediger(a: npt.ArrayLike | CategoryCounts, b: npt.ArrayLike | None = None, /, *,
@@ -710,14 +817,15 @@ def brennan_prediger(a: npt.ArrayLike | CategoryCounts, b: npt.ArrayLike | None 
     >>> round(brennan_prediger(ats, gold), 2)
     0.6
     """
-    return _scale_coefficient(a, b, weights, categories, _bp_chance, "BP", replace_undefined_by)
+    return _scale_coefficient(a, b, weights, categories, "bp", replace_undefined_by)
 
 
 # ----------------------------------------------------------------------------- many experiments
 
 
 def fleiss_kappa(labels: npt.ArrayLike | CategoryCounts, *, weights: str | None = None,
-                 categories: npt.ArrayLike | None = None, replace_undefined_by: float = NAN) -> float:
+                 categories: npt.ArrayLike | None = None, layout: str = "raters x items",
+                 replace_undefined_by: float = NAN) -> float:
     r"""Fleiss' kappa for n >= 2 raters, allowing items rated by different numbers.
 
     .. math:: \kappa = \frac{P_a - P_e}{1 - P_e} = 1 - \frac{1 - P_a}{\sum_{kl} (1-w_{kl})\, \pi_k \pi_l},\quad
@@ -739,6 +847,13 @@ def fleiss_kappa(labels: npt.ArrayLike | CategoryCounts, *, weights: str | None 
         Agreement weights (:func:`agreement_weights`); ``None`` is Fleiss' kappa.
     categories : array_like, optional, keyword-only
         The ordered scale (positions for the weights).  Default: the labels used.
+    layout : {"raters x items", "items x categories"}, keyword-only
+        How ``labels`` is laid out.  ``"items x categories"`` reads a count table, cell
+        (u, k) = raters who gave item u category k, as :func:`statsmodels.stats.inter_rater.fleiss_kappa`
+        and R's ``irr`` take it (``categories`` then names its columns).  With the default, a
+        matrix with a count table's signature (more rows than columns, whole numbers >= 0 with
+        zeros, every row the same sum) is refused with a :class:`~qra_widgets.QRAInputError`
+        rather than read as raters x items.
     replace_undefined_by : float, keyword-only
         Returned when kappa is undefined (default ``nan``): no item labelled twice, or
         every label in one category.
@@ -763,16 +878,64 @@ def fleiss_kappa(labels: npt.ArrayLike | CategoryCounts, *, weights: str | None 
     --------
     >>> round(fleiss_kappa([[1, 1, 2, 2], [1, 1, 2, 1], [1, 2, 2, 1]]), 4)
     0.3143
+
+    The same four items as an items x categories count table (statsmodels' input):
+
+    >>> round(fleiss_kappa([[3, 0], [2, 1], [0, 3], [2, 1]], layout="items x categories"), 4)
+    0.3143
     """
     replace_undefined_by = replacement(replace_undefined_by)
-    cc = category_counts(labels, categories=categories)
-    w = agreement_weights(cc.categories.size, weights)
-    disagreement, pairs = _weighted_disagreement(cc.counts, w)
-    shares = _category_shares(cc.counts) if pairs else np.zeros(cc.categories.size)
-    reason = undefined_reason("Fleiss' kappa", pairs=pairs, categories_used=int((shares > 0).sum()))
-    if reason:
-        return undefined(reason, replace_undefined_by)
-    return float(1.0 - disagreement / _expected_disagreement(shares, shares, w))
+    _check_weights(weights)
+    cc = _counts_of(labels, categories, layout, "labels")
+    return agreement_batch(cc, None, measures=("fleiss_kappa",), weights=weights)["fleiss_kappa"].one(replace_undefined_by)
+
+
+LAYOUTS = ("raters x items", "items x categories")
+
+
+def _counts_of(labels, categories, layout: str, name: str) -> CategoryCounts:
+    """The count matrix of ``labels`` read in ``layout``; a raters x items matrix that has the
+    shape of a count table (statsmodels' and irr's input) is refused rather than misread."""
+    if layout not in LAYOUTS:
+        raise QRAInputError(f"layout: must be one of {LAYOUTS}, got {layout!r}")
+    if isinstance(labels, CategoryCounts):
+        return category_counts(labels, categories=categories)
+    if layout == "items x categories":
+        from ._validation import _to_float_array
+
+        table = _to_float_array(labels, name)
+        if table.ndim != 2 or table.shape[1] < 1 or table.shape[0] < 1:
+            raise QRAInputError(f"{name}: an items x categories table must be 2-D, got shape {table.shape}")
+        if not (np.isfinite(table).all() and (table >= 0).all() and (table == np.round(table)).all()):
+            raise QRAInputError(f"{name}: an items x categories table holds counts: whole numbers >= 0")
+        found = np.arange(table.shape[1], dtype=float) if categories is None else np.asarray(categories)
+        if found.size != table.shape[1]:
+            raise QRAInputError(f"categories: {found.size} given for a table of {table.shape[1]} columns")
+        return CategoryCounts(table.astype(np.int64), found)
+    if _looks_like_count_table(labels):
+        raise QRAInputError(
+            f"{name}: every row has the same sum and there are more rows than columns, as in an items x categories "
+            "count table (statsmodels, irr); this function reads rows = raters, columns = items. "
+            "Pass layout='items x categories' for a count table")
+    return category_counts(labels, categories=categories)
+
+
+def _looks_like_count_table(labels) -> bool:
+    """Whole numbers >= 0, more rows than columns, zeros present and one row sum >= 2 for every
+    row: a count table's signature, which reliability data (few raters, many items) does not have."""
+    array = labels if isinstance(labels, np.ndarray) else None
+    if array is None:
+        try:
+            array = np.asarray(labels, dtype=float)
+        except (TypeError, ValueError):
+            return False
+    if array.dtype.kind not in "biuf" or array.ndim != 2 or array.shape[0] <= array.shape[1] or array.shape[1] < 2:
+        return False
+    array = array.astype(float, copy=False)
+    if not np.isfinite(array).all() or (array < 0).any() or (array != np.round(array)).any() or not (array == 0).any():
+        return False
+    sums = array.sum(axis=1)
+    return bool(sums[0] >= 2 and (sums == sums[0]).all())
 
 
 def coincidences(counts: np.ndarray) -> np.ndarray:
@@ -789,13 +952,15 @@ def coincidences(counts: np.ndarray) -> np.ndarray:
 
 
 def _distance(level: str, categories: np.ndarray, marginals: np.ndarray) -> np.ndarray:
+    """delta^2 of ``level`` (q x q); for ``ordinal`` it depends on the marginals, and a (B, q)
+    stack of marginals gives a (B, q, q) stack."""
     if level == "nominal":
         return 1.0 - np.eye(categories.size)
     if level == "ordinal":
-        cumulative = np.cumsum(marginals)
-        between = cumulative[None, :] - cumulative[:, None] + (marginals[:, None] - marginals[None, :]) / 2
+        cumulative = np.cumsum(marginals, axis=-1)
+        between = cumulative[..., None, :] - cumulative[..., :, None] + (marginals[..., :, None] - marginals[..., None, :]) / 2
         upper = np.triu(between**2)
-        return upper + np.triu(upper, 1).T
+        return upper + np.swapaxes(np.triu(upper, 1), -1, -2)
     if categories.dtype.kind != "f":
         raise QRAInputError(f"level: {level!r} needs numeric labels")
     if level == "interval":
@@ -869,14 +1034,6 @@ def krippendorff_alpha(labels: npt.ArrayLike | CategoryCounts, *, level: str = "
     if level not in LEVELS:
         raise QRAInputError(f"level: must be one of {LEVELS}, got {level!r}")
     cc = category_counts(labels, categories=categories)
-    o = coincidences(cc.counts)
-    marginals = o.sum(axis=1)
-    total = marginals.sum()
-    pairs = int((cc.counts.sum(axis=1) >= 2).sum())
-    reason = undefined_reason("alpha", pairs=pairs, categories_used=int((marginals > 0).sum()),
-                              one_category="so there is no expected disagreement")
-    if reason:
-        return undefined(reason, replace_undefined_by)
-    delta = _distance(level, cc.categories, marginals)
-    expected = float((np.outer(marginals, marginals) * delta).sum())
-    return float(1 - (total - 1) * float((o * delta).sum()) / expected)
+    if level in ("interval", "ratio") and cc.categories.dtype.kind != "f":
+        raise QRAInputError(f"level: {level!r} needs numeric labels")
+    return agreement_batch(cc, None, measures=("alpha",), level=level)["alpha"].one(replace_undefined_by)

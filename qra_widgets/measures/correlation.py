@@ -11,60 +11,159 @@ the missing-score rule and the undefined rule (a constant score set gives ``nan`
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 from itertools import combinations
 
 import numpy as np
 import numpy.typing as npt
 
-from ..errors import QRAInputError, UndefinedMeasureWarning, undefined
-from ._validation import as_pair, as_score_matrix, replacement, rescaled, undefined_reason
+from ..errors import QRAInputError, undefined
+from ._validation import Batch, as_pair, as_score_matrix, replacement, undefined_reason, undefined_reasons
 
 NAN = float("nan")
 
 
-def _correlation_matrix(matrix: np.ndarray) -> np.ndarray:
-    """Pearson's r between every pair of rows, without over- or underflow at any scale.
+PAIR_BLOCK = 1 << 20  # elements per block of system pairs (Kendall's tau-b, P): bounded memory at any size
+SORT_ABOVE = 2000  # systems; a single tau-b above this counts pairs by sorting (scipy), not in blocks
+
+
+def average_ranks(values: npt.ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+    """Average ranks along the last axis (ties share their mean rank, as
+    :func:`scipy.stats.rankdata`) and, per element, the size of its tie group; one sort,
+    no Python loop, at any number of systems and replicates.
+
+    >>> ranks, ties = average_ranks([[3.0, 1.0, 3.0, 2.0]])
+    >>> ranks.tolist(), ties.tolist()
+    ([[3.5, 1.0, 3.5, 2.0]], [[2, 1, 2, 1]])
+    """
+    values = np.asarray(values, dtype=float)
+    n = values.shape[-1]
+    order = np.argsort(values, axis=-1, kind="stable")
+    ordered = np.take_along_axis(values, order, axis=-1)
+    position = np.broadcast_to(np.arange(n), values.shape)
+    starts = np.ones(values.shape, dtype=bool)
+    starts[..., 1:] = ordered[..., 1:] != ordered[..., :-1]
+    first = np.maximum.accumulate(np.where(starts, position, 0), axis=-1)
+    ends = np.ones(values.shape, dtype=bool)
+    ends[..., :-1] = starts[..., 1:]
+    last = np.flip(np.minimum.accumulate(np.flip(np.where(ends, position, n), axis=-1), axis=-1), axis=-1)
+    ranks = np.empty(values.shape)
+    ties = np.empty(values.shape, dtype=np.int64)
+    np.put_along_axis(ranks, order, (first + last) / 2 + 1, axis=-1)
+    np.put_along_axis(ties, order, last - first + 1, axis=-1)
+    return ranks, ties
+
+
+def _deviations(rows: np.ndarray) -> np.ndarray:
+    """Rows whose r equals the rows' r, computed without over- or underflow at any scale.
 
     Each row is divided by a power of two near its largest magnitude (exact), shifted by its
-    first value (exact for nearly constant rows), centred, and divided again by a power of
-    two near its largest deviation before any product is formed, as
-    :func:`scipy.stats.pearsonr` rescales before it sums squares; then
-    ``r_ij = g_ij / sqrt(g_ii g_jj)`` from the Gram matrix g, clipped to [-1, 1].
-    """
-    rows = []
-    for row in np.atleast_2d(matrix):
-        # r does not change when a constant is subtracted: subtracting one of the row's own
-        # values is exact for values within a factor 2 of it (Sterbenz), so the deviations
-        # of nearly constant scores (a few ulps apart) keep every digit; the mean follows
-        shifted = rescaled(row)[0]
-        shifted = rescaled(shifted - shifted[0])[0]
-        rows.append(rescaled(shifted - shifted.mean())[0])
-    deviations = np.vstack(rows)
+    first value (exact for values within a factor 2 of it, Sterbenz: nearly constant scores
+    a few ulps apart keep every digit), centred, and divided again by a power of two near its
+    largest deviation, as :func:`scipy.stats.pearsonr` rescales before it sums squares."""
+    def scaled(x):
+        largest = np.abs(x).max(axis=-1, keepdims=True)
+        exponent = np.where(largest > 0, np.minimum(np.frexp(largest)[1], 1023), 0)
+        return np.ldexp(x, -exponent)
+
+    shifted = scaled(rows)
+    shifted = scaled(shifted - shifted[..., :1])
+    return scaled(shifted - shifted.mean(axis=-1, keepdims=True))
+
+
+def _correlation_matrix(matrix: np.ndarray) -> np.ndarray:
+    """Pearson's r between every pair of rows (the normalisation of :func:`pearson_batch`):
+    ``r_ij = g_ij / sqrt(g_ii g_jj)`` from the Gram matrix g, clipped to [-1, 1]."""
+    deviations = _deviations(np.atleast_2d(np.asarray(matrix, dtype=float)))
     gram = deviations @ deviations.T
     squares = np.diag(gram)
     return np.clip(gram / np.sqrt(np.outer(squares, squares)), -1.0, 1.0)
 
 
-def _pearson(a: np.ndarray, b: np.ndarray) -> float:
-    return float(_correlation_matrix(np.vstack([a, b]))[0, 1])
+def _constant_reasons(measure: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    rows = int(np.prod(a.shape[:-1]))
+    const_x, const_y = (np.ptp(v, axis=-1).reshape(rows) == 0 for v in (a, b))
+    reasons = undefined_reasons(measure, rows, constant=(const_x, "x"))
+    return np.where(reasons == "", undefined_reasons(measure, rows, constant=(const_y, "y")), reasons).reshape(a.shape[:-1])
+
+
+def pearson_batch(x: npt.ArrayLike, y: npt.ArrayLike, *, measure: str = "Pearson's r") -> Batch:
+    r"""Pearson's r of every row pair of ``x`` and ``y`` (..., n): the one implementation of
+    :func:`pearson_r` (one row), of :func:`spearman_rho` (on :func:`average_ranks`) and of
+    the bootstrap (a (B, n) stack).  Undefined where a row is constant.
+
+    .. math:: r = \frac{\sum_i a_i b_i}{\sqrt{\sum_i a_i^2 \sum_i b_i^2}}
+
+    with a, b the rescaled deviations of each row (see ``_deviations``).
+
+    >>> pearson_batch([[3.71, 3.2, 2.33], [1, 1, 1]], [[3.12, 2.57, 2.28], [1, 2, 3]]).values.round(4).tolist()
+    [0.9472, nan]
+    """
+    a, b = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    da, db = _deviations(a), _deviations(b)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = np.clip((da * db).sum(-1) / np.sqrt((da * da).sum(-1) * (db * db).sum(-1)), -1.0, 1.0)
+    return Batch(r, _constant_reasons(measure, a, b))
+
+
+def spearman_batch(x: npt.ArrayLike, y: npt.ArrayLike) -> Batch:
+    """Spearman's rho of every row pair: :func:`pearson_batch` on :func:`average_ranks`.
+
+    >>> spearman_batch([[3.71, 3.2, 2.33]], [[3.12, 2.57, 2.28]]).values.tolist()
+    [1.0]
+    """
+    a, b = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    return pearson_batch(average_ranks(a)[0], average_ranks(b)[0], measure="Spearman's rho")
+
+
+def tau_b_batch(x: npt.ArrayLike, y: npt.ArrayLike) -> Batch:
+    r"""Kendall's tau-b of every row pair of ``x`` and ``y`` (..., n): the one implementation
+    of :func:`kendall_tau` and of the bootstrap.
+
+    .. math:: \tau_b = \frac{\sum_{i<j} \operatorname{sgn}(x_i - x_j) \operatorname{sgn}(y_i - y_j)}
+        {\sqrt{n_0 - n_1}\,\sqrt{n_0 - n_2}}
+
+    System pairs are taken in blocks of at most :data:`PAIR_BLOCK` elements (bounded memory);
+    a single row above :data:`SORT_ABOVE` systems counts pairs by sorting
+    (:func:`scipy.stats.kendalltau`, O(n log n)).  A pair of copies of one system (tied in
+    both rows) counts in n_0, n_1 and n_2 alike, so copies drawn by a system bootstrap leave
+    tau-b unchanged.
+
+    >>> tau_b_batch([[1, 2, 3, 4]], [[1, 3, 2, 4]]).values.round(4).tolist()
+    [0.6667]
+    """
+    a, b = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    shape, n = a.shape[:-1], a.shape[-1]
+    a2, b2 = a.reshape(-1, n), b.reshape(-1, n)
+    rows = a2.shape[0]
+    reasons = _constant_reasons("Kendall's tau", a2, b2)
+    if rows == 1 and n > SORT_ABOVE:
+        from scipy.stats import kendalltau
+
+        value = np.array([np.nan if reasons[0] else kendalltau(a2[0], b2[0], variant="b").statistic])
+        return Batch(value.reshape(shape), reasons.reshape(shape))
+    first, second = np.triu_indices(n, k=1)
+    total = first.size
+    concordance, tied_x, tied_y = np.zeros(rows), np.zeros(rows), np.zeros(rows)
+    step = max(1, PAIR_BLOCK // max(rows, 1))
+    for start in range(0, total, step):
+        i, j = first[start:start + step], second[start:start + step]
+        sx, sy = np.sign(a2[:, i] - a2[:, j]), np.sign(b2[:, i] - b2[:, j])
+        concordance += (sx * sy).sum(-1)
+        tied_x += (sx == 0).sum(-1)
+        tied_y += (sy == 0).sum(-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        tau = concordance / np.sqrt(total - tied_x) / np.sqrt(total - tied_y)
+    return Batch(np.clip(tau, -1.0, 1.0).reshape(shape), reasons.reshape(shape))
+
+
+_BATCH = {"Pearson's r": pearson_batch, "Spearman's rho": spearman_batch, "Kendall's tau": tau_b_batch}
 
 
 def _correlation(x, y, method: str, replace_undefined_by) -> float:
     replace_undefined_by = replacement(replace_undefined_by)
     a, b = as_pair(x, y)
-    constant = "x" if np.ptp(a) == 0 else "y" if np.ptp(b) == 0 else None
-    reason = undefined_reason(method, constant=constant)
-    if reason:
-        return undefined(reason, replace_undefined_by)
-    from scipy import stats
-
-    if method == "Pearson's r":
-        return _pearson(a, b)
-    if method == "Spearman's rho":
-        return _pearson(stats.rankdata(a), stats.rankdata(b))
-    return float(stats.kendalltau(a, b, variant="b").statistic)
+    return _BATCH[method](a[None], b[None]).one(replace_undefined_by)
 
 
 def pearson_r(x: npt.ArrayLike, y: npt.ArrayLike, *, replace_undefined_by: float = NAN) -> float:
@@ -199,14 +298,57 @@ class PairwiseMean:
     min_systems: int
 
 
+def mean_pairwise_batch(stack: npt.ArrayLike, measure: str) -> tuple[Batch, list]:
+    r"""Mean of a pairwise correlation (``"r"``, ``"rho"`` or ``"tau"``) over the experiment pairs
+    of every replicate of ``stack`` (B, E, S), NaN = a missing score: the one implementation of
+    :func:`mean_pairwise` (one replicate) and of the bootstrap.
+
+    .. math:: \bar c = \frac{1}{|P|} \sum_{(i,j) \in P} c(E_i, E_j)
+
+    Each pair uses the systems scored in both experiments (the missing cells must be the same in
+    every replicate, as they are in a bootstrap: a missing score stays missing); a pair with an
+    undefined value is left out of P.  Returns the batch and, per experiment pair, ``(systems
+    shared, Batch or None)``.
+
+    >>> found, pairs = mean_pairwise_batch([[[3.71, 3.2, 2.33], [3.12, 2.57, 2.28], [3.02, 2.4, 1.81]]], "r")
+    >>> found.values.round(2).tolist(), len(pairs)
+    ([0.97], 3)
+    """
+    if measure not in _PAIRWISE:
+        raise QRAInputError(f"measure: must be one of {sorted(_PAIRWISE)}, got {measure!r}")
+    name = _PAIRWISE[measure][1]
+    array = np.asarray(stack, dtype=float)
+    size, experiments = array.shape[0], array.shape[1]
+    structure = ~np.isnan(array[0])
+    if not (np.isnan(array) == ~structure).all():
+        raise QRAInputError("scores: the missing scores differ between replicates")
+    pairs, values = [], []
+    for i, j in combinations(range(experiments), 2):
+        both = structure[i] & structure[j]
+        if both.sum() < 2:
+            pairs.append((int(both.sum()), None))
+            continue
+        found = _BATCH[name](array[:, i, both], array[:, j, both])
+        pairs.append((int(both.sum()), found))
+        values.append(found.values)
+    if values:
+        stacked = np.stack(values)
+        defined = (~np.isnan(stacked)).sum(0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = np.nansum(stacked, axis=0) / defined
+    else:
+        defined, mean = np.zeros(size, dtype=int), np.full(size, np.nan)
+    reasons = undefined_reasons(f"mean pairwise {name}", size, pairs=defined, pairs_of="pair of experiments gives a defined value")
+    return Batch(mean, reasons), pairs
+
+
 def _all_pairs_at_once(matrix: np.ndarray, name: str) -> PairwiseMean | None:
-    """Complete data without constant rows: every pairwise r (or rho on ranks) from one corrcoef."""
+    """Complete data without constant rows: every pairwise r (or rho on ranks) from one Gram
+    matrix of the rows' deviations (the normalisation of :func:`pearson_batch`)."""
     if name == "Kendall's tau" or np.isnan(matrix).any() or (np.ptp(matrix, axis=1) == 0).any():
         return None
     if name == "Spearman's rho":
-        from scipy.stats import rankdata
-
-        matrix = rankdata(matrix, axis=1)
+        matrix = average_ranks(matrix)[0]
     upper = np.triu_indices(matrix.shape[0], k=1)
     values = _correlation_matrix(matrix)[upper]
     return PairwiseMean(float(values.mean()), len(values), 0, matrix.shape[1])
@@ -217,24 +359,13 @@ def _mean_pairwise(scores, measure, name: str, replace_undefined_by: float) -> P
     fast = _all_pairs_at_once(matrix, name)
     if fast is not None:
         return fast
-    values, undefined_pairs, systems = [], 0, []
-    for i, j in combinations(range(matrix.shape[0]), 2):
-        both = ~np.isnan(matrix[i]) & ~np.isnan(matrix[j])
-        systems.append(int(both.sum()))
-        if both.sum() < 2:
-            undefined_pairs += 1
-            continue
-        with warnings.catch_warnings():  # an undefined pair is counted, not reported one by one
-            warnings.simplefilter("ignore", UndefinedMeasureWarning)
-            value = measure(matrix[i, both], matrix[j, both], replace_undefined_by=NAN)
-        if np.isnan(value):
-            undefined_pairs += 1
-        else:
-            values.append(value)
-    reason = undefined_reason(f"mean pairwise {name}", pairs=len(values), pairs_of="pair of experiments gives a defined value")
-    if reason:
-        return PairwiseMean(undefined(reason, replace_undefined_by), 0, undefined_pairs, min(systems))
-    return PairwiseMean(float(np.mean(values)), len(values), undefined_pairs, min(systems))
+    short = {v[1]: k for k, v in _PAIRWISE.items()}[name]
+    found, pairs = mean_pairwise_batch(matrix[None], short)
+    used = sum(1 for _n, pair in pairs if pair is not None and not pair.reasons[0])
+    systems = [n for n, _pair in pairs]
+    if found.reasons[0]:
+        return PairwiseMean(found.one(replace_undefined_by), 0, len(pairs) - used, min(systems))
+    return PairwiseMean(float(found.values[0]), used, len(pairs) - used, min(systems))
 
 
 def mean_pairwise_r(scores: npt.ArrayLike, *, replace_undefined_by: float = NAN) -> float:
@@ -431,32 +562,71 @@ def kendall_w(scores: npt.ArrayLike, *, tie_correction: bool = True, replace_und
     replace_undefined_by = replacement(replace_undefined_by)
     matrix = as_score_matrix(scores, min_cols=1)
     complete = matrix[:, ~np.isnan(matrix).any(axis=0)]
-    m, n = complete.shape
-    all_constant = n >= 2 and bool((np.ptp(complete, axis=1) == 0).all())
-    reason = undefined_reason("Kendall's W", count=(n, 2, "system(s) scored by every experiment"),
-                              constant="each experiment" if all_constant else None)
-    if reason:
-        return undefined(reason, replace_undefined_by)
-    from scipy.stats import rankdata
-
-    ranks = rankdata(complete, axis=1)
-    rank_sums = ranks.sum(axis=0)
-    spread = float(((rank_sums - rank_sums.mean()) ** 2).sum())
-    ties = sum(_tie_term(row) for row in ranks) if tie_correction else 0.0
-    return 12 * spread / (m * m * (n**3 - n) - m * ties)
+    return kendall_w_batch(complete[None], tie_correction=tie_correction).one(replace_undefined_by)
 
 
-def kendall_w_pvalue(scores: npt.ArrayLike, *, tie_correction: bool = True, replace_undefined_by: float = NAN) -> float:
-    r"""P-value of Kendall's W against "no agreement": the chi-square approximation.
+def kendall_w_batch(stack: npt.ArrayLike, *, tie_correction: bool = True, copies: npt.ArrayLike | None = None) -> Batch:
+    r"""Kendall's W of every replicate of ``stack`` (B, m, n), complete: the one implementation
+    of :func:`kendall_w` (one replicate) and of the bootstrap.
 
-    .. math:: \chi^2 = m (n - 1) W, \qquad p = P(\chi^2_{n-1} \ge \chi^2)
+    .. math:: W = \frac{12 \sum_j (R_j - \bar R)^2}{m^2 (n^3 - n) - m \sum_i T_i}
 
-    for m experiments (rows) ranking n systems (the columns scored by every experiment),
-    W from :func:`kendall_w` with the same ``tie_correction``.  With the tie correction,
-    chi^2 is Friedman's statistic (:func:`scipy.stats.friedmanchisquare` on the columns);
-    without it, W and chi^2 are smaller when there are ties, as the organisers' QRA3 tool
-    reports (its ``data.json`` ``kendall.p``).  Kendall & Babington Smith (1939) section 6;
-    Friedman (1937).  The approximation is rough for few systems (n < 7).
+    Ranks by :func:`average_ranks` (no Python loop at any n).  ``copies`` (B, n) names the
+    original system of each column when systems were drawn with replacement: copies of one
+    system are one system drawn twice, never a tie, so their tie term
+    :math:`\sum (c^3 - c)` is always taken out of the denominator (the maximum of the
+    numerator when the experiments agree), with ``tie_correction`` or without; only ties
+    between different systems follow ``tie_correction``.  Without copies this is W exactly.
+
+    >>> kendall_w_batch([[[1, 2, 3, 4], [1, 3, 2, 4], [2, 1, 3, 4]]]).values.round(4).tolist()
+    [0.7778]
+    """
+    array = np.asarray(stack, dtype=float)
+    size, m, n = array.shape
+    ranks, ties = average_ranks(array)
+    rank_sums = ranks.sum(axis=-2)
+    spread = ((rank_sums - rank_sums.mean(axis=-1, keepdims=True)) ** 2).sum(-1)
+    tie_terms = (ties.astype(float) ** 2 - 1).sum(axis=(-1, -2))  # sum over groups of t^3 - t = sum over elements of t^2 - 1
+    copy_terms = np.zeros(size)
+    if copies is not None:
+        ids = np.asarray(copies)
+        multiplicity = np.take_along_axis(np.apply_along_axis(np.bincount, -1, ids, minlength=int(ids.max()) + 1), ids, -1) \
+            if ids.size else np.ones_like(ids)
+        copy_terms = m * (multiplicity.astype(float) ** 2 - 1).sum(-1)
+    denominator = m * m * (n**3 - n) - m * (tie_terms if tie_correction else copy_terms)
+    constant = (np.ptp(array, axis=-1) == 0).all(axis=-1) if n >= 2 else np.zeros(size, dtype=bool)
+    reasons = undefined_reasons("Kendall's W", size, count=(np.full(size, n), 2, "system(s) scored by every experiment"),
+                                constant=(constant, "each experiment"))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return Batch(12 * spread / denominator, reasons)
+
+
+W_EXACT_UP_TO = 7  # systems: the p-value of W is a permutation p-value up to here, chi-square beyond
+PERMUTATION_WORK = 1_000_000  # rank vectors an exact enumeration may build; beyond it, Monte Carlo draws
+PERMUTATION_DRAWS = 100_000
+
+
+def kendall_w_pvalue(scores: npt.ArrayLike, *, tie_correction: bool = True, method: str = "auto",
+                     replace_undefined_by: float = NAN) -> float:
+    r"""P-value of Kendall's W against "no agreement": a permutation p-value for few systems,
+    the chi-square approximation for more.
+
+    .. math:: p = P_0\left(\sum_j R_j^2 \ge \sum_j r_j^2\right) \;(n \le 7),\qquad
+        \chi^2 = m (n - 1) W,\; p = P(\chi^2_{n-1} \ge \chi^2) \;(n > 7)
+
+    for m experiments (rows) ranking n systems (the columns scored by every experiment), R_j
+    the rank sums.  Under "no agreement" each experiment's ranking is a uniformly random
+    permutation of its own ranks (ties kept), so W (with or without ``tie_correction``, whose
+    denominator is then fixed) is a monotone function of the sum of squared rank sums.
+    ``method="permutation"`` computes that tail probability exactly by enumerating the rank-sum
+    vectors experiment by experiment (up to column order, which the statistic ignores); when
+    that would build more than :data:`PERMUTATION_WORK` vectors it draws
+    :data:`PERMUTATION_DRAWS` random rankings instead (seed 0; (k + 1)/(N + 1)).
+    ``method="chi2"``: Friedman's chi-square approximation, with the tie correction
+    :func:`scipy.stats.friedmanchisquare`'s statistic, and without it QRA3's ``data.json``
+    ``kendall.p`` (the ``qra3`` conventions ask for it).  ``"auto"`` (default): permutation up
+    to :data:`W_EXACT_UP_TO` systems, where the approximation is 4-17 times too large with 3-4
+    systems, chi-square beyond.  Kendall & Babington Smith (1939) section 6; Friedman (1937).
 
     Parameters
     ----------
@@ -464,6 +634,8 @@ def kendall_w_pvalue(scores: npt.ArrayLike, *, tie_correction: bool = True, repl
         Rows = comparable experiments (at least 2), columns = systems; NaN = not scored.
     tie_correction : bool, keyword-only
         As :func:`kendall_w` (default, as QRA++).
+    method : {"auto", "permutation", "chi2"}, keyword-only
+        How the p-value is computed (see above).
     replace_undefined_by : float, keyword-only
         Returned when W is undefined (default ``nan``; :func:`kendall_w` warns why).
 
@@ -484,20 +656,62 @@ def kendall_w_pvalue(scores: npt.ArrayLike, *, tie_correction: bool = True, repl
     Examples
     --------
     Four experiments ranking three systems the same way (QRA3's Yao 2022 ``data.json``:
-    W = 1, chi^2 = 4 x 2 x 1 = 8 on 2 degrees of freedom, p = exp(-4)):
+    W = 1, chi^2 = 4 x 2 x 1 = 8 on 2 degrees of freedom, p = exp(-4)); exactly, the chance
+    that four random rankings of 3 systems all agree is 6 / 6^4 = 1/216:
 
-    >>> round(kendall_w_pvalue([[3, 2, 1], [3.1, 2, 1], [3, 2.5, 1], [4, 2, 1]]), 6)
-    0.018316
+    >>> scores = [[3, 2, 1], [3.1, 2, 1], [3, 2.5, 1], [4, 2, 1]]
+    >>> round(kendall_w_pvalue(scores, method="chi2"), 6), round(kendall_w_pvalue(scores), 6), round(1 / 216, 6)
+    (0.018316, 0.00463, 0.00463)
     """
     replace_undefined_by = replacement(replace_undefined_by)
+    if method not in ("auto", "permutation", "chi2"):
+        raise QRAInputError(f"method: must be one of ('auto', 'permutation', 'chi2'), got {method!r}")
     w = kendall_w(scores, tie_correction=tie_correction, replace_undefined_by=NAN)
     if np.isnan(w):
         return replace_undefined_by
     matrix = as_score_matrix(scores, min_cols=1)
-    m, n = matrix.shape[0], int((~np.isnan(matrix).any(axis=0)).sum())
+    complete = matrix[:, ~np.isnan(matrix).any(axis=0)]
+    m, n = complete.shape
+    if method == "permutation" or (method == "auto" and n <= W_EXACT_UP_TO):
+        return _w_permutation_pvalue(average_ranks(complete)[0])
     from scipy.stats import chi2
 
     return float(chi2.sf(m * (n - 1) * w, n - 1))
+
+
+def _w_permutation_pvalue(ranks: np.ndarray) -> float:
+    """P(sum of squared rank sums >= observed) when each row's ranks are permuted at random."""
+    from itertools import permutations
+
+    doubled = np.rint(ranks * 2).astype(np.int64)  # average ranks are halves: integers when doubled
+    observed = int((doubled.sum(axis=0) ** 2).sum())
+    m, n = doubled.shape
+    rows = [np.array(sorted(set(permutations(row.tolist()))), dtype=np.int64) for row in doubled[1:]]
+    base = np.int64(2 * n * m + 1)  # a sorted rank-sum vector as one integer key (exact: base**n < 2**63 for n <= 7)
+    powers = base ** np.arange(n, dtype=np.int64)
+    states, weight = np.sort(doubled[:1], axis=1), np.ones(1)
+    work = 0
+    for perms in rows:
+        work += len(states) * len(perms)
+        if work > PERMUTATION_WORK or float(base) ** n >= 2.0**62:
+            return _w_monte_carlo(doubled, observed)
+        grown = np.sort((states[:, None, :] + perms[None, :, :]).reshape(-1, n), axis=1)
+        keys, first, inverse = np.unique(grown @ powers, return_index=True, return_inverse=True)
+        weight = np.bincount(inverse.ravel(), weights=np.repeat(weight / len(perms), len(perms)), minlength=len(keys))
+        states = grown[first]
+    return float(min(1.0, weight[(states**2).sum(axis=1) >= observed].sum()))
+
+
+def _w_monte_carlo(doubled: np.ndarray, observed: int) -> float:
+    rng = np.random.default_rng(0)
+    m, n = doubled.shape
+    hits = 0
+    for start in range(0, PERMUTATION_DRAWS, 10_000):
+        size = min(10_000, PERMUTATION_DRAWS - start)
+        order = np.argsort(rng.random((size, m - 1, n)), axis=-1)
+        sums = doubled[0] + np.take_along_axis(np.broadcast_to(doubled[1:], (size, m - 1, n)), order, axis=-1).sum(axis=1)
+        hits += int(((sums**2).sum(axis=1) >= observed).sum())
+    return (hits + 1) / (PERMUTATION_DRAWS + 1)
 
 
 def correlation_pvalue(x: npt.ArrayLike, y: npt.ArrayLike, *, measure: str = "r", replace_undefined_by: float = NAN) -> float:
@@ -557,8 +771,3 @@ def correlation_pvalue(x: npt.ArrayLike, y: npt.ArrayLike, *, measure: str = "r"
 
     function = {"r": stats.pearsonr, "rho": stats.spearmanr, "tau": stats.kendalltau}[measure]
     return float(function(a, b).pvalue)
-
-
-def _tie_term(ranks: np.ndarray) -> float:
-    _, counts = np.unique(ranks, return_counts=True)
-    return float((counts**3 - counts).sum())

@@ -11,7 +11,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import QRAInputError, undefined
-from ._validation import as_values, replacement, rescaled, undefined_reason
+from ._validation import Batch, as_values, replacement, rescaled, undefined_reason, undefined_reasons
 
 
 @dataclass(frozen=True)
@@ -103,7 +103,7 @@ def cv_star(values: npt.ArrayLike, *, scale_min: float | None = None, small_samp
         ``None`` (default): no shift and no lower bound (e.g. metric scores of any sign).
     small_sample_factor : bool, keyword-only
         Apply the (1 + 1/(4n)) factor of QRA 2022 eq. 1 / QRA++ eq. 3 (default, as the
-        papers publish).  ``False`` gives CV* = s*/|mean| x 100, as the organisers' QRA3
+        papers publish).  ``False`` gives ``CV* = s*/|mean| x 100``, as the organisers' QRA3
         tool computes it with ``apply_over_correction: false`` (its ``data.json``
         ``coefficient_of_variation``); see :mod:`qra_widgets.conventions`.
     replace_undefined_by : float, keyword-only
@@ -164,12 +164,58 @@ def cv_star(values: npt.ArrayLike, *, scale_min: float | None = None, small_samp
     within_2sd = float(np.mean(distance < 2 * sd_scaled))
     low, high = _sd_confidence_interval(s_scaled, sd_scaled, n)
     mean, sd, ci95 = mean_scaled * unit, sd_scaled * unit, (low * unit, high * unit)
-    reason = undefined_reason("CV*", mean=mean, magnitude=magnitude)
+    _representable(mean, sd, *ci95)
+    found = cv_star_batch(shifted[None], magnitude=magnitude, small_sample_factor=small_sample_factor)
+    reason = str(found.reasons[0])
     if reason:
         return CVStar(undefined(reason, replace_undefined_by), mean, sd, ci95, n, within_1sd, within_2sd, reason)
-    factor = (1 + 1 / (4 * n)) if small_sample_factor else 1.0
-    value = factor * sd_scaled / abs(mean_scaled) * 100
-    return CVStar(value, mean, sd, ci95, n, within_1sd, within_2sd)
+    return CVStar(float(found.values[0]), mean, sd, ci95, n, within_1sd, within_2sd)
+
+
+def cv_star_batch(shifted: npt.ArrayLike, *, magnitude: npt.ArrayLike | None = None,
+                  small_sample_factor: bool = True) -> Batch:
+    r"""CV* of every row of ``shifted`` (..., n) at once, NaN = a value not present: the one
+    implementation behind :func:`cv_star` (one row) and the bootstrap (a (B, ..., n) stack).
+
+    .. math:: CV^* = \left(1 + \frac{1}{4n}\right) \frac{s / c_4(n)}{|\bar v|} \cdot 100
+
+    on values already shifted by the scale minimum.  Each row is divided by a power of two
+    near its largest magnitude first (exact), and s is taken after subtracting the row's
+    first value (exact for nearly equal values), as :func:`cv_star` does.  ``magnitude`` (per
+    row; default the largest shifted magnitude) is what the undefined rule compares the mean
+    with: the largest raw value or scale minimum that went into it.  Rows with fewer than two
+    values, or whose mean is 0 to the precision of the input, are undefined (``nan`` with the
+    reason).
+
+    >>> found = cv_star_batch([[4.36, 5.14], [2.0, float("nan")], [1.0, -1.0]])
+    >>> found.values.round(3).tolist(), [r[:29] for r in found.reasons]
+    ([16.372, nan, nan], ['', 'CV* is undefined: only 1 valu', 'CV* is undefined: the mean of'])
+    """
+    values = np.asarray(shifted, dtype=float)
+    present = ~np.isnan(values)
+    n = present.sum(axis=-1)
+    absolute = np.where(present, np.abs(values), 0.0)
+    largest = absolute.max(axis=-1)
+    magnitude = largest if magnitude is None else np.broadcast_to(np.asarray(magnitude, dtype=float), largest.shape)
+    exponent = np.minimum(np.frexp(largest)[1], 1023)
+    scaled = np.ldexp(values, -exponent[..., None])
+    safe = np.maximum(n, 1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean_scaled = np.nansum(scaled, axis=-1) / safe
+        first = np.take_along_axis(scaled, np.argmax(present, axis=-1)[..., None], axis=-1)
+        deviations = np.where(present, scaled - first, np.nan)
+        centred = deviations - (np.nansum(deviations, axis=-1) / safe)[..., None]
+        s = np.sqrt(np.nansum(centred * centred, axis=-1) / np.maximum(n - 1, 1))
+        factors = {int(k): (c4(int(k)), (1 + 1 / (4 * int(k))) if small_sample_factor else 1.0) for k in np.unique(n) if k >= 2}
+        c4_n = np.ones(n.shape)
+        factor = np.ones(n.shape)
+        for k, (c, f) in factors.items():
+            c4_n[n == k], factor[n == k] = c, f
+        cv = factor * (s / c4_n) / np.abs(mean_scaled) * 100
+    mean = mean_scaled * np.ldexp(1.0, exponent)
+    reasons = undefined_reasons("CV*", n.size, count=(n.ravel(), 2, "value(s) present"), mean=mean.ravel(),
+                                magnitude=np.asarray(magnitude).ravel()).reshape(n.shape)
+    return Batch(cv, reasons)
 
 
 def _shifted(raw: np.ndarray, scale_min: float) -> np.ndarray:
@@ -177,8 +223,14 @@ def _shifted(raw: np.ndarray, scale_min: float) -> np.ndarray:
     below = raw < scale_min
     if below.any():
         position = int(np.flatnonzero(below)[0])
-        raise QRAInputError(f"values: value {raw[position]!r} at position {position} is below scale_min {scale_min!r}")
-    return raw - scale_min
+        raise QRAInputError(f"values: value {float(raw[position])!r} at position {position} is below scale_min {scale_min!r}")
+    with np.errstate(over="ignore"):
+        shifted = raw - scale_min
+    if not np.isfinite(shifted).all():
+        position = int(np.flatnonzero(~np.isfinite(shifted))[0])
+        raise QRAInputError(f"values: value {float(raw[position])!r} at position {position} minus scale_min {scale_min!r} "
+                            "is beyond the float range")
+    return shifted
 
 
 def _scale_min(scale_min) -> float:
@@ -324,7 +376,16 @@ def sd_standard_error(values: npt.ArrayLike, *, scale_min: float | None = None, 
         return SDStandardError(0.0, (0.0, 0.0), kurtosis, n)
     se = s * s * math.sqrt(variance) / (2 * sd)
     low, high = _t_interval(sd, se, n)
+    _representable(se * unit, low * unit, high * unit)
     return SDStandardError(se * unit, (low * unit, high * unit), kurtosis, n)
+
+
+def _representable(*numbers: float) -> None:
+    """Refuse values whose mean, s* or interval lies beyond the float range (near 1.8e308): CV*
+    itself is scale-free, but the statistics reported beside it would be infinite."""
+    if not all(math.isfinite(x) for x in numbers):
+        raise QRAInputError("values: their mean, standard deviation or its interval is beyond the float range "
+                            "(about 1.8e308); give them in a smaller unit")
 
 
 def pair_cv_star(a: npt.ArrayLike, b: npt.ArrayLike, *, small_sample_factor: bool = True) -> np.ndarray:
@@ -364,12 +425,5 @@ def pair_cv_star(a: npt.ArrayLike, b: npt.ArrayLike, *, small_sample_factor: boo
     >>> round(cv_star([3.0, 4.0]).cv_star, 3)
     28.486
     """
-    from ._validation import CANCELLATION_RTOL
-
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    mean = (a + b) / 2
-    sd = np.abs(a - b) / math.sqrt(2) / c4(2)
-    factor = 1 + 1 / 8 if small_sample_factor else 1.0
-    zero = np.abs(mean) <= CANCELLATION_RTOL * np.maximum(np.abs(a), np.abs(b))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(zero, np.nan, factor * sd / np.abs(mean) * 100)
+    return cv_star_batch(np.stack([a, b], axis=-1), small_sample_factor=small_sample_factor).values

@@ -14,6 +14,7 @@ from ._validation import as_score_matrix, replacement, undefined_reason
 NAN = float("nan")
 TIE_RULES = ("sign", "untied")
 PAIR_SIGNS_UP_TO = 128  # systems; above this P sorts instead of comparing S(S-1)/2 signs
+PAIR_BLOCK = 1 << 21  # elements of the sign array per block of system pairs (bounded memory)
 
 
 @dataclass(frozen=True)
@@ -140,9 +141,59 @@ def rank_counts(scores: npt.ArrayLike, *, ties: str = "sign") -> RankCounts:
     """
     _check_ties(ties)
     matrix = as_score_matrix(scores)
-    if matrix.shape[1] <= PAIR_SIGNS_UP_TO:
-        first, second = np.triu_indices(matrix.shape[1], k=1)
-        return sign_counts(np.sign(matrix[:, first] - matrix[:, second]), ties=ties)  # NaN (missing) stays NaN
+    same, compared = rank_counts_batch(matrix[None], ties=ties)
+    return RankCounts(int(same[0]), int(compared[0]))
+
+
+def rank_counts_batch(stack: npt.ArrayLike, *, ties: str = "sign", copies: npt.ArrayLike | None = None) -> tuple[np.ndarray, np.ndarray]:
+    r"""Same-sign and compared system-pair counts of every replicate of ``stack`` (B, E, S),
+    NaN = a missing score: the one implementation of :func:`rank_counts` and of the bootstrap.
+
+    .. math:: \text{same} = \sum_{(S_m,S_n)} \left[\binom{k_+}{2} + \binom{k_-}{2} + \binom{k_0}{2}\right],\qquad
+        \text{compared} = \sum_{(S_m,S_n)} \binom{k_+ + k_- + k_0}{2}
+
+    with k_+, k_-, k_0 the experiments in which S_m scores above, below or equal to S_n (the
+    experiment pairs agreeing on the sign of the difference; ``ties="untied"`` drops k_0 from
+    both).  System pairs are taken in blocks of bounded size, experiments without a loop.
+    ``copies`` (B, S) names the original system of each column when systems were drawn with
+    replacement: a pair of copies of one system is not a system pair and is not counted.  A
+    single replicate above :data:`PAIR_SIGNS_UP_TO` systems counts by sorting, O(S log S)
+    per experiment pair.
+
+    >>> same, compared = rank_counts_batch([[[1, 2, 3], [1, 3, 2]], [[1, 2, 3], [1, 2, 3]]])
+    >>> same.tolist(), compared.tolist()
+    ([2, 3], [3, 3])
+    """
+    _check_ties(ties)
+    array = np.asarray(stack, dtype=float)
+    size, _experiments, systems = array.shape
+    if size == 1 and copies is None and systems > PAIR_SIGNS_UP_TO:
+        counts = _sorted_rank_counts(array[0], ties)
+        return np.array([counts.same]), np.array([counts.compared])
+    ids = None if copies is None else np.asarray(copies)
+    first, second = np.triu_indices(systems, k=1)
+    same, compared = np.zeros(size, dtype=np.int64), np.zeros(size, dtype=np.int64)
+    step = max(1, PAIR_BLOCK // max(array.shape[0] * array.shape[1], 1))
+    pair = lambda k: k * (k - 1) // 2
+    for start in range(0, first.size, step):
+        i, j = first[start:start + step], second[start:start + step]
+        signs = np.sign(array[:, :, i] - array[:, :, j])  # (B, E, block); NaN where a score is missing
+        above, below, level = ((signs == v).sum(axis=1) for v in (1.0, -1.0, 0.0))
+        if ties == "untied":
+            level = np.zeros_like(level)
+        agree = pair(above) + pair(below) + pair(level)
+        total = pair(above + below + level)
+        if ids is not None:
+            distinct = ids[:, i] != ids[:, j]
+            agree, total = agree * distinct, total * distinct
+        same += agree.sum(-1)
+        compared += total.sum(-1)
+    return same, compared
+
+
+def _sorted_rank_counts(matrix: np.ndarray, ties: str) -> RankCounts:
+    """Counts of one replicate by sorting, pair of experiments by pair: O(S log S) time and
+    O(S) memory each (for many systems, where S(S-1)/2 signs would not fit)."""
     scored = ~np.isnan(matrix)
     complete = scored.all(axis=1)
     tie_codes = [_Ties.of(row) if full else None for row, full in zip(matrix, complete)]  # reused by every pair

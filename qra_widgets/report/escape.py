@@ -18,7 +18,7 @@ people wrote.  Written into a report they must stay text: never a LaTeX command
                         as spaces; HTML entities are *not* used (``Puduppully & Lapata`` stays)
 :func:`html`            HTML text and attribute values: ``& < > " '`` as entities
 :func:`csv_cell`        a CSV cell: a formula-like text gets a leading ``'``
-                        (:func:`qra_widgets.csvsafe.safe_cell`, OWASP's advice)
+                        (:func:`qra_widgets.report.csvsafe.safe_cell`, OWASP's advice)
 =====================  ==========================================================================
 
 >>> latex(r"\input{/etc/passwd}")
@@ -143,14 +143,14 @@ def html(text: Any) -> str:
 
 
 def csv_cell(value: Any) -> Any:
-    """A CSV cell: :func:`qra_widgets.csvsafe.safe_cell` (a formula-like text gets a leading ``'``)."""
-    from ..csvsafe import safe_cell
+    """A CSV cell: :func:`qra_widgets.report.csvsafe.safe_cell` (a formula-like text gets a leading ``'``)."""
+    from .csvsafe import safe_cell
 
     return safe_cell(value)
 
 
 def csv_frame(frame, **options) -> str:
-    """A DataFrame as CSV: :func:`qra_widgets.csvsafe.frame_to_csv` (every text cell :func:`csv_cell`-ed)."""
-    from ..csvsafe import frame_to_csv
+    """A DataFrame as CSV: :func:`qra_widgets.report.csvsafe.frame_to_csv` (every text cell :func:`csv_cell`-ed)."""
+    from .csvsafe import frame_to_csv
 
     return frame_to_csv(frame, **options)

@@ -5,7 +5,7 @@ Only the Study tab is built with the dashboard; every other tab's view is built 
 it is shown (or asked for, e.g. ``dashboard.charts``) and then kept.  A view renders the
 current state when it is built, so nothing is missed.  Each widget costs every visitor's
 browser a model and a view: the first page had 875 widget models, most of them for tabs not
-opened yet (issue 14, "20 tabs opened at once").
+opened yet (twenty tabs opened at once took seconds each).
 """
 
 from __future__ import annotations
@@ -23,7 +23,8 @@ from .results import AssessmentView, ChartsView, CompareView
 from .scores import ScoresView
 from .state import AppState
 
-TITLES = ("Study", "Experiments", "Scores", "Assessment", "Charts", "Compare", "Library", "Overview", "Annotations", "Intervals")
+TITLES = ("Study", "Experiments", "Scores", "Assessment", "Charts", "Compare", "Library", "Overview", "Annotations", "Intervals",
+          "Side by side")
 
 
 def _annotations_view():
@@ -38,11 +39,18 @@ def _uncertainty_view():
     return UncertaintyView
 
 
+def _sidebyside_view():
+    from .sidebyside import SideBySideView
+
+    return SideBySideView
+
+
 #: Each later tab's view class, by the dashboard attribute that holds it (a function, so the
 #: two views with heavier imports are imported when first built).
 VIEWS = {"experiments": lambda: ExperimentsView, "scores": lambda: ScoresView, "assessment": lambda: AssessmentView,
          "charts": lambda: ChartsView, "compare": lambda: CompareView, "library": lambda: LibraryView,
-         "overview": lambda: OverviewView, "annotations": _annotations_view, "uncertainty": _uncertainty_view}
+         "overview": lambda: OverviewView, "annotations": _annotations_view, "uncertainty": _uncertainty_view,
+         "sidebyside": _sidebyside_view}
 #: The tab each of those views fills, and the view of each of those tabs.
 VIEW_TITLES = dict(zip(VIEWS, TITLES[1:]))
 TITLE_VIEWS = {title: name for name, title in VIEW_TITLES.items()}
@@ -92,6 +100,8 @@ class Dashboard:
         view = self._views.get(name)
         if view is None:
             view = self._views[name] = VIEWS[name]()(self.state, self.status)
+            if hasattr(view, "navigate"):  # the Overview opens a study on its Assessment tab
+                view.navigate = self.show_tab
             self.tabs.children[TITLES.index(VIEW_TITLES[name])].children = (view.widget,)
         return view
 
@@ -115,9 +125,12 @@ class Dashboard:
         title = TITLES[change["new"]]
         name = TITLE_VIEWS.get(title)
         if name is not None:
+            built = name in self._views
             view = self._view(name)
             if name == "library":
                 view.refresh()
+            elif name == "overview" and built:  # read on first show; shown again, read again (saves since)
+                view.on_update()
         if "experiments" in self._views:
             self._views["experiments"].visible = title == "Experiments"
         if title == "Experiments":

@@ -7,10 +7,10 @@ import html
 
 import ipywidgets as w
 
-from .. import parse
 from ..errors import QRAInputError
+from ..io import parse
+from ..io.reading import check_size
 from ..properties import PROPERTIES, Property
-from ..reading import check_size
 from ..study import Experiment
 from .common import Status, button, close_all, guarded, labelled, selected
 from .state import AppState

@@ -11,7 +11,7 @@ import ipywidgets as w
 
 from .. import examples
 from ..errors import QRAInputError
-from ..reading import check_size
+from ..io.reading import check_size
 from .common import (
     Confirm,
     Status,
@@ -24,6 +24,7 @@ from .common import (
     safe_file_stem,
     selected,
 )
+from .criteria_prompt import CriteriaPrompt
 from .overview import OverviewView  # noqa: F401  (moved to widgets/overview.py; kept importable from here)
 from .state import AppState
 
@@ -34,7 +35,7 @@ BULK_TYPES = ".json,.csv,.tsv,.txt,.xlsx,.zip"
 
 def uploaded_files(upload: w.FileUpload) -> dict[str, bytes]:
     """``{name: bytes}`` of every file in a FileUpload, each refused before parsing if over
-    :data:`~qra_widgets.reading.MAX_FILE_BYTES`, and all together if over :data:`MAX_UPLOAD_TOTAL_BYTES`."""
+    :data:`~qra_widgets.io.reading.MAX_FILE_BYTES`, and all together if over :data:`MAX_UPLOAD_TOTAL_BYTES`."""
     if not upload.value:
         raise QRAInputError("upload: choose a file first")
     total = sum(len(item["content"]) for item in upload.value)
@@ -137,6 +138,7 @@ class LibraryView:
                                         layout=w.Layout(width="auto"))
         self.import_many = button("Import many", "qra-import-many")
         self.import_report = w.HTML()
+        self.criteria_prompt = CriteriaPrompt(state, status)  # asks the evaluation type and QCET criterion of what came in
         self.download_qra3 = button("QRA3 files (metrics.csv + config.json)", "qra-download-qra3")
         self.download_report = button("Report (HTML)", "qra-download-report")
         self.download_library_qra3 = button("QRA3 files of the whole library", "qra-download-library-qra3")
@@ -171,7 +173,7 @@ class LibraryView:
                    "<code>study</code> column makes one study per value), annotation specs, QRA3 pairs, or a .zip of them.</p>"),
             labelled("QRA3 files", row(self.qra3_upload, self.import_qra3), "8em"),
             labelled("Many files", row(self.bulk_upload, self.import_many), "8em"),
-            self.import_report,
+            self.import_report, self.criteria_prompt.widget,
             w.HTML("<h4>Downloads</h4><p>The study being edited as QRA3's input files (hand them to the organisers as "
                    "they are) or as a one-file HTML report (template table, charts, conventions; opens offline); or every "
                    "study in the library as one pair of QRA3 files.</p>"),
@@ -256,6 +258,7 @@ class LibraryView:
         self.import_report.value = report_table(report) if report.refused else ""
         message = summary_line(report, f" from {metrics} + {config}")
         self.status.ok(message)
+        self.criteria_prompt.ask([study_id for _source, study_id in report.added])
         if not report.added:
             if report.existed:  # the library's own version is selected, ready to open
                 self._show_in_list(report.existed[0][1])
@@ -277,6 +280,7 @@ class LibraryView:
         self.refresh()
         self.import_report.value = report_table(report)
         self.status.ok(summary_line(report, f" from {len(files)} file{'s' if len(files) != 1 else ''}"))
+        self.criteria_prompt.ask([study_id for _source, study_id in report.added])
 
     def _stem(self) -> str:
         return safe_file_stem(self.state.study.name or self.state.study.id)

@@ -1,10 +1,12 @@
 """The Overview tab: every study, criterion and system in the library, for shared-task organisers.
 
-The view reads the library's stored results once (:func:`qra_widgets.overview`) when it is
-opened or refreshed; filtering, sorting and paging then work on the frames in memory.  Rows
-are buttons: clicking one opens that study in the other tabs.  Distributions are box plots
-(outliers only as points above 300 values) and the experiment-pair property analysis is a
-table and an interval chart.  No statistics happen here.
+The view reads the library's stored results (:func:`qra_widgets.overview`) when it is first
+shown, and again on Reload or when the tab is shown again; filtering, sorting and paging then
+work on the frames in memory.  The rows are a real table (:class:`DataTable`): headers sort,
+numbers are right-aligned, full names show on hover, and a click (or Enter) opens the study on
+its Assessment tab.  Every level is grouped by evaluation type and ranked within it: a human
+CV* is never ranked against a metric CV*.  Distributions are box plots and the experiment-pair
+property analysis is a table and an interval chart.  No statistics happen here.
 """
 
 from __future__ import annotations
@@ -15,88 +17,115 @@ import math
 import ipywidgets as w
 
 from .. import charts
-from ..overview import overview
+from ..overview import MEASURES, WORSE_IS_HIGHER, overview
+from . import tables
 from .common import Confirm, Status, guard_unsaved, guarded, run_reported
+from .datatable import DataTable
 from .results import clear_figure, show_figure
 from .state import AppState
 
 ALL = "(all)"
 LEVELS = {"studies": "Studies", "criteria": "Quality criteria", "systems": "Systems"}
-COLUMNS = {  # (column, header, width)
-    "studies": [("study", "study", 30), ("evaluation_type", "type", 14), ("mean CV*", "mean CV*", 9), ("P", "P", 6),
-                ("W / τ", "W / τ", 6), ("α", "α", 6), ("n", "n", 3), ("systems", "sys.", 5), ("problem", "problem", 30)],
-    "criteria": [("study", "study", 30), ("quality_criterion", "criterion", 22), ("evaluation_type", "type", 12),
-                 ("qcet_name", "QCET criterion", 24), ("mean CV*", "mean CV*", 9), ("P", "P", 6), ("W / τ", "W / τ", 6),
-                 ("α", "α", 6), ("n", "n", 3)],
-    "systems": [("study", "study", 30), ("quality_criterion", "criterion", 22), ("system", "system", 22),
-                ("evaluation_type", "type", 12), ("CV*", "CV*", 9), ("n", "n", 3)],
+SINGULAR = {"studies": "study", "criteria": "quality criterion", "systems": "system"}
+TYPE_TITLES = {"human": "Human evaluation", "metric": "Automatic metrics", "llm-as-judge": "LLM as judge",
+               "unknown": "Evaluation type not given"}
+EXPERIMENTS_HINT = "n: experiments with results"
+#: Per level: (column, header, kind, optional, hint); kind "rank", "text" or a measure (its decimals).
+COLUMNS = {
+    "studies": [("rank", "#", "rank", False, "rank within the evaluation type, worst first"),
+                ("study", "Study", "text", False, ""), ("evaluation_type", "Type", "text", False, "evaluation type"),
+                ("criteria", "Criteria", "count", True, "quality criteria of this evaluation type"),
+                ("mean CV*", "Mean CV*", "CV*", False, "mean of the system-level CV* (lower is better)"),
+                ("P", "P", "P", False, "share of system pairs ranked the same way in every pair of experiments"),
+                ("W", "W", "W", False, "Kendall's W (three or more experiments); a study shows it for one criterion"),
+                ("τ", "τ", "τ", False, "Kendall's τ (two experiments); a study shows it for one criterion"),
+                ("α", "α", "α", False, "Krippendorff's α"), ("n", "n", "count", False, EXPERIMENTS_HINT),
+                ("systems", "Systems", "count", True, ""), ("problem", "Note", "text", True, "")],
+    "criteria": [("rank", "#", "rank", False, "rank within the evaluation type, worst first"),
+                 ("study", "Study", "text", False, ""), ("quality_criterion", "Criterion", "text", False, ""),
+                 ("evaluation_type", "Type", "text", False, "evaluation type"),
+                 ("qcet_name", "QCET criterion", "text", True, "the criterion in the QCET taxonomy"),
+                 ("mean CV*", "Mean CV*", "CV*", False, "mean of the system-level CV* (lower is better)"),
+                 ("P", "P", "P", False, "share of system pairs ranked the same way"),
+                 ("W", "W", "W", False, "Kendall's W (three or more experiments)"),
+                 ("τ", "τ", "τ", False, "Kendall's τ (two experiments)"), ("α", "α", "α", False, "Krippendorff's α"),
+                 ("n", "n", "count", False, EXPERIMENTS_HINT)],
+    "systems": [("rank", "#", "rank", False, "rank within the evaluation type, worst first"),
+                ("study", "Study", "text", False, ""), ("quality_criterion", "Criterion", "text", False, ""),
+                ("system", "System", "text", False, ""), ("evaluation_type", "Type", "text", False, "evaluation type"),
+                ("CV*", "CV*", "CV*", False, "coefficient of variation, small-sample corrected (lower is better)"),
+                ("n", "n", "count", False, EXPERIMENTS_HINT)],
 }
-SORTS = {"studies": ["mean CV*", "P", "W / τ", "α", "n", "study"], "criteria": ["mean CV*", "P", "W / τ", "α", "κ", "n", "study"],
-         "systems": ["CV*", "n", "study", "system"]}
+DEFAULT_SORT = {"studies": "mean CV*", "criteria": "mean CV*", "systems": "CV*"}
 FILTER_LABELS = {"evaluation_type": "evaluation type", "qcet": "QCET criterion", "result_type": "result type", "team": "team",
                  "year": "year", "track": "track", "tag": "tag"}
-STYLE = ("<style>.qra-overview-row button, button.qra-overview-row {font-family: monospace; white-space: pre; "
-         "text-align: left; justify-content: flex-start;} .qra-overview-head {font-family: monospace; white-space: pre; "
-         "font-weight: bold;}</style>")
 
 
-def _cell(value, width: int) -> str:
-    if isinstance(value, float):
-        text = "–" if math.isnan(value) else (f"{value:.2f}" if abs(value) >= 10 else f"{value:.3f}")
-    elif isinstance(value, list):
-        text = ", ".join(map(str, value))
-    else:
-        text = str(value)
-    return (text[: width - 1] + "…" if len(text) > width else text).ljust(width)
+def _text(value, kind: str) -> str:
+    """A cell's text: numbers at the template's precision, "–" where undefined, lists joined."""
+    if isinstance(value, list):
+        return ", ".join(map(str, value))
+    if value is None or (not isinstance(value, str) and _missing(value)):
+        return "–"
+    if kind in ("rank", "count"):
+        return str(int(value))
+    if kind in WORSE_IS_HIGHER or kind in MEASURES:
+        return tables.number(float(value), "CV*" if kind in ("CV*", "mean CV*") else "P")
+    return str(value)
+
+
+def _missing(value) -> bool:
+    import pandas as pd
+
+    return bool(pd.isna(value))
 
 
 class OverviewView:
-    """Study / criterion / system tables (sortable, filterable, worst first, paginated), distributions
-    and the experiment-pair property analysis, from the library's stored results."""
+    """Study / criterion / system tables (sortable, filterable, grouped by evaluation type, worst
+    first, paginated), distributions and the experiment-pair property analysis."""
 
     PAGE_SIZE = 25
 
     def __init__(self, state: AppState, status: Status):
         self.state, self.status = state, status
+        self.navigate = None  # the dashboard's show_tab: a row click opens its study on the Assessment tab
         self.data = None  # the Overview read from the library
         self.view = None  # the filtered Overview
         self.page = 0
+        self.sort_key, self.worst_first = "mean CV*", True
         self.level = w.ToggleButtons(options=[(label, key) for key, label in LEVELS.items()], value="criteria")
         self.filters = {key: w.Dropdown(options=[ALL], value=ALL, description=label, style={"description_width": "initial"},
-                                        layout=w.Layout(width="260px")) for key, label in FILTER_LABELS.items()}
-        self.sort_by = w.Dropdown(options=SORTS["criteria"], value="mean CV*", description="Sort by", layout=w.Layout(width="220px"))
-        self.worst_first = w.Checkbox(description="worst first", value=True, indent=False)
-        self.update = w.Button(description="Update overview", icon="refresh")
+                                        layout=w.Layout(width="240px")) for key, label in FILTER_LABELS.items()}
+        self.update = w.Button(description="Reload", tooltip="Read the library again")
         self.previous, self.next = w.Button(description="◀ previous"), w.Button(description="next ▶")
         self.where = w.HTML()
-        self.table = w.HTML()  # the header line of the current page
-        self.rows = w.VBox()
-        self.row_buttons: list[w.Button] = []
-        self.measure = w.Dropdown(options=["CV*", "P", "W / τ", "α"], value="CV*", description="Distribution of")
+        self.table = DataTable(on_sort=self.on_sort, on_open=self.on_open, empty="No study in the library matches.")
+        self.table.add_class("qra-overview-table")
+        self.measure = w.Dropdown(options=list(MEASURES), value="CV*", description="Distribution of")
         self.by_qcet, self.by_type, self.by_year = w.Output(), w.Output(), w.Output()
         self.effects, self.effects_chart = w.HTML(), w.Output()
         self.update.add_class("qra-overview-update")
         self.level.add_class("qra-overview-level")
-        self.sort_by.add_class("qra-overview-sort")
-        self.worst_first.add_class("qra-overview-worst-first")
         for key, dropdown in self.filters.items():
             dropdown.add_class(f"qra-overview-filter-{key.replace('_', '-')}")
             dropdown.observe(lambda _: self.on_filter(), "value")
         self.update.on_click(self.on_update)
         self.level.observe(lambda _: self.on_level(), "value")
-        self.sort_by.observe(lambda _: self.show_page(0), "value")
-        self.worst_first.observe(lambda _: self.show_page(0), "value")
         self.previous.on_click(lambda _: self.show_page(self.page - 1))
         self.next.on_click(lambda _: self.show_page(self.page + 1))
         self.measure.observe(lambda _: self.show_charts(), "value")
         self.confirm = Confirm(lambda action: run_reported(self.status, action))
+        filters = list(self.filters.values())
         self.widget = w.VBox([
             self.confirm.widget,
-            w.HTML(STYLE + "<h4>All studies in the library</h4><p>Worst first by default (highest CV*, lowest P, W, α). "
-                   "Click a row to open its study. Read from the results stored with each save.</p>"),
-            w.HBox([self.update, self.level]), w.HBox(list(self.filters.values())[:4]), w.HBox(list(self.filters.values())[4:]),
-            w.HBox([self.sort_by, self.worst_first, self.previous, self.next, self.where]), self.table, self.rows,
-            w.HTML("<h4>Distributions</h4><p>Human, metric and LLM-as-judge results are shown apart, never ranked together.</p>"),
+            w.HTML("<h4>All studies in the library</h4><p>Human evaluations, metrics and LLM-as-judge results are ranked "
+                   "apart, worst first within each (highest CV*, lowest P, W, τ, α). Click a column header to sort, a row "
+                   "to open its study. Read from the results stored with each save.</p>"),
+            w.HBox([self.level, self.update], layout=w.Layout(flex_flow="row wrap", grid_gap="0.5em")),
+            w.HBox(filters, layout=w.Layout(flex_flow="row wrap")),
+            w.HBox([self.previous, self.next, self.where], layout=w.Layout(flex_flow="row wrap", align_items="center")),
+            self.table.widget,
+            w.HTML("<h4>Distributions</h4><p>Human, metric and LLM-as-judge results are shown apart, never pooled.</p>"),
             self.measure, self.by_qcet, self.by_type, self.by_year,
             w.HTML("<h4>Why? Properties that go with poorer reproducibility (experiment pairs, QRA++ section 8)</h4>"
                    "<p>Pair CV* where two experiments of a study answer a property differently minus where they answer it the "
@@ -104,6 +133,7 @@ class OverviewView:
             self.effects_chart, self.effects,
         ])
         self.widget.add_class("qra-overview")
+        self.on_update()
 
     # ------------------------------------------------------------------ data
 
@@ -111,18 +141,19 @@ class OverviewView:
     def on_update(self, _=None) -> None:
         self.data = overview(self.state.library)
         for key, dropdown in self.filters.items():
+            kept = dropdown.value
             dropdown.options = [ALL] + self._choices(key)
-            dropdown.value = ALL
+            dropdown.value = kept if kept in dropdown.options else ALL
         self.on_filter()
         effects = self.data.property_effects
         if len(effects) and (effects.status != "too few pairs").any():
             show_figure(self.effects_chart, charts.property_effects_chart(effects))
         else:
             clear_figure(self.effects_chart)
-        self.effects.value = (effects.round(3).to_html(index=False, escape=True, na_rep="–") if len(effects) else
+        self.effects.value = (tables.frame_table(effects, caption="Properties and pair CV*") if len(effects) else
                               "<p>No pair of experiments answers a catalogue property in both: fill in the properties in the "
                               "Experiments tab to see which ones matter.</p>")
-        self.status.ok(f"Overview of {len(self.data.studies)} studies.")
+        self.status.ok(f"Overview of {self.data.studies.study.nunique()} studies.")
 
     def _choices(self, key: str) -> list[str]:
         data = self.data
@@ -146,50 +177,83 @@ class OverviewView:
         self.show_charts()
 
     def on_level(self) -> None:
-        options = SORTS[self.level.value]
-        self.sort_by.options = options
-        self.sort_by.value = options[0]
+        self.sort_key, self.worst_first = DEFAULT_SORT[self.level.value], True
+        self.show_page(0)
+
+    def on_sort(self, key: str) -> None:
+        """A header click: sort by that column, worst first; the same header again reverses."""
+        if key == self.sort_key:
+            self.worst_first = not self.worst_first
+        else:
+            self.sort_key, self.worst_first = key, True
         self.show_page(0)
 
     # ------------------------------------------------------------------ table
 
     def sorted_frame(self):
-        return self.view.sorted(self.level.value, self.sort_by.value, worst_first=self.worst_first.value)
+        return self.view.sorted(self.level.value, self.sort_key, worst_first=self.worst_first)
 
     def show_page(self, page: int) -> None:
         if self.view is None:
             return
+        level = self.level.value
+        if self.sort_key not in self.view.sorted(level).columns:
+            self.sort_key, self.worst_first = DEFAULT_SORT[level], True
         frame = self.sorted_frame()
         pages = max(1, math.ceil(len(frame) / self.PAGE_SIZE))
         self.page = min(max(page, 0), pages - 1)
         shown = frame.iloc[self.page * self.PAGE_SIZE:(self.page + 1) * self.PAGE_SIZE]
-        columns = COLUMNS[self.level.value]
-        header = "".join(_cell(title, width) + " " for _c, title, width in columns)
-        self.table.value = f"<div class='qra-overview-head'>{html.escape(header)}</div>"
-        self.row_buttons = []
+        columns = COLUMNS[level]
+        per_type = frame["evaluation_type"].value_counts()
+        rows, group = [], None
         for record in shown.to_dict("records"):
-            text = "".join(_cell(record[c], width) + " " for c, _t, width in columns)
-            button = w.Button(description=text, tooltip=f"open {record['study']}", layout=w.Layout(width="auto", height="26px"))
-            button.add_class("qra-overview-row")
-            button.study_id = record["study"]
-            button.on_click(self.on_open)
-            self.row_buttons.append(button)
-        for old in self.rows.children:
-            old.close()
-        self.rows.children = self.row_buttons
+            if record["evaluation_type"] != group:
+                group = record["evaluation_type"]
+                count = int(per_type.get(group, 0))
+                noun = LEVELS[level].lower() if count != 1 else SINGULAR[level]
+                rows.append({"group": f"{TYPE_TITLES.get(group, group)} · {count} {noun}, ranked among themselves"})
+            cells = [_text(record.get(key), kind) for key, _title, kind, _optional, _hint in columns]
+            titles = [self._hover(record, key, kind) for key, _title, kind, _optional, _hint in columns]
+            note = record.get("problem") or record.get("note") or ""
+            name = record.get("name") or record["study"]
+            rows.append({"key": record["study"], "cells": cells, "titles": titles,
+                         "title": f"Open {name} ({record['study']}) on the Assessment tab" + (f" · {note}" if note else "")})
+        ascending = not WORSE_IS_HIGHER.get(self.sort_key, False)
+        self.table.show([{"key": key, "title": title, "numeric": kind not in ("text",), "sortable": kind != "rank",
+                          "optional": optional, "hint": hint} for key, title, kind, optional, hint in columns],
+                        rows, {"key": self.sort_key, "ascending": ascending if self.worst_first else not ascending}, layout=level)
         self.previous.disabled, self.next.disabled = self.page == 0, self.page >= pages - 1
+        order = "worst first" if self.worst_first else "best first"
         self.where.value = (f"<span class='qra-overview-where'>page {self.page + 1} of {pages} · {len(frame)} "
-                            f"{LEVELS[self.level.value].lower()}</span>")
+                            f"{LEVELS[level].lower()} · by {html.escape(self.sort_key)}, {order}</span>")
 
-    @guarded(lambda self: self.status)
-    def on_open(self, button) -> None:
-        study_id = button.study_id
+    @staticmethod
+    def _hover(record: dict, key: str, kind: str) -> str:
+        """A cell's full text on hover: the study's name, the QCET id, the reason a value is undefined."""
+        value = record.get(key)
+        if key == "study":
+            return f"{record.get('name') or value} ({value})"
+        if key == "qcet_name" and record.get("qcet"):
+            return f"{value} ({record['qcet']})"
+        if kind in MEASURES or kind in WORSE_IS_HIGHER:
+            if _text(value, kind) == "–":
+                return record.get("problem") or record.get("note") or "not defined for these data"
+            return ""
+        return _text(value, kind) if kind == "text" else ""
 
+    @property
+    def shown_studies(self) -> list[str]:
+        """The study id of each row on the page, in order."""
+        return self.table.row_keys
+
+    def on_open(self, study_id: str) -> None:
         def open_study() -> None:
             self.state.open_from_library(study_id)
+            if self.navigate is not None:  # first: showing a tab clears the status line
+                self.navigate("Assessment")
             self.status.ok(f"Opened {study_id!r} (revision {self.state.revision}) from the overview.")
 
-        guard_unsaved(self.state, self.confirm, f"open {study_id!r}", open_study)
+        run_reported(self.status, guard_unsaved, self.state, self.confirm, f"open {study_id!r}", open_study)
 
     # ------------------------------------------------------------------ charts
 

@@ -12,7 +12,8 @@ from .. import charts
 from ..compare import compare_subsets, experiment_attributes
 from ..errors import QRAInputError
 from . import tables
-from .common import Status, button, download_link, guarded, labelled, run_reported, safe_file_stem, set_options
+from .common import Status, button, guarded, labelled, run_reported, set_options
+from .datatable import DownloadButton, download_name
 from .state import AppState
 
 if TYPE_CHECKING:  # plotly is imported by the first figure built (an empty study has none)
@@ -64,11 +65,11 @@ class AssessmentView:
         self.narrative_system = w.Dropdown(layout=w.Layout(width="auto"))
         self.narrative = w.HTML()
         self.narrative.add_class("qra-narrative")
-        self.download_buttons = {name: button(f"{name}", f"qra-download-{ext}") for name, (ext, _) in self.DOWNLOADS.items()}
-        self.downloads = w.HTML()
-        self.downloads.add_class("qra-downloads")
+        self.download_buttons = {name: DownloadButton(name, lambda n=name: self.download(n), status=status,
+                                                      tooltip=f"Download the assessment as {name}")
+                                 for name in self.DOWNLOADS}
         for name, widget in self.download_buttons.items():
-            widget.on_click(lambda _, n=name: self.on_download(n))
+            widget.add_class(f"qra-download-{self.DOWNLOADS[name][0]}")
         self.conventions.observe(self.on_conventions, "value")
         self.compare_presets.observe(lambda _: self.show_presets(), "value")
         self.narrative_qc.observe(lambda _: self.sync_systems(), "value")
@@ -84,13 +85,12 @@ class AssessmentView:
             w.HBox([labelled("Criterion", self.narrative_qc, "6em"), labelled("System", self.narrative_system, "5em")],
                    layout=w.Layout(flex_flow="row wrap")), self.narrative,
             w.HTML("<h4>Download the assessment</h4>"),
-            w.HBox(list(self.download_buttons.values()), layout=w.Layout(flex_flow="row wrap")), self.downloads])
+            w.HBox(list(self.download_buttons.values()), layout=w.Layout(flex_flow="row wrap"))])
         self.widget.add_class("qra-assessment-tab")
         self.refresh()
 
     def refresh(self, event=None) -> None:
         result = self.state.assessment
-        self.downloads.value = ""
         if result is None:
             problem = self.state.assessment_problem
             self.cards.value = ""
@@ -130,15 +130,14 @@ class AssessmentView:
         key = (self.narrative_qc.value, self.narrative_system.value)
         self.narrative.value = f"<p><i>{html.escape(result.narrative(*key))}</i></p>" if result and key in result.cv else ""
 
-    @guarded(lambda self: self.status)
-    def on_download(self, name: str) -> None:
+    def download(self, name: str) -> tuple[str, str, str]:
+        """The file a download button saves: ``<study id>-assessment-<date>.<ext>``, built when clicked."""
         result = self.state.assessment
         if result is None:
             raise QRAInputError(f"download: nothing to download yet ({self.state.assessment_problem})")
         ext, mime = self.DOWNLOADS[name]
         text = {"md": result.to_markdown, "tex": result.to_latex, "csv": result.to_csv, "json": result.to_json}[ext]()
-        stem = safe_file_stem(self.state.study.name or self.state.study.id)
-        self.downloads.value = download_link(text, f"{stem}-qra.{ext}", mime, f"Download {name} ({stem}-qra.{ext})")
+        return download_name(self.state.study.id, "assessment", ext), mime, text
 
 
 class ChartsView:
@@ -173,13 +172,14 @@ class ChartsView:
         self.scores = w.Output()
         self.scores.add_class("qra-scores-chart")
         self.empty = w.HTML()
-        self.save_buttons = {name: button(f"Save the {name} chart as HTML", f"qra-save-chart-{i}")
-                             for i, name in enumerate(("CV*", "P and W", "scores"))}
+        self.save_buttons = {name: DownloadButton(f"Save the {name} chart as HTML", lambda n=name: self.chart_file(n),
+                                                  status=status)
+                             for name in ("CV*", "P and W", "scores")}
+        for i, widget in enumerate(self.save_buttons.values()):
+            widget.add_class(f"qra-save-chart-{i}")
         self.saved = w.HTML()
         self.guides.observe(lambda _: self.refresh(), "value")
         self.score_qc.observe(lambda _: self.show_scores(), "value")
-        for name, widget in self.save_buttons.items():
-            widget.on_click(lambda _, n=name: self.on_save(n))
         state.on("study", self.on_structure)
         state.on("scores", self.refresh)
         self.widget = w.VBox([self.empty, self.guides, self.cv_chart, self.p_and_w, labelled("Scores of criterion", self.score_qc),
@@ -237,15 +237,13 @@ class ChartsView:
         else:
             clear_figure(self.scores)
 
-    @guarded(lambda self: self.status)
-    def on_save(self, name: str) -> None:
+    def chart_file(self, name: str) -> tuple[str, str, str]:
+        """The interactive HTML of one chart: ``<study id>-<chart>-chart-<date>.html``, built when clicked."""
         figure = self.figures().get(name)
         if figure is None:
-            self.saved.value = "<p>Nothing to save yet.</p>"
-            return
-        stem = safe_file_stem(self.state.study.name or self.state.study.id)
-        self.saved.value = download_link(charts.to_html(figure), f"{stem}-{safe_file_stem(name)}.html", "text/html",
-                                         f"Download the {name} chart (interactive HTML)")
+            raise QRAInputError(f"save the {name} chart: nothing to save yet ({self.state.assessment_problem or 'no scores'})")
+        what = {"CV*": "cv", "P and W": "p-and-w", "scores": f"scores-{self.score_qc.value}"}[name]
+        return download_name(self.state.study.id, f"{what}-chart", "html"), "text/html", charts.to_html(figure)
 
 
 class CompareView:
@@ -258,13 +256,14 @@ class CompareView:
         self.table = w.HTML()
         self.chart = w.Output()
         self.heatmap = w.Output()
-        self.save_heatmap = button("Save the heatmap as HTML", "qra-save-heatmap")
-        self.save_comparison = button("Save the comparison chart as HTML", "qra-save-comparison")
+        self.save_heatmap = DownloadButton("Save the heatmap as HTML", lambda: self.chart_file("heatmap"), status=status)
+        self.save_heatmap.add_class("qra-save-heatmap")
+        self.save_comparison = DownloadButton("Save the comparison chart as HTML", lambda: self.chart_file("subsets"),
+                                              status=status)
+        self.save_comparison.add_class("qra-save-comparison")
         self.saved = w.HTML()
         self.figures: dict[str, go.Figure] = {}
         self.run.on_click(self.on_run)
-        self.save_heatmap.on_click(lambda _: self.on_save("heatmap"))
-        self.save_comparison.on_click(lambda _: self.on_save("subsets"))
         state.on("study", self.refresh)
         self.widget = w.VBox([
             w.HTML("<h4>How similar are the experiments?</h4>"), self.heatmap,
@@ -303,11 +302,9 @@ class CompareView:
             self.figures.pop("subsets", None)
             clear_figure(self.chart)
 
-    @guarded(lambda self: self.status)
-    def on_save(self, name: str) -> None:
+    def chart_file(self, name: str) -> tuple[str, str, str]:
+        """The interactive HTML of the heatmap or the subset chart: ``<study id>-<chart>-<date>.html``."""
         if name not in self.figures:
-            self.saved.value = "<p>Add experiments first.</p>" if name == "heatmap" else "<p>Run a comparison first.</p>"
-            return
-        stem = safe_file_stem(self.state.study.name or self.state.study.id)
-        self.saved.value = download_link(charts.to_html(self.figures[name]), f"{stem}-{name}.html", "text/html",
-                                         f"Download the {name} chart (interactive HTML)")
+            raise QRAInputError("save the heatmap: add experiments first" if name == "heatmap" else
+                                "save the comparison chart: run a comparison first")
+        return download_name(self.state.study.id, name, "html"), "text/html", charts.to_html(self.figures[name])

@@ -259,7 +259,7 @@ class ScoresView:
 
     @guarded(lambda self: self.status)
     def on_paste(self, _=None) -> None:
-        from .. import parse
+        from ..io import parse
 
         if not self.paste_target.value:
             raise QRAInputError("paste: add a quality criterion first")
@@ -306,7 +306,7 @@ class ScoresView:
 
     @guarded(lambda self: self.status)
     def on_apply_scales(self, _=None) -> None:
-        from .. import parse
+        from ..io import parse
 
         scales = {qc: (parse.required_number(low.value, f"{qc}: lowest possible score"),
                        parse.optional_number(high.value, f"{qc}: highest possible score"))

@@ -26,10 +26,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
-from .. import parse
 from ..assess import Assessment, assess
 from ..conventions import PRESETS, Conventions, resolve
 from ..errors import QRAInputError
+from ..io import parse
 from ..study import _EXPERIMENT_AT, Experiment, QualityCriterion, Study
 
 SCALE_COLUMNS = ("scale_min", "scale_max")
@@ -328,7 +328,7 @@ class AppState:
         """Merge a HEDS datasheet's answers into an experiment, and fill the study's criteria's
         evaluation type and QCET id where the sheet says and the study does not.  Returns ``(event, HEDSImport,
         criteria of the datasheet that are not in the study)``."""
-        from ..heds import heds_from_bytes
+        from ..io.heds import heds_from_bytes
         from ..properties import check_properties
 
         experiment = self.study.experiment(experiment_id)
@@ -495,6 +495,28 @@ class AppState:
             raise QRAInputError("import: choose one or more files first")
         return import_bytes(self.library, named_bytes)
 
+    def unclassified_criteria(self, study_ids):
+        """Criteria of these library studies without an evaluation type or QCET criterion, with a
+        suggestion each (:func:`qra_widgets.overview.unclassified_criteria`)."""
+        from ..overview import unclassified_criteria
+
+        return unclassified_criteria(self.library, study_ids)
+
+    def classify_criteria(self, answers: dict) -> str:
+        """Save ``{study id: {criterion: (evaluation type, QCET id)}}`` as new library revisions; the open
+        study, if it is one of them and has no unsaved changes, is reloaded.  Returns a message."""
+        from ..overview import classify_criteria
+
+        note = ""
+        for study_id, criteria in answers.items():
+            revision = classify_criteria(self.library, study_id, criteria)
+            if study_id == self.study.id and not self.dirty:
+                self.open_from_library(study_id)
+            elif study_id == self.study.id:
+                note = f" {study_id!r} is open with unsaved changes: its saved revision {revision} has them, the open copy not."
+        count = sum(len(c) for c in answers.values())
+        return f"Saved the evaluation type and QCET criterion of {count} criteri{'on' if count == 1 else 'a'}.{note}"
+
     def qra3_files(self) -> dict[str, str]:
         """The open study as QRA3 ``{"metrics.csv": text, "config.json": text}`` (:func:`qra_widgets.qra3.export`)."""
         if not self.study.scores:
@@ -512,9 +534,9 @@ class AppState:
         return _qra3_texts(studies), len(studies)
 
     def report_html(self) -> str:
-        """The open study's report page (:func:`qra_widgets.site.study_page_html`) with the
+        """The open study's report page (:func:`qra_widgets.report.site.study_page_html`) with the
         assessment the app shows (its conventions); one self-contained offline HTML file."""
-        from ..site import study_page_html
+        from ..report.site import study_page_html
 
         if self.assessment is None:
             raise QRAInputError(f"report: nothing to report yet ({self.assessment_problem})")
@@ -531,7 +553,7 @@ class AppState:
     def load_annotations(self, spec: dict, files: dict[str, bytes]) -> Event:
         """Make the study read from an annotation ``spec`` and its uploaded ``files`` ({name: bytes})
         the one being edited (its ratings keep the spec, so both are saved with the study)."""
-        from ..annotations import load_annotations
+        from ..io.annotations import load_annotations
 
         for i, entry in enumerate(spec.get("experiments") or []):
             name = entry.get("file") if isinstance(entry, dict) else None

@@ -8,7 +8,8 @@ from dataclasses import replace
 
 import ipywidgets as w
 
-from .. import examples, parse
+from .. import examples
+from ..io import parse
 from ..properties import qcet_taxonomy
 from ..study import EVALUATION_TYPES, QualityCriterion
 from .common import Status, button, guarded, labelled, selected

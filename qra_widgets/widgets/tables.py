@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 
 from ..assess import DEFAULT_DECIMALS, MEASURE_LABELS, OTHER_DECIMALS
+from ..overview import COLUMN_TITLES
 from ..report.escape import html as escape_html
 
 TYPE_TITLES = {
@@ -160,7 +161,9 @@ def side_by_side(first, second) -> str:
     def keyed(assessment):
         frame = assessment.to_frame()
         frame = frame[frame.level != "system"]
-        return {(r.result_type, r.measure, r.level, r.quality_criterion or ""): r.value for r in frame.itertuples()}
+        # a study-level row has no criterion: None on pandas 2, NaN in pandas 3's str column (truthy)
+        return {(r.result_type, r.measure, r.level, r.quality_criterion if isinstance(r.quality_criterion, str) else ""): r.value
+                for r in frame.itertuples()}
 
     a, b = keyed(first), keyed(second)
     name_a, name_b = escape_html(first.conventions.describe()), escape_html(second.conventions.describe())
@@ -175,3 +178,57 @@ def side_by_side(first, second) -> str:
     return (f"<table class='qra-template qra-side-by-side'><thead><tr><th>Measure</th><th>Level</th><th class='qra-num'>{name_a}</th>"
             f"<th class='qra-num'>{name_b}</th></tr></thead><tbody>{''.join(body)}</tbody></table>"
             "<p class='qra-hint'>Highlighted rows differ at the printed precision.</p>")
+
+
+HEADERS = COLUMN_TITLES  # human column headers (the app and the HTML report share them)
+
+
+def frame_table(frame, *, caption: str = "", headers: dict | None = None, decimals: int = 3, index: bool = False,
+                css: str = "") -> str:
+    """Any frame in the app's one table style (the template's): human headers (:data:`HEADERS`),
+    numbers right-aligned at ``decimals`` places, "–" where a value is undefined, every cell escaped."""
+    import numpy as np
+    import pandas as pd
+
+    names = {**HEADERS, **(headers or {})}
+    frame = frame.reset_index() if index else frame
+    numeric = [pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c]) for c in frame.columns]
+    head = "".join(f"<th scope='col' class='{'qra-num' if num else ''}'>{escape_html(str(names.get(c, c)))}</th>"
+                   for c, num in zip(frame.columns, numeric))
+    body = []
+    for row in frame.itertuples(index=False):
+        cells = []
+        for value, num in zip(row, numeric):
+            if isinstance(value, list):
+                value = ", ".join(map(str, value))
+            if value is None or (not isinstance(value, str) and pd.isna(value)):
+                cells.append("<td class='qra-num qra-na'>–</td>" if num else "<td></td>")
+            elif num and isinstance(value, (float, np.floating)):
+                cells.append(f"<td class='qra-num'>{float(value):.{decimals}f}</td>")
+            elif num:
+                cells.append(f"<td class='qra-num'>{escape_html(str(value))}</td>")
+            else:
+                cells.append(f"<td>{escape_html(str(value))}</td>")
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    title = f"<caption>{escape_html(caption)}</caption>" if caption else ""
+    return (f"<div class='qra-scroll'><table class='qra-template {css}'>{title}<thead><tr>{head}</tr></thead>"
+            f"<tbody>{''.join(body)}</tbody></table></div>")
+
+
+def interval_template(assessment) -> str:
+    """The QRA++ template with each interval after its value ("12.01 [9.8, 14.3]"), in the template's
+    style: the value columns right-aligned, the caption saying how the intervals were made."""
+    table = assessment.table(intervals=True)
+    caption = escape_html(assessment.caption() + ". " + assessment.interval_caption())
+    value_columns = {c for c in table.columns if c.endswith("level")}
+    head = "".join(("<th scope='col' class='qra-num'>" if c in value_columns else "<th scope='col'>") + f"{escape_html(c)}</th>"
+                   for c in table.columns)
+    body = []
+    for row in table.itertuples(index=False):
+        cells = [("<td class='qra-num'>" if c in value_columns else "<td>") + f"{escape_html(str(v).strip())}</td>"
+                 for c, v in zip(table.columns, row)]
+        kind = (" class='qra-type-start'" if str(row[0]).startswith("Type ") else
+                " class='qra-system-row'" if str(row[0]).startswith(" ") else "")  # the template indents a system
+        body.append(f"<tr{kind}>{''.join(cells)}</tr>")
+    return (f"<div class='qra-scroll'><p class='qra-caption'>{caption}</p><table class='qra-template qra-interval-table'>"
+            f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div>")

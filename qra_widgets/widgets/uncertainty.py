@@ -22,7 +22,8 @@ import ipywidgets as w
 
 from .. import charts
 from ..errors import QRAInputError
-from ..reading import check_plan
+from ..limits import check_plan
+from . import tables
 from .annotations import split_list
 from .common import Status, button, guarded, labelled, run_reported
 from .results import clear_figure, show_figure
@@ -93,16 +94,14 @@ def agreement_table(assessment) -> str:
                     f"<td class='qra-num'>{text}</td><td class='qra-num'>{record['n_items']}</td>"
                     f"<td class='qra-num'>{record['n_raters']}</td></tr>")
     return ("<table class='qra-template qra-agreement'><caption>Annotator agreement within each experiment</caption>"
-            "<thead><tr><th>Experiment</th><th>Criterion</th><th>Measure</th><th>Value</th><th>Items</th><th>Raters</th>"
+            "<thead><tr><th>Experiment</th><th>Criterion</th><th>Measure</th><th class='qra-num'>Value</th>"
+            "<th class='qra-num'>Items</th><th class='qra-num'>Raters</th>"
             "</tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
 
 
 def interval_table(assessment) -> str:
-    """The QRA++ template with each interval after its value ("12.01 [9.8, 14.3]")."""
-    table = assessment.table(intervals=True)
-    caption = html.escape(assessment.caption() + ". " + assessment.interval_caption())
-    body = table.to_html(index=False, escape=True, classes="qra-template qra-interval-table", na_rep="")
-    return f"<div class='qra-scroll'><p class='qra-caption'>{caption}</p>{body}</div>"
+    """The QRA++ template with each interval after its value ("12.01 [9.8, 14.3]"), in the template's style."""
+    return tables.interval_template(assessment)
 
 
 class UncertaintyView:
@@ -253,8 +252,7 @@ class UncertaintyView:
 
     def show_plan(self, frame) -> None:
         shown = frame.drop(columns=["runs"]).round({"expected_ci_width": 3, "expected_half_width": 3})
-        self.plan_table.value = ("<div class='qra-scroll'>" + shown.to_html(index=False, escape=True, classes="qra-template")
-                                 + "</div>")
+        self.plan_table.value = tables.frame_table(shown, caption="Expected 95% interval width of each design")
         show_figure(self.plan_chart, charts.plan_chart(frame))
 
 

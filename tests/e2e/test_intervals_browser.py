@@ -8,18 +8,21 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from fielddata import field_path, needs_field_data
+
 import qra_widgets as qw
-from qra_widgets.annotations import load_annotations
+from qra_widgets.io.annotations import load_annotations
 
 from .conftest import OUTPUT
 
-DATA = Path(__file__).parents[1] / "data" / "vanmiltenburg2024"
+SPEC = Path(__file__).parents[1] / "data" / "vanmiltenburg2024" / "spec.json"  # ours
+DATA = field_path("vanmiltenburg2024")  # the published ratings (field data; the test skips without it)
 LONG = "vanmiltenburg2024_fluency_ratings_long.csv"
 B, SEED = 500, 3
 
 
 def expected_cell() -> str:
-    spec = json.loads((DATA / "spec.json").read_text())
+    spec = json.loads(SPEC.read_text())
     spec["experiments"] = spec["experiments"][:2]  # direct (001, 002) and extra (009, 010)
     spec["id"], spec["name"] = "fluency", ""
     spec["missing"] = ["", "NA", "N/A", "nan", "*"]  # the form's default marks
@@ -31,6 +34,7 @@ def expected_cell() -> str:
     return row["System level"]
 
 
+@needs_field_data
 def test_compute_intervals_in_the_page_after_uploading_annotations(page, server):
     url, _library, _log = server
     cell = expected_cell()
@@ -55,7 +59,7 @@ def test_compute_intervals_in_the_page_after_uploading_annotations(page, server)
         box.locator(".qra-annotations-experiment-id input").fill(experiment_id)
         box.locator(".qra-annotations-filter-column select").select_option(label="participant")
         box.locator(".qra-annotations-filter-values input").fill(raters)
-    spec = json.loads((DATA / "spec.json").read_text())
+    spec = json.loads(SPEC.read_text())
     page.fill(".qra-annotations-renames textarea", "\n".join(f"{a} = {b}" for a, b in spec["systems"].items()))
     page.fill(".qra-annotations-study-id input", "fluency")
     page.click(".qra-annotations-load")

@@ -3,21 +3,20 @@ organisers' QRA3 files, see the study open with QRA3's published CV*, have a sec
 same id refused, import many files, and download the report.
 
 The number asserted is the organisers' tool's own output for Yao et al. 2022's readability
-evaluation (``tests/data/qra3/output-4-studies/Yao2022/table.csv``: Type I, Readability, GT,
+evaluation (``qra3/output-4-studies/Yao2022/table.csv`` of the published field data: Type I, Readability, GT,
 system-level CV* 12.01).
 """
 
 from __future__ import annotations
 
-from pathlib import Path
+from fielddata import field_bytes, needs_field_data
 
 from .conftest import OUTPUT
 from .test_browser import check_no_code_or_traceback, open_app, tab
 
-QRA3 = Path(__file__).parents[1] / "data" / "qra3"
 STATUS = "document.querySelector('.qra-status')?.innerText"
-PAIR = [{"name": "metrics-4-studies.csv", "mimeType": "text/csv", "buffer": (QRA3 / "metrics-4-studies.csv").read_bytes()},
-        {"name": "config-4-studies.json", "mimeType": "application/json", "buffer": (QRA3 / "config-4-studies.json").read_bytes()}]
+PAIR = [{"name": "metrics-4-studies.csv", "mimeType": "text/csv", "buffer": field_bytes("qra3", "metrics-4-studies.csv")},
+        {"name": "config-4-studies.json", "mimeType": "application/json", "buffer": field_bytes("qra3", "config-4-studies.json")}]
 
 
 def wait_status(page, text: str) -> None:
@@ -32,6 +31,7 @@ def choose_files(page, css: str, files: list[dict]) -> None:
     page.wait_for_function(f"() => document.querySelector({css!r}).innerText.includes('({len(files)})')")
 
 
+@needs_field_data
 def test_import_qra3_files_open_the_study_refuse_a_repeat_and_download_the_report(page, server, tmp_path):
     url, _library, _log = server
     open_app(page, url)

@@ -1,0 +1,193 @@
+"""Long score and label tables (CSV, TSV or Excel) to a study, and ``load_study`` for any study file.
+
+Long CSV (or Excel) scores: columns ``experiment, quality_criterion, system, score`` and
+optionally ``scale_min`` / ``scale_max`` (constant per QC), ``role``, ``source``.
+Long CSV labels: ``experiment, quality_criterion, system, item, label``.
+
+Every problem raises :class:`~qra_widgets.QRAInputError` naming the file, row or field.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import os
+import re
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import QRAInputError
+from ..labels import Labels
+from ..study import Experiment, QualityCriterion, Study
+from .reading import check_size, decode, read_bytes, read_csv_frame, read_excel_rows
+from .study_json import study_from_json
+
+SCORE_COLUMNS = ("experiment", "quality_criterion", "system", "score")
+LABEL_COLUMNS = ("experiment", "quality_criterion", "system", "item", "label")
+
+
+# ----------------------------------------------------------------------------- tables
+
+
+def read_table(data: bytes, source: str, required: tuple[str, ...], excel: bool = False):
+    """A long table as a DataFrame of stripped strings, with the required columns checked.
+
+    The bytes go through :mod:`qra_widgets.io.reading` (size, zip-bomb and row/column caps,
+    rows as long as the header); a column named twice is refused rather than renamed.
+    """
+    import pandas as pd
+
+    check_size(len(data), source)
+    if excel:
+        table = pd.DataFrame(read_excel_rows(data, source), dtype=object)
+    else:
+        text = decode(data, source)
+        table = read_csv_frame(text, source, delimiter=_delimiter(text))
+    columns = [str(c).strip().lower() for c in table.iloc[0]]
+    seen: dict[str, int] = {}
+    for number, name in enumerate(columns, start=1):
+        if name == "":
+            trailing = number == len(columns) and (table.iloc[1:, -1].str.strip() == "").all()
+            hint = ": every row ends with a delimiter (a trailing comma?); remove it" if trailing else "; name it or remove it"
+            raise QRAInputError(f"{source}: column {number} has no name in the header row{hint}")
+        if name in seen:
+            raise QRAInputError(f"{source}: column {name!r} appears twice in the header (columns {seen[name]} and {number}); "
+                                "keep one")
+        seen[name] = number
+    missing = [c for c in required if c not in seen]
+    if missing:
+        raise QRAInputError(f"{source}: missing column(s) {missing}; found {columns}; expected {list(required)}")
+    if len(table) == 1:
+        raise QRAInputError(f"{source}: has a header but no rows")
+    frame = table.iloc[1:].reset_index(drop=True)
+    frame.columns = columns
+    return frame.apply(lambda column: column.str.strip())
+
+
+def _delimiter(text: str) -> str:
+    head = "\n".join(text.splitlines()[:20])
+    try:
+        return csv.Sniffer().sniff(head, delimiters=",;\t").delimiter
+    except csv.Error:
+        return ","
+
+
+_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+
+
+def _cell_number(value: str, source: str, row: int, column: str) -> float:
+    """A table cell as a number: plain decimal notation only (``1_000``, ``0x10`` are refused)."""
+    shown = value if len(value) <= 40 else f"{value[:20]}...{value[-8:]}' ({len(value)} characters)"
+    where = f"{source}: row {row}, column {column!r}: {shown!r}" if len(value) <= 40 else f"{source}: row {row}, column {column!r}: '{shown}"
+    if not _NUMBER.fullmatch(value):
+        if "_" in value:
+            raise QRAInputError(f"{where} is not a number (remove the '_' digit separators)")
+        if "," in value:
+            raise QRAInputError(f"{where} is not a number (use '.' as the decimal point, no thousands separators)")
+        if value.strip().lower().lstrip("+-") in ("nan", "inf", "infinity"):
+            raise QRAInputError(f"{where} is not a finite number")
+        raise QRAInputError(f"{where} is not a number")
+    number = float(value)
+    if not math.isfinite(number):
+        raise QRAInputError(f"{where} is not a finite number (too large)")
+    return number
+
+
+def _constant_per_qc(frame, column: str, source: str) -> dict[str, float]:
+    values: dict[str, float] = {}
+    for index, (qc, raw) in enumerate(zip(frame["quality_criterion"], frame[column])):
+        if raw == "":
+            continue
+        number = _cell_number(raw, source, index + 2, column)
+        if values.setdefault(qc, number) != number:
+            raise QRAInputError(f"{source}: row {index + 2}: {column} of {qc!r} is {number}, but {values[qc]} earlier; it must be constant per quality criterion")
+    return values
+
+
+def _first_seen(values) -> list[str]:
+    return list(dict.fromkeys(values))
+
+
+def study_from_scores_table(frame, study_id: str, source: str = "scores table") -> Study:
+    """A study from a long scores table (columns ``experiment, quality_criterion, system, score``)."""
+    for column in ("experiment", "quality_criterion", "system"):
+        empty = frame.index[frame[column] == ""]
+        if len(empty):
+            raise QRAInputError(f"{source}: row {empty[0] + 2}, column {column!r} is empty")
+    minimums = _constant_per_qc(frame, "scale_min", source) if "scale_min" in frame else {}
+    maximums = _constant_per_qc(frame, "scale_max", source) if "scale_max" in frame else {}
+    qcs = [QualityCriterion(q, minimums.get(q, 0.0), maximums.get(q)) for q in _first_seen(frame["quality_criterion"])]
+    roles = dict(zip(frame["experiment"], frame["role"])) if "role" in frame else {}
+    experiments = [Experiment(e, label=e, role=roles.get(e) or ("original" if i == 0 else "repeat"))
+                   for i, e in enumerate(_first_seen(frame["experiment"]))]
+    scores, sources, rows = {}, {}, {}
+    for index, record in enumerate(frame.to_dict("records")):
+        key = (record["quality_criterion"], record["system"], record["experiment"])
+        if key in rows:
+            raise QRAInputError(f"{source}: rows {rows[key]} and {index + 2} both give the score of {key[1]!r} in {key[2]!r} on {key[0]!r}")
+        rows[key] = index + 2
+        scores[key] = _cell_number(record["score"], source, index + 2, "score")
+        if record.get("source"):
+            sources[key] = record["source"]
+    return Study(id=study_id, name=study_id, quality_criteria=qcs, systems=_first_seen(frame["system"]),
+                 experiments=experiments, scores=scores, sources=sources)
+
+
+def add_labels_table(study: Study, frame, source: str = "labels table") -> Study:
+    """Add Type III labels from a long table (``experiment, quality_criterion, system, item, label``).
+
+    Numeric labels become numbers, others stay text.  Nothing is added if any row is bad.
+    """
+    import pandas as pd
+
+    keys = list(LABEL_COLUMNS[:4])
+    repeated = frame.duplicated(subset=keys, keep=False).to_numpy()
+    if repeated.any():
+        rows = [i + 2 for i in np.flatnonzero(repeated)[:2]]
+        item, system, experiment = (frame.iloc[rows[0] - 2][c] for c in ("item", "system", "experiment"))
+        raise QRAInputError(f"{source}: rows {rows[0]} and {rows[1]} both label item {item!r} of {system!r} in {experiment!r}")
+    empty = (frame["label"] == "").to_numpy()
+    if empty.any():
+        raise QRAInputError(f"{source}: row {int(np.argmax(empty)) + 2}, column 'label' is empty")
+    numbers = pd.to_numeric(frame["label"], errors="coerce")
+    for row in np.flatnonzero(numbers.isna().to_numpy()):  # text labels; a number too large for a float is refused
+        value = frame["label"].iloc[row]
+        if _NUMBER.fullmatch(value) and not math.isfinite(float(value)):
+            _cell_number(value, source, int(row) + 2, "label")
+    labels = np.where(numbers.notna() & np.isfinite(numbers.fillna(0)), numbers.astype(object), frame["label"].astype(object))
+    added = Labels.from_columns(frame["quality_criterion"].to_numpy(), frame["system"].to_numpy(), frame["item"].to_numpy(),
+                                frame["experiment"].to_numpy(), labels)
+    previous = study.labels
+    study.labels = Labels(previous).merged(added) if not isinstance(previous, Labels) else previous.merged(added)
+    try:
+        study.validate()
+    except QRAInputError as error:
+        study.labels = previous  # nothing half-added
+        raise QRAInputError(f"{source}: {error}") from None
+    return study
+
+
+def load_study(path: str | os.PathLike, labels: str | os.PathLike | None = None) -> Study:
+    """Read a study from JSON, a long scores CSV, or an Excel file (.xlsx).
+
+    ``labels`` optionally names a long labels CSV to add as Type III results.
+    A CSV/Excel study takes its id from the file name; the first experiment seen is the
+    original unless a ``role`` column says otherwise.
+    """
+    path = Path(path)
+    data = read_bytes(path)
+    suffix = path.suffix.lower()
+    if suffix == ".json":
+        study = study_from_json(data, path.name)
+    elif suffix in (".csv", ".tsv", ".txt", ".xlsx"):
+        frame = read_table(data, path.name, SCORE_COLUMNS, excel=suffix == ".xlsx")
+        study = study_from_scores_table(frame, path.stem, path.name)
+    else:
+        raise QRAInputError(f"{path.name}: unknown file type {suffix!r}; use .json, .csv or .xlsx")
+    if labels is not None:
+        labels_path = Path(labels)
+        add_labels_table(study, read_table(read_bytes(labels_path), labels_path.name, LABEL_COLUMNS), labels_path.name)
+    return study
+
+

@@ -1,0 +1,248 @@
+"""System values and tests from pairwise and best-worst judgements.
+
+A *pairwise* judgement shows two systems and records which one a rater preferred, or a
+tie.  Each function takes three parallel sequences: ``system_a``, ``system_b`` and
+``outcome`` (``"a"``, ``"b"`` or ``"tie"``).  A *best-worst* judgement shows a tuple of
+systems and records the best and the worst of them.
+
+==========================  =====================================================  =========
+function                    value of a system                                      range
+==========================  =====================================================  =========
+:func:`preference_scores`   100 x mean over its comparisons of +1 (chosen),        -100..100
+                            -1 (the other chosen), 0 (tie)
+:func:`win_rates`           100 x wins / comparisons; a tie is half a win          0..100
+                            (``ties="half"``) or left out (``ties="exclude"``)
+:func:`bradley_terry`       100 x mean over the other systems of the fitted        0..100
+                            probability of beating it (Bradley & Terry 1952)
+:func:`best_worst_scores`   100 x (times best - times worst) / times shown         -100..100
+                            (Louviere, Flynn & Marley 2015, the counting score)
+==========================  =====================================================  =========
+
+:func:`sign_tests` gives, per system pair, a two-sided binomial (sign) test of "each is
+preferred equally often" on the judgements that were not ties, and Holm's (1979)
+step-down adjusted p-values (:func:`holm`) beside the raw ones.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..errors import QRAInputError
+
+OUTCOMES = ("a", "b", "tie")
+TIE_RULES = ("half", "exclude")
+
+
+def _judgements(system_a, system_b, outcome) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    a = np.asarray(system_a, dtype=object)
+    b = np.asarray(system_b, dtype=object)
+    o = np.asarray(outcome, dtype=object)
+    if not (a.ndim == b.ndim == o.ndim == 1) or not (len(a) == len(b) == len(o)):
+        raise QRAInputError("system_a, system_b and outcome: expected three 1-D sequences of the same length")
+    bad = ~np.isin(o, np.array(OUTCOMES, dtype=object))
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise QRAInputError(f"outcome: value {o[i]!r} at position {i} is not one of {', '.join(OUTCOMES)}")
+    same = a == b
+    if same.any():
+        i = int(np.argmax(same))
+        raise QRAInputError(f"system_a and system_b: position {i} compares {a[i]!r} with itself")
+    return a, b, o
+
+
+def _points(system_a, system_b, outcome, *, win: float, tie: float, loss: float,
+            drop_ties: bool = False) -> dict[str, float]:
+    a, b, o = _judgements(system_a, system_b, outcome)
+    if drop_ties:
+        keep = o != "tie"
+        a, b, o = a[keep], b[keep], o[keep]
+    points_a = np.where(o == "a", win, np.where(o == "b", loss, tie))
+    points_b = np.where(o == "b", win, np.where(o == "a", loss, tie))
+    systems = np.concatenate([a, b])
+    points = np.concatenate([points_a, points_b])
+    result = {}
+    for system in dict.fromkeys(systems.tolist()):
+        mine = points[systems == system]
+        result[str(system)] = float(100.0 * mine.mean())
+    return result
+
+
+def preference_scores(system_a: Sequence, system_b: Sequence, outcome: Sequence) -> dict[str, float]:
+    """Each system's preference score: 100 x the mean, over the judgements it took part in,
+    of +1 when it was chosen, -1 when the other system was, 0 for a tie.
+
+    This is the -100..100 "best-worst scale" that Hosking & Lapata (2021) and Puduppully &
+    Lapata (2021) report for their pairwise studies (with two systems shown, best-worst
+    scaling and pairwise preference coincide).
+
+    >>> preference_scores(["x", "x", "y"], ["y", "z", "z"], ["a", "tie", "a"])
+    {'x': 50.0, 'y': 0.0, 'z': -50.0}
+    """
+    return _points(system_a, system_b, outcome, win=1.0, tie=0.0, loss=-1.0)
+
+
+def win_rates(system_a: Sequence, system_b: Sequence, outcome: Sequence, *, ties: str = "half") -> dict[str, float]:
+    """Each system's win rate, 100 x wins / comparisons.
+
+    ``ties="half"`` counts a tie as half a win for both systems; ``ties="exclude"`` leaves
+    tied judgements out (a system with only ties then has no win rate and is absent).
+
+    >>> win_rates(["x", "x", "y"], ["y", "z", "z"], ["a", "tie", "a"])
+    {'x': 75.0, 'y': 50.0, 'z': 25.0}
+    >>> win_rates(["x", "x", "y"], ["y", "z", "z"], ["a", "tie", "a"], ties="exclude")
+    {'x': 100.0, 'y': 50.0, 'z': 0.0}
+    """
+    if ties not in TIE_RULES:
+        raise QRAInputError(f"ties: must be one of {', '.join(TIE_RULES)}, got {ties!r}")
+    return _points(system_a, system_b, outcome, win=1.0, tie=0.5, loss=0.0, drop_ties=ties == "exclude")
+
+
+def bradley_terry(system_a: Sequence, system_b: Sequence, outcome: Sequence, *, alpha: float = 0.0) -> dict[str, float]:
+    """Each system's Bradley-Terry value: 100 x the mean, over the other systems, of the
+    fitted probability that it beats that system.
+
+    The Bradley & Terry (1952) model P(i beats j) = exp(t_i) / (exp(t_i) + exp(t_j)) is fitted
+    by maximum likelihood with ``choix.ilsr_pairwise`` (Maystre & Grossglauser 2015); a tie
+    counts as half a win each way (both orders are added).  ``alpha`` > 0 regularises the fit,
+    which a system that always wins or always loses needs (its maximum-likelihood strength
+    is infinite: the value is then nan with an :class:`~qra_widgets.UndefinedMeasureWarning`).
+
+    Cross-check against a direct maximisation of the log-likelihood with scipy:
+
+    >>> import numpy as np
+    >>> from scipy.optimize import minimize
+    >>> a = ["x"] * 10 + ["y"] * 10 + ["x"] * 10
+    >>> b = ["y"] * 10 + ["z"] * 10 + ["z"] * 10
+    >>> o = ["a"] * 7 + ["b"] * 3 + ["a"] * 6 + ["b"] * 4 + ["a"] * 8 + ["b"] * 2
+    >>> values = bradley_terry(a, b, o)
+    >>> wins = {("x", "y"): 7, ("y", "x"): 3, ("y", "z"): 6, ("z", "y"): 4, ("x", "z"): 8, ("z", "x"): 2}
+    >>> index = {"x": 0, "y": 1, "z": 2}
+    >>> def nll(t):
+    ...     return -sum(n * (t[index[i]] - np.logaddexp(t[index[i]], t[index[j]])) for (i, j), n in wins.items())
+    >>> t = minimize(nll, np.zeros(3), method="BFGS", options={"gtol": 1e-10}).x
+    >>> p = lambda i, j: 1 / (1 + np.exp(t[index[j]] - t[index[i]]))
+    >>> direct = {s: 100 * np.mean([p(s, o) for o in index if o != s]) for s in index}
+    >>> all(abs(values[s] - direct[s]) < 1e-5 for s in index)
+    True
+    >>> round(values["x"], 2), round(values["z"], 2)
+    (75.0, 30.0)
+    """
+    import warnings
+
+    import choix
+
+    from ..errors import UndefinedMeasureWarning
+
+    a, b, o = _judgements(system_a, system_b, outcome)
+    systems = list(dict.fromkeys(np.concatenate([a, b]).tolist()))
+    if len(systems) < 2:
+        raise QRAInputError("bradley_terry: needs judgements of at least two systems")
+    index = {s: i for i, s in enumerate(systems)}
+    data: list[tuple[int, int]] = []
+    for x, y, result in zip(a, b, o):
+        i, j = index[x], index[y]
+        if result == "a":
+            data.append((i, j))
+        elif result == "b":
+            data.append((j, i))
+        else:
+            data += [(i, j), (j, i)]
+    won = {i for i, _ in data}
+    lost = {j for _, j in data}
+    if alpha == 0.0 and (won != set(index.values()) or lost != set(index.values())):
+        never = [s for s in systems if index[s] not in won or index[s] not in lost]
+        warnings.warn(f"Bradley-Terry is undefined: {', '.join(map(repr, never))} never won or never lost "
+                      f"(set alpha > 0 to regularise)", UndefinedMeasureWarning, stacklevel=2)
+        return {s: float("nan") for s in systems}
+    strength = choix.ilsr_pairwise(len(systems), data, alpha=alpha, max_iter=1000, tol=1e-12)
+    p = 1.0 / (1.0 + np.exp(strength[None, :] - strength[:, None]))  # p[i, j] = P(i beats j)
+    np.fill_diagonal(p, np.nan)
+    return {s: float(100.0 * np.nanmean(p[index[s]])) for s in systems}
+
+
+def best_worst_scores(shown: Sequence[Sequence], best: Sequence, worst: Sequence) -> dict[str, float]:
+    """Each system's best-worst score: 100 x (times chosen best - times chosen worst) / times shown.
+
+    The counting score of best-worst scaling (Louviere, Flynn & Marley 2015, ch. 1);
+    ``shown`` holds the tuple of systems of each judgement, ``best`` and ``worst`` the
+    chosen systems (each must be in its tuple).
+
+    >>> best_worst_scores([["x", "y", "z"], ["x", "y", "w"]], ["x", "y"], ["z", "x"])
+    {'x': 0.0, 'y': 50.0, 'z': -100.0, 'w': 0.0}
+    """
+    if not (len(shown) == len(best) == len(worst)):
+        raise QRAInputError("shown, best and worst: expected sequences of the same length")
+    count: dict[str, list[int]] = {}
+    for i, (tuple_, b, w) in enumerate(zip(shown, best, worst)):
+        systems = [str(s) for s in tuple_]
+        if str(b) not in systems or str(w) not in systems:
+            raise QRAInputError(f"best/worst at position {i}: {b!r} / {w!r} is not among the systems shown {systems}")
+        for s in systems:
+            entry = count.setdefault(s, [0, 0, 0])
+            entry[0] += 1
+        count[str(b)][1] += 1
+        count[str(w)][2] += 1
+    return {s: 100.0 * (c[1] - c[2]) / c[0] for s, c in count.items()}
+
+
+def holm(p_values: Sequence[float]) -> np.ndarray:
+    """Holm's (1979) step-down adjusted p-values (family-wise error), in the input order.
+
+    The k-th smallest of m p-values becomes max over j <= k of min(1, (m - j + 1) p_(j)).
+    NaN p-values are left as they are and do not count in m.
+
+    >>> holm([0.01, 0.04, 0.03, 0.005]).round(4).tolist()
+    [0.03, 0.06, 0.06, 0.02]
+    >>> from statsmodels.stats.multitest import multipletests  # the reference implementation
+    >>> p = [0.2, 0.001, 0.049, 0.012, 0.5, 0.03]
+    >>> bool(np.allclose(holm(p), multipletests(p, method="holm")[1]))
+    True
+    """
+    p = np.asarray(p_values, dtype=float)
+    result = np.full(p.shape, np.nan)
+    finite = np.flatnonzero(~np.isnan(p))
+    m = len(finite)
+    if not m:
+        return result
+    order = finite[np.argsort(p[finite], kind="stable")]
+    adjusted = np.minimum(1.0, np.maximum.accumulate((m - np.arange(m)) * p[order]))
+    result[order] = adjusted
+    return result
+
+
+def sign_tests(system_a: Sequence, system_b: Sequence, outcome: Sequence):
+    """A two-sided binomial (sign) test per system pair, with Holm-adjusted p-values.
+
+    For each unordered pair {x, y} judged against each other, ``wins_x`` and ``wins_y``
+    count the judgements each won (ties are left out, as the sign test does) and ``p`` is
+    ``scipy.stats.binomtest(wins_x, wins_x + wins_y, 0.5)``'s two-sided p-value; ``p_holm``
+    adjusts the pairs' p-values together (:func:`holm`).  A pair with only ties has p nan.
+
+    >>> t = sign_tests(["x"] * 10 + ["y"] * 4, ["y"] * 10 + ["z"] * 4, ["a"] * 9 + ["b"] + ["a", "b", "tie", "tie"])
+    >>> t[["system_x", "system_y", "wins_x", "wins_y", "ties"]].values.tolist()
+    [['x', 'y', 9, 1, 0], ['y', 'z', 1, 1, 2]]
+    >>> t.p.round(4).tolist(), t.p_holm.round(4).tolist()
+    ([0.0215, 1.0], [0.043, 1.0])
+    """
+    import pandas as pd
+    from scipy.stats import binomtest
+
+    a, b, o = _judgements(system_a, system_b, outcome)
+    pairs: dict[tuple[str, str], list[int]] = {}
+    for x, y, result in zip(a.tolist(), b.tolist(), o.tolist()):
+        key = (x, y) if str(x) <= str(y) else (y, x)
+        entry = pairs.setdefault(key, [0, 0, 0])
+        if result == "tie":
+            entry[2] += 1
+        else:
+            winner = x if result == "a" else y
+            entry[0 if winner == key[0] else 1] += 1
+    rows = []
+    for (x, y), (wx, wy, ties) in pairs.items():
+        p = binomtest(wx, wx + wy, 0.5).pvalue if wx + wy else float("nan")
+        rows.append([str(x), str(y), wx, wy, ties, float(p)])
+    frame = pd.DataFrame(rows, columns=["system_x", "system_y", "wins_x", "wins_y", "ties", "p"])
+    frame["p_holm"] = holm(frame.p.to_numpy())
+    return frame

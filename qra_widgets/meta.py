@@ -1,0 +1,683 @@
+"""Reproductions side by side: forest data, random-effects pooling and consistency verdicts.
+
+QRA says how much a set of experiments' results vary.  The replication literature adds four
+questions, answered here from an :class:`~qra_widgets.Assessment`:
+
+* **Forest data** (:func:`forest`): each experiment's system value with its standard error and
+  confidence interval, the original marked, a random-effects pooled estimate (REML, Viechtbauer
+  2005, or DerSimonian & Laird 1986: the frame names the one used), Cochran's Q with its p, τ²
+  and I² (Higgins & Thompson 2002; both floored at 0), and the prediction interval for the value
+  of a new reproduction (Higgins, Thompson & Spiegelhalter 2009: t with k − 2 degrees of freedom,
+  undefined below three experiments).
+* **Consistency verdicts** (:func:`consistency`): per reproduction and system, whether the
+  reproduction lies inside the 95% prediction interval that the original and both standard
+  errors give (Patil, Peng & Leek 2016), whether it is equivalent to the original within
+  ±``margin`` by two one-sided tests (TOST; Schuirmann 1987, Lakens 2017), and whether each
+  pair of systems keeps its order.
+
+The standard error of a system value comes from item-level ratings where the study has them
+(each item's mean over its raters, then the standard error of their mean: items are the unit
+sampled), else from ``standard_errors=`` (a value a paper printed).  No standard error: the
+experiment is drawn but not pooled, and its note says why.
+
+Values and margins are in the criterion's scale units (the system means QRA starts from).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .errors import QRAInputError, UndefinedMeasureWarning, undefined
+from .measures._validation import undefined_reason
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from .assess import Assessment
+    from .study import Study
+
+ESTIMATORS = {"reml": "REML (Viechtbauer 2005)", "dl": "DerSimonian–Laird (1986)"}
+REML_TOL, REML_MAX_ITER = 1e-12, 1000
+FOREST_COLUMNS = ["row", "quality_criterion", "system", "experiment", "label", "role", "original", "value", "se", "n",
+                  "ci_low", "ci_high", "weight", "estimator", "tau2", "i2", "q", "q_df", "q_p", "k", "note"]
+CONSISTENCY_COLUMNS = ["quality_criterion", "system", "experiment", "original_experiment", "original_value",
+                       "value", "difference", "se_difference", "pi_low", "pi_high", "inside_pi", "margin", "tost_p",
+                       "equivalent", "order_kept", "pairs_compared", "note"]
+
+
+# ----------------------------------------------------------------------------- pooling
+
+
+@dataclass(frozen=True)
+class Pooled:
+    """A random-effects meta-analysis of ``k`` values (see :func:`random_effects`)."""
+
+    estimate: float
+    se: float
+    ci_low: float
+    ci_high: float
+    pi_low: float
+    pi_high: float
+    tau2: float
+    i2: float
+    q: float
+    q_df: int
+    q_p: float
+    k: int
+    estimator: str
+    note: str = ""
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def _tau2_dl(y: np.ndarray, v: np.ndarray) -> tuple[float, float]:
+    """DerSimonian–Laird τ² (floored at 0) and Cochran's Q."""
+    w = 1.0 / v
+    mean = np.sum(w * y) / np.sum(w)
+    q = float(np.sum(w * (y - mean) ** 2))
+    c = float(np.sum(w) - np.sum(w**2) / np.sum(w))
+    return max(0.0, (q - (len(y) - 1)) / c), q
+
+
+def _tau2_reml(y: np.ndarray, v: np.ndarray, start: float) -> float:
+    """REML τ² by the fixed-point iteration of Viechtbauer (2005, eq. 12), floored at 0."""
+    tau2 = start
+    for _ in range(REML_MAX_ITER):
+        w = 1.0 / (v + tau2)
+        mean = np.sum(w * y) / np.sum(w)
+        new = max(0.0, float(np.sum(w**2 * ((y - mean) ** 2 - v)) / np.sum(w**2) + 1.0 / np.sum(w)))
+        if abs(new - tau2) <= REML_TOL * max(1.0, new):
+            return new
+        tau2 = new
+    raise QRAInputError(f"random effects: REML did not converge in {REML_MAX_ITER} iterations (τ² {tau2:g})")
+
+
+def random_effects(values, standard_errors, *, method: str = "reml", ci: float = 0.95) -> Pooled:
+    """Random-effects pooling of ``values`` with standard errors ``standard_errors``.
+
+    Model: ``y_i = μ + u_i + e_i``, ``u_i ~ N(0, τ²)``, ``e_i ~ N(0, se_i²)``.  τ² is estimated
+    by ``method`` ``"reml"`` (restricted maximum likelihood, Viechtbauer 2005) or ``"dl"``
+    (DerSimonian & Laird 1986), floored at 0; then ``w_i = 1/(se_i² + τ²)``,
+    ``μ̂ = Σ w_i y_i / Σ w_i``, ``SE(μ̂) = (Σ w_i)^(-1/2)`` and the ``ci`` interval is
+    ``μ̂ ± z SE(μ̂)``.  Heterogeneity: Cochran's ``Q = Σ (y_i − ȳ_FE)² / se_i²`` with its
+    χ²(k − 1) p-value and ``I² = max(0, (Q − (k − 1)) / Q)`` (Higgins & Thompson 2002).
+    The prediction interval for a new experiment's true value is
+    ``μ̂ ± t_{k−2} sqrt(τ² + SE(μ̂)²)`` (Higgins, Thompson & Spiegelhalter 2009, eq. 12);
+    it is nan, with the reason in ``note``, when k < 3.
+
+    >>> p = random_effects([0.1, 0.3, 0.35, 0.6], [0.1, 0.1, 0.15, 0.2], method="dl")
+    >>> round(p.estimate, 4), round(p.tau2, 4), round(p.i2, 4), p.k, p.estimator
+    (0.2914, 0.016, 0.4974, 4, 'DerSimonian–Laird (1986)')
+    """
+    from scipy import stats
+
+    if method not in ESTIMATORS:
+        raise QRAInputError(f"method: must be one of {sorted(ESTIMATORS)}, got {method!r}")
+    if not 0 < ci < 1:
+        raise QRAInputError(f"ci: must be between 0 and 1, got {ci!r}")
+    y = np.asarray(values, dtype=float)
+    se = np.asarray(standard_errors, dtype=float)
+    if y.ndim != 1 or y.shape != se.shape:
+        raise QRAInputError(f"values and standard_errors: need two lists of the same length, got {y.shape} and {se.shape}")
+    if not (np.isfinite(y).all() and np.isfinite(se).all()):
+        raise QRAInputError("values and standard_errors: every value and standard error must be a finite number")
+    if (se <= 0).any():
+        raise QRAInputError(f"standard_errors: must be > 0, got {se[se <= 0][0]:g} at position {int(np.argmax(se <= 0))}")
+    k = len(y)
+    name = ESTIMATORS[method]
+    nan = float("nan")
+    if k < 2:
+        what = "experiment with a standard error" if k == 1 else "experiments with a standard error"
+        reason = undefined_reason("random-effects pooling", count=(k, 2, what))
+        value = undefined(reason)
+        return Pooled(value, nan, nan, nan, nan, nan, nan, nan, nan, max(k - 1, 0), nan, k, name, reason)
+    v = se**2
+    tau2, q = _tau2_dl(y, v)
+    if method == "reml":
+        tau2 = _tau2_reml(y, v, tau2)
+    w = 1.0 / (v + tau2)
+    estimate = float(np.sum(w * y) / np.sum(w))
+    pooled_se = float(1.0 / math.sqrt(np.sum(w)))
+    z = float(stats.norm.ppf(0.5 + ci / 2))
+    df = k - 1
+    i2 = max(0.0, (q - df) / q) if q > 0 else 0.0
+    q_p = float(stats.chi2.sf(q, df))
+    note = ""
+    if k < 3:
+        note = undefined_reason("the prediction interval", count=(k, 3, "experiments (t has k − 2 degrees of freedom)"))
+        pi_low = pi_high = undefined(note)
+    else:
+        half = float(stats.t.ppf(0.5 + ci / 2, k - 2)) * math.sqrt(tau2 + pooled_se**2)
+        pi_low, pi_high = estimate - half, estimate + half
+    return Pooled(estimate, pooled_se, estimate - z * pooled_se, estimate + z * pooled_se, pi_low, pi_high,
+                  tau2, i2, q, df, q_p, k, name, note)
+
+
+# ----------------------------------------------------------------------------- verdicts
+
+
+@dataclass(frozen=True)
+class Equivalence:
+    """Two one-sided z tests of ``|difference| < margin`` (see :func:`tost`)."""
+
+    difference: float
+    se: float
+    margin: float
+    z_lower: float
+    p_lower: float
+    z_upper: float
+    p_upper: float
+    p: float
+    ci_low: float
+    ci_high: float
+    alpha: float
+    equivalent: bool
+
+
+def tost(difference: float, se: float, *, margin: float, alpha: float = 0.05) -> Equivalence:
+    """Equivalence of ``difference`` to 0 within ``±margin`` by two one-sided z tests (TOST).
+
+    ``z_lower = (d + margin)/se`` tests H01 ``d ≤ −margin``; ``z_upper = (d − margin)/se``
+    tests H02 ``d ≥ margin``; equivalence is declared when ``p = max(p_lower, p_upper) < alpha``,
+    which is when the ``1 − 2 alpha`` interval ``d ± z se`` lies inside ``(−margin, margin)``
+    (Schuirmann 1987; Lakens 2017, the meta-analytic form with a standard error).  ``margin``
+    is in the units of ``difference`` and is recorded with the result.
+
+    >>> e = tost(0.12, 0.09, margin=0.2)
+    >>> round(e.z_lower, 2), round(e.p_lower, 4), round(e.z_upper, 3), round(e.p_upper, 3), e.equivalent
+    (3.56, 0.0002, -0.889, 0.187, False)
+    """
+    from scipy import stats
+
+    if not (isinstance(margin, (int, float)) and not isinstance(margin, bool) and math.isfinite(margin) and margin > 0):
+        raise QRAInputError(f"margin: must be a positive number in the criterion's scale units, got {margin!r}")
+    if not 0 < alpha < 0.5:
+        raise QRAInputError(f"alpha: must be between 0 and 0.5, got {alpha!r}")
+    if not (math.isfinite(difference) and math.isfinite(se) and se > 0):
+        reason = f"TOST is undefined: difference {difference:g} with standard error {se:g}"
+        nan = undefined(reason)
+        return Equivalence(difference, se, margin, nan, nan, nan, nan, nan, nan, nan, alpha, False)
+    z_lower = (difference + margin) / se
+    z_upper = (difference - margin) / se
+    p_lower, p_upper = float(stats.norm.sf(z_lower)), float(stats.norm.cdf(z_upper))
+    half = float(stats.norm.ppf(1 - alpha)) * se
+    p = max(p_lower, p_upper)
+    return Equivalence(difference, se, float(margin), z_lower, p_lower, z_upper, p_upper, p,
+                       difference - half, difference + half, alpha, bool(p < alpha))
+
+
+def replication_interval(original: float, se_original: float, se_replication: float, *,
+                         level: float = 0.95) -> tuple[float, float]:
+    """The prediction interval for a replication's estimate given the original's (Patil, Peng
+    & Leek 2016): ``original ± z sqrt(se_original² + se_replication²)``; both estimates vary
+    around one true value, so the replication falls inside with probability ``level``.
+
+    >>> [round(x, 4) for x in replication_interval(3.0, 0.1, 0.2)]
+    [2.5617, 3.4383]
+    """
+    from scipy import stats
+
+    if not 0 < level < 1:
+        raise QRAInputError(f"level: must be between 0 and 1, got {level!r}")
+    half = float(stats.norm.ppf(0.5 + level / 2)) * math.sqrt(se_original**2 + se_replication**2)
+    return original - half, original + half
+
+
+# ----------------------------------------------------------------------------- standard errors
+
+
+def item_standard_errors(study: Study, quality_criterion: str) -> dict[tuple[str, str], tuple[float, int]]:
+    """``(system, experiment) -> (standard error, items)`` from item-level ratings: each item's
+    mean over its raters, then ``sd(item means, ddof=1) / sqrt(items)``.  Empty without ratings."""
+    import pandas as pd
+
+    if not study.ratings or quality_criterion not in study.ratings.criteria():
+        return {}
+    system, item, experiment, _rater, rating = study.ratings.for_criterion(quality_criterion)
+    frame = pd.DataFrame({"system": system, "item": item, "experiment": experiment, "rating": rating})
+    item_means = frame.groupby(["system", "experiment", "item"], sort=False)["rating"].mean()
+    grouped = item_means.groupby(level=["system", "experiment"], sort=False)
+    sd, n = grouped.std(ddof=1), grouped.size()
+    return {key: (float(sd[key]) / math.sqrt(int(n[key])) if int(n[key]) > 1 else float("nan"), int(n[key]))
+            for key in n.index}
+
+
+def _standard_errors(study: Study, qc: str, given: dict | None) -> dict[tuple[str, str], tuple[float, int | None, str]]:
+    found = {key: (se, n, "items") for key, (se, n) in item_standard_errors(study, qc).items()}
+    for key, se in (given or {}).items():
+        if not (isinstance(key, tuple) and len(key) == 3):
+            raise QRAInputError(f"standard_errors: keys are (quality_criterion, system, experiment), got {key!r}")
+        if key[0] == qc:
+            if not (isinstance(se, (int, float)) and math.isfinite(se) and se > 0):
+                raise QRAInputError(f"standard_errors[{key!r}]: must be a positive number, got {se!r}")
+            found.setdefault((key[1], key[2]), (float(se), None, "given"))
+    return found
+
+
+# ----------------------------------------------------------------------------- forest
+
+
+def _original_id(study: Study) -> str | None:
+    originals = [e.id for e in study.experiments if e.role == "original"]
+    return originals[0] if originals else None
+
+
+def forest(assessment: Assessment, *, quality_criterion: str, system: str | None = None, method: str = "reml",
+           ci: float = 0.95, standard_errors: dict | None = None) -> pd.DataFrame:
+    """The forest-plot frame of one criterion: for ``system`` (or each system), one
+    ``row="experiment"`` per experiment with a value, then a ``row="pooled"`` row (the
+    random-effects estimate and its ``ci`` interval, from :func:`random_effects` with ``method``)
+    and a ``row="prediction"`` row (the prediction interval for a new reproduction, nan with its
+    reason when fewer than three experiments have a standard error).
+
+    Columns: :data:`FOREST_COLUMNS`.  ``value`` is the system's score in the criterion's scale
+    units, ``se`` its standard error (``note`` says where it came from), ``ci_low``/``ci_high``
+    ``value ± z se``; ``original`` marks the experiment whose role is ``original``; ``weight``
+    is the random-effects weight in percent.  The pooled row carries ``estimator`` (its name),
+    ``tau2``, ``i2`` (percent), ``q``, ``q_df``, ``q_p`` and ``k``.
+    ``standard_errors`` maps ``(quality_criterion, system, experiment)`` to a published standard
+    error for experiments without item-level ratings.
+    """
+    import pandas as pd
+    from scipy import stats
+
+    study = assessment.study
+    study.quality_criterion(quality_criterion, "quality_criterion")
+    if system is not None and system not in study.systems:
+        raise QRAInputError(f"system: {system!r} is not one of the study's systems {study.systems}")
+    ses = _standard_errors(study, quality_criterion, standard_errors)
+    original = _original_id(study)
+    z = float(stats.norm.ppf(0.5 + ci / 2))
+    rows = []
+    for name in ([system] if system is not None else study.systems):
+        members = []
+        for experiment in study.experiments:
+            value = study.scores.get((quality_criterion, name, experiment.id))
+            if value is None:
+                continue
+            se, n, source = ses.get((name, experiment.id), (float("nan"), None, ""))
+            note = {"items": f"standard error from {n} items' mean ratings", "given": "published standard error"}.get(
+                source, "no standard error: no item-level ratings and none given, so not pooled")
+            if source and not math.isfinite(se):
+                note = "standard error undefined: one item"
+            rows.append({"row": "experiment", "quality_criterion": quality_criterion, "system": name,
+                         "experiment": experiment.id, "label": experiment.display_name, "role": experiment.role,
+                         "original": experiment.id == original, "value": float(value), "se": se, "n": n,
+                         "ci_low": value - z * se, "ci_high": value + z * se, "note": note})
+            if math.isfinite(se) and se > 0:
+                members.append(len(rows) - 1)
+        if not any(r["system"] == name for r in rows):
+            continue
+        pooled = random_effects([rows[i]["value"] for i in members], [rows[i]["se"] for i in members],
+                                method=method, ci=ci)
+        if members and math.isfinite(pooled.tau2):
+            weights = 1.0 / (np.array([rows[i]["se"] for i in members]) ** 2 + pooled.tau2)
+            for i, w in zip(members, weights / weights.sum()):
+                rows[i]["weight"] = 100.0 * float(w)
+        common = {"quality_criterion": quality_criterion, "system": name, "original": False,
+                  "estimator": pooled.estimator, "k": pooled.k}
+        rows.append({**common, "row": "pooled", "experiment": "", "label": f"Pooled ({pooled.estimator})",
+                     "value": pooled.estimate, "se": pooled.se, "ci_low": pooled.ci_low, "ci_high": pooled.ci_high,
+                     "tau2": pooled.tau2, "i2": 100.0 * pooled.i2, "q": pooled.q, "q_df": pooled.q_df, "q_p": pooled.q_p,
+                     "note": "" if pooled.k >= 2 else pooled.note})
+        rows.append({**common, "row": "prediction", "experiment": "", "label": "Prediction interval (new reproduction)",
+                     "value": pooled.estimate, "ci_low": pooled.pi_low, "ci_high": pooled.pi_high, "note": pooled.note})
+    frame = pd.DataFrame(rows, columns=FOREST_COLUMNS)
+    frame["n"] = frame["n"].astype("Int64")
+    frame["q_df"] = frame["q_df"].astype("Int64")
+    frame["k"] = frame["k"].astype("Int64")
+    frame["original"] = frame["original"].fillna(False).astype(bool)
+    for column in ("estimator", "experiment", "label", "role", "note"):
+        frame[column] = frame[column].fillna("")
+    frame.attrs["method"] = method
+    frame.attrs["ci"] = ci
+    return frame
+
+
+# ----------------------------------------------------------------------------- consistency
+
+
+def consistency(assessment: Assessment, *, margin: float | dict, quality_criterion: str | None = None,
+                level: float = 0.95, alpha: float = 0.05, standard_errors: dict | None = None) -> pd.DataFrame:
+    """Consistency verdicts of each reproduction with the original, per criterion and system.
+
+    * ``inside_pi``: the reproduction's value lies in the ``level`` prediction interval of
+      :func:`replication_interval` (Patil, Peng & Leek 2016) built from the original's value and
+      both standard errors;
+    * ``equivalent``: :func:`tost` of ``reproduction − original`` (standard error
+      ``sqrt(se_o² + se_r²)``) within ``±margin`` at ``alpha``; ``tost_p`` is its p-value;
+    * ``order_kept``: the share of pairs of systems, among those the original orders (no tie)
+      and the reproduction scores, that the reproduction orders the same way.
+
+    ``margin`` is required, in the criterion's scale units (a number, or a mapping from
+    criterion name to number), and recorded in each row.  Needs an experiment with the role
+    ``original``.  Columns: :data:`CONSISTENCY_COLUMNS`.
+    """
+    import pandas as pd
+
+    study = assessment.study
+    original = _original_id(study)
+    if original is None:
+        raise QRAInputError("experiments: consistency needs an experiment whose role is 'original'")
+    criteria = [quality_criterion] if quality_criterion is not None else study.qc_names
+    margins = margin if isinstance(margin, dict) else {qc: margin for qc in criteria}
+    rows = []
+    for qc in criteria:
+        study.quality_criterion(qc, "quality_criterion")
+        if qc not in margins:
+            raise QRAInputError(f"margin: no margin given for quality criterion {qc!r}")
+        m = margins[qc]
+        if not (isinstance(m, (int, float)) and not isinstance(m, bool) and math.isfinite(m) and m > 0):
+            raise QRAInputError(f"margin: must be a positive number in the scale units of {qc!r}, got {m!r}")
+        ses = _standard_errors(study, qc, standard_errors)
+        base = {s: study.scores.get((qc, s, original)) for s in study.systems}
+        for experiment in study.experiments:
+            if experiment.id == original:
+                continue
+            mine = {s: study.scores.get((qc, s, experiment.id)) for s in study.systems}
+            pairs = kept = 0
+            scored = [s for s in study.systems if base[s] is not None and mine[s] is not None]
+            for i, a in enumerate(scored):
+                for b in scored[i + 1:]:
+                    if base[a] == base[b]:
+                        continue
+                    pairs += 1
+                    kept += (base[a] - base[b]) * (mine[a] - mine[b]) > 0
+            order = kept / pairs if pairs else float("nan")
+            for s in scored:
+                se_o = ses.get((s, original), (float("nan"),))[0]
+                se_r = ses.get((s, experiment.id), (float("nan"),))[0]
+                difference = mine[s] - base[s]
+                row = {"quality_criterion": qc, "system": s, "experiment": experiment.id, "original_experiment": original,
+                       "original_value": base[s], "value": mine[s], "difference": difference, "margin": float(m),
+                       "order_kept": order, "pairs_compared": pairs, "note": ""}
+                if math.isfinite(se_o) and math.isfinite(se_r) and se_o > 0 and se_r > 0:
+                    low, high = replication_interval(base[s], se_o, se_r, level=level)
+                    test = tost(difference, math.hypot(se_o, se_r), margin=float(m), alpha=alpha)
+                    row.update(se_difference=test.se, pi_low=low, pi_high=high, inside_pi=bool(low <= mine[s] <= high),
+                               tost_p=test.p, equivalent=test.equivalent)
+                else:
+                    missing = " and ".join(w for w, se in (("original", se_o), ("reproduction", se_r))
+                                           if not (math.isfinite(se) and se > 0))
+                    row.update(se_difference=float("nan"), pi_low=float("nan"), pi_high=float("nan"), inside_pi=pd.NA,
+                               tost_p=float("nan"), equivalent=pd.NA,
+                               note=f"no verdict: no standard error for the {missing} (no item-level ratings, none given)")
+                rows.append(row)
+    frame = pd.DataFrame(rows, columns=CONSISTENCY_COLUMNS)
+    frame["inside_pi"] = frame["inside_pi"].astype("boolean")
+    frame["equivalent"] = frame["equivalent"].astype("boolean")
+    frame.attrs.update(margin=margins, level=level, alpha=alpha)
+    return frame
+
+
+# ----------------------------------------------------------------------------- sensitivity
+
+SENSITIVITY_CHOICES = ("optional_exclude", "scale_shift", "small_sample_factor", "aggregation", "rounding")
+ROUNDINGS = (None, 2, 1)
+
+
+def _printed_digits(published) -> int:
+    text = str(published).strip()
+    return len(text.split(".", 1)[1]) if "." in text else 0
+
+
+def sensitivity(study: Study, *, published, quality_criterion: str, system: str,
+                variants: dict[str, Study] | None = None) -> pd.DataFrame:
+    """The CV* of one system under every combination of the documented choices, and which
+    combinations reproduce ``published`` at its printed digits.
+
+    Choices: ``scale_shift`` (subtract the scale minimum first, QRA 2022 section 3.1),
+    ``small_sample_factor`` (the (1 + 1/(4n)) factor of CV*), ``aggregation`` of item-level
+    ratings into system values (``mean``, ``item_mean``, ``median``; only with ratings) and
+    ``rounding`` of the system values before CV* (none, 2 or 1 decimals, as teams retype means),
+    and ``optional_exclude``: ``variants`` maps a label (which of a spec's ``optional_exclude``
+    were applied, e.g. ``"none"``, ``"R1"``) to the study read that way (see
+    :func:`optional_exclude_variants`); without it the choice is n/a.
+    A choice that cannot change the value for this input (e.g. the shift of a scale starting at 0,
+    rounding values that already have 1 decimal) is ``"n/a"``; combinations giving the same
+    value (to 1e-12) share a ``group``.  ``published`` is the number as printed (text keeps its
+    trailing zeros: ``"6.00"`` has two digits); a combination reproduces it when its value
+    differs by at most half a unit of the last printed digit.
+
+    Returns one row per distinct combination: :data:`SENSITIVITY_CHOICES`, ``value``, ``n``,
+    ``reproduces``, ``group``; ``frame.attrs`` has ``published``, ``digits`` and ``not_applicable``.
+    """
+    import itertools
+
+    import pandas as pd
+
+    from .measures.precision import cv_star
+
+    variants = variants or {"n/a": study}
+    qc = study.quality_criterion(quality_criterion, "quality_criterion")
+    if system not in study.systems:
+        raise QRAInputError(f"system: {system!r} is not one of the study's systems {study.systems}")
+    try:
+        target = float(published)
+    except (TypeError, ValueError):
+        raise QRAInputError(f"published: must be a number as printed, got {published!r}") from None
+    digits = _printed_digits(published)
+    rated = bool(study.ratings) and quality_criterion in study.ratings.criteria()
+    aggregations = ("mean", "item_mean", "median") if rated else (None,)
+    values_by = {}
+    for label, variant in variants.items():
+        for how in aggregations:
+            means = variant.ratings.system_means(quality_criterion, how) if how and variant.ratings else {}
+            values = []
+            for e in variant.experiment_ids:
+                value = means.get((system, e), variant.scores.get((quality_criterion, system, e))) if how else \
+                    variant.scores.get((quality_criterion, system, e))
+                if value is not None:
+                    values.append(float(value))
+            if len(values) < 2:
+                raise QRAInputError(f"{quality_criterion} / {system}: CV* needs values from at least two experiments")
+            values_by[(label, how)] = values
+    grid = []
+    for label, shift, factor, how, rounding in itertools.product(variants, (True, False), (True, False), aggregations, ROUNDINGS):
+        values = values_by[(label, how)]
+        used = [round(v, rounding) for v in values] if rounding is not None else values
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UndefinedMeasureWarning)
+            value = cv_star(used, scale_min=qc.scale_min if shift else None, small_sample_factor=factor).cv_star
+        grid.append({"optional_exclude": label, "scale_shift": shift, "small_sample_factor": factor, "aggregation": how or "n/a",
+                     "rounding": "none" if rounding is None else f"{rounding} decimals", "value": value, "n": len(used)})
+    frame = pd.DataFrame(grid)
+    not_applicable = []
+    for choice in SENSITIVITY_CHOICES:
+        others = [c for c in SENSITIVITY_CHOICES if c != choice]
+        spread = frame.groupby(others, dropna=False)["value"].agg(lambda v: np.nanmax(v) - np.nanmin(v) if v.notna().any() else 0.0)
+        if (frame[choice] == "n/a").all() or (spread.fillna(0) <= 1e-12).all():
+            not_applicable.append(choice)
+    for choice in not_applicable:
+        frame[choice] = "n/a"
+    frame = frame.drop_duplicates(subset=list(SENSITIVITY_CHOICES)).reset_index(drop=True)
+    frame["reproduces"] = (frame["value"] - target).abs() <= 0.5 * 10.0**-digits + 1e-9
+    keys = frame["value"].round(12)
+    order = {v: i + 1 for i, v in enumerate(dict.fromkeys(keys.sort_values()))}
+    frame["group"] = keys.map(order).astype(int)
+    frame = frame.sort_values(["group"] + list(SENSITIVITY_CHOICES), kind="stable").reset_index(drop=True)
+    frame.attrs.update(published=str(published), digits=digits, not_applicable=not_applicable,
+                       quality_criterion=quality_criterion, system=system)
+    return frame
+
+
+def optional_exclude_variants(spec: dict, load) -> dict[str, Study]:
+    """The studies of an annotation spec under each combination of its experiments'
+    ``optional_exclude`` (applied or not, experiment by experiment): label (``"none"``, ``"R1"``,
+    ``"R1+R2"``) -> ``load(spec_copy)``.  In each copy the applied ones are merged into the
+    experiment's ``exclude`` and every ``optional_exclude`` is removed.  At most 4 experiments
+    with one (16 variants)."""
+    import copy
+    import itertools
+
+    optional = [e["id"] for e in spec.get("experiments", []) if e.get("optional_exclude")]
+    if len(optional) > 4:
+        raise QRAInputError(f"optional_exclude: {len(optional)} experiments have one; the sensitivity report tries at most 4")
+    variants = {}
+    for size in range(len(optional) + 1):
+        for chosen in itertools.combinations(optional, size):
+            copied = copy.deepcopy(spec)
+            for entry in copied["experiments"]:
+                extra = entry.pop("optional_exclude", None)
+                if extra and entry["id"] in chosen:
+                    merged = dict(entry.get("exclude") or {})
+                    for column, values in extra.items():
+                        merged[column] = list(merged.get(column, [])) + list(values if isinstance(values, list) else [values])
+                    entry["exclude"] = merged
+            variants["+".join(chosen) or "none"] = load(copied)
+    return variants
+
+
+def sensitivity_report(frame: pd.DataFrame) -> str:
+    """The text the ``sensitivity`` command prints: each distinct value once with the
+    combinations that give it, those that reproduce the published value marked."""
+    attrs = frame.attrs
+    lines = [(f"CV* of {attrs['quality_criterion']} / {attrs['system']}: published {attrs['published']} "
+              f"(compared at {attrs['digits']} decimals)")]
+    if attrs["not_applicable"]:
+        lines.append("n/a (cannot change the value for this input): " + ", ".join(attrs["not_applicable"]))
+    shown = [c for c in SENSITIVITY_CHOICES if c not in attrs["not_applicable"]]
+    for group, rows in frame.groupby("group", sort=True):
+        value = rows["value"].iloc[0]
+        mark = "REPRODUCES" if rows["reproduces"].iloc[0] else ""
+        lines.append(f"{value:.{max(attrs['digits'] + 2, 4)}f}  {mark}".rstrip())
+        for _, row in rows.iterrows():
+            lines.append("    " + ", ".join(f"{c}={row[c]}" for c in shown))
+    found = frame[frame["reproduces"]]
+    lines.append(f"{found['group'].nunique()} of {frame['group'].nunique()} distinct values reproduce the published "
+                 f"value ({len(found)} of {len(frame)} combinations)")
+    return "\n".join(lines) + "\n"
+
+
+# ----------------------------------------------------------------------------- rank intervals
+
+RANK_COLUMNS = ["quality_criterion", "experiment", "system", "value", "rank", "rank_low", "rank_high", "group", "B",
+                "seed", "note"]
+
+
+def rank_intervals(study: Study, *, quality_criterion: str, B: int = 1000, seed: int | None = None,
+                   ci: float = 0.95) -> pd.DataFrame:
+    """Each system's rank in each experiment (1 = highest value; ties share the mean rank) with a
+    bootstrap percentile interval, and the groups of systems whose order is not resolved.
+
+    The bootstrap resamples each system's items with replacement (its items' mean ratings), B
+    times, and ranks the resampled system means; ``rank_low``/``rank_high`` are the ``ci``
+    percentile interval of a system's ranks.  Groups: systems in observed rank order, a new group
+    starting where a system's whole interval lies below (``rank_low`` greater than) every
+    interval of the group so far, so systems in one group are not separated by the data
+    (the clustering of WMT's rank ranges).  An experiment without item-level ratings gets its
+    observed ranks and no interval (``note`` says why).
+    """
+    import pandas as pd
+    from scipy import stats
+
+    if not (isinstance(B, int) and B >= 10):
+        raise QRAInputError(f"B: must be an integer of at least 10, got {B!r}")
+    study.quality_criterion(quality_criterion, "quality_criterion")
+    rng = np.random.default_rng(seed)
+    rated = bool(study.ratings) and quality_criterion in study.ratings.criteria()
+    item_means = {}
+    if rated:
+        frame = study.ratings.frame()
+        frame = frame[frame.quality_criterion == quality_criterion]
+        for (system, experiment), rows in frame.groupby(["system", "experiment"], sort=False):
+            item_means[(system, experiment)] = rows.groupby("item", sort=False).rating.mean().to_numpy(dtype=float)
+    tail = (1 - ci) / 2 * 100
+    out = []
+    for experiment in study.experiment_ids:
+        systems = [s for s in study.systems if (quality_criterion, s, experiment) in study.scores]
+        if not systems:
+            continue
+        values = np.array([study.scores[(quality_criterion, s, experiment)] for s in systems], dtype=float)
+        observed = stats.rankdata(-values)
+        have = all((s, experiment) in item_means and len(item_means[(s, experiment)]) > 1 for s in systems)
+        if have and len(systems) > 1:
+            draws = np.column_stack([m[rng.integers(0, len(m), size=(B, len(m)))].mean(axis=1)
+                                     for m in (item_means[(s, experiment)] for s in systems)])
+            ranks = stats.rankdata(-draws, axis=1)
+            low, high = np.percentile(ranks, tail, axis=0), np.percentile(ranks, 100 - tail, axis=0)
+            note = ""
+        else:
+            low = high = np.full(len(systems), np.nan)
+            note = "no interval: no item-level ratings for every system" if len(systems) > 1 else "one system"
+        order = np.argsort(observed, kind="stable")
+        group, reach, groups = 0, -np.inf, np.zeros(len(systems), dtype=int)
+        for position in order:
+            if math.isnan(low[position]):
+                group += 1
+            elif group == 0 or low[position] > reach:
+                group += 1
+                reach = high[position]
+            else:
+                reach = max(reach, high[position])
+            groups[position] = group
+        for i, system in enumerate(systems):
+            out.append({"quality_criterion": quality_criterion, "experiment": experiment, "system": system,
+                        "value": values[i], "rank": observed[i], "rank_low": low[i], "rank_high": high[i],
+                        "group": int(groups[i]), "B": B if not note else 0, "seed": seed, "note": note})
+    return pd.DataFrame(out, columns=RANK_COLUMNS)
+
+
+# ----------------------------------------------------------------------------- verdicts in the template and narrative
+
+
+def _verdict_text(row) -> str:
+    """``"2/2 in PI, 1/2 equivalent (±0.2)"`` for the verdict rows of one system."""
+    known = row.dropna(subset=["inside_pi"]) if hasattr(row, "dropna") else row
+    if not len(known):
+        return "n/a"
+    inside = int(known["inside_pi"].astype(bool).sum())
+    equivalent = int(known["equivalent"].astype(bool).sum())
+    return f"{inside}/{len(known)} in PI, {equivalent}/{len(known)} equivalent (±{known['margin'].iloc[0]:g})"
+
+
+def template_with_consistency(assessment: Assessment, *, margin: float | dict, standard_errors: dict | None = None,
+                              **table_options) -> pd.DataFrame:
+    """The QRA++ template (:meth:`Assessment.table`) with a ``Consistency`` column: on each
+    Type I system row, how many reproductions lie inside the original's prediction interval and
+    how many are equivalent within ``±margin`` (:func:`consistency`, with ``standard_errors``), e.g.
+    ``"2/3 in PI, 1/3 equivalent (±0.2)"``; ``n/a`` where no verdict can be given."""
+    table = assessment.table(**table_options)
+    verdicts = consistency(assessment, margin=margin, standard_errors=standard_errors)
+    column = []
+    qc = None
+    multi = len(assessment.study.qc_names) > 1
+    for kind, measure in zip(table["Type of result"], table["Measure applied"]):
+        label = str(kind).strip()
+        if label.startswith("Type"):
+            qc = label.split(":", 1)[1].strip() if ":" in label else (assessment.study.qc_names[0] if not multi else qc)
+            column.append("")
+            continue
+        if measure == "CV*" and label and qc is not None:
+            mine = verdicts[(verdicts.quality_criterion == qc) & (verdicts.system == label)]
+            column.append(_verdict_text(mine) if len(mine) else "n/a")
+        else:
+            column.append("")
+    table["Consistency"] = column
+    table.attrs["margin"] = verdicts.attrs["margin"]
+    return table
+
+
+def consistency_narrative(verdicts: pd.DataFrame, *, quality_criterion: str, system: str) -> str:
+    """One sentence per reproduction of ``system`` from :func:`consistency`'s frame, to follow
+    :meth:`Assessment.narrative`."""
+    rows = verdicts[(verdicts.quality_criterion == quality_criterion) & (verdicts.system == system)]
+    if not len(rows):
+        raise QRAInputError(f"consistency: no verdict for {system!r} on {quality_criterion!r}")
+    sentences = []
+    for row in rows.itertuples(index=False):
+        if row.note:
+            sentences.append(f"{row.experiment}: {row.note}.")
+            continue
+        where = "inside" if row.inside_pi else "outside"
+        same = "equivalent" if row.equivalent else "not shown equivalent"
+        sentences.append(f"{row.experiment} ({row.value:.3g}) lies {where} the 95% prediction interval "
+                         f"[{row.pi_low:.3g}, {row.pi_high:.3g}] of the original ({row.original_value:.3g}; Patil, Peng & Leek "
+                         f"2016) and is {same} to it within ±{row.margin:g} (TOST p = {row.tost_p:.3g}).")
+    return " ".join(sentences)

@@ -1,0 +1,77 @@
+"""CSV that is safe to open in a spreadsheet (CSV/formula injection, OWASP).
+
+A spreadsheet runs a cell that starts with ``=``, ``+``, ``-`` or ``@`` (and, in some, a
+tab or carriage return) as a formula, so a system called ``=HYPERLINK("http://x", "y")``
+would become a live link or command when an exported CSV is opened.  Following OWASP's
+advice, every **text** cell that starts with one of these characters is written with a
+leading apostrophe (``'=HYPERLINK(...)``), which spreadsheets show as text.  Numbers are
+never touched (``-0.5`` stays a number), and neither is text that is a plain number
+(``"-0.5"``), which no spreadsheet runs.
+
+Every CSV qra-widgets writes goes through :func:`frame_to_csv` (or :func:`safe_cell` for
+single values): ``Assessment.to_csv``, the CLI's ``report --format csv``, the dashboard's
+downloads.
+
+>>> safe_cell("=HYPERLINK(1)"), safe_cell("@SUM(A1)"), safe_cell("-0.5"), safe_cell(-0.5), safe_cell("GeDi")
+("'=HYPERLINK(1)", "'@SUM(A1)", '-0.5', -0.5, 'GeDi')
+>>> safe_cell("-2+3"), safe_cell("\\tcmd")
+("'-2+3", "'\\tcmd")
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+_PLAIN_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+
+
+def safe_cell(value: Any) -> Any:
+    """``value`` with a leading ``'`` if it is text a spreadsheet would run as a formula."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS) and not _PLAIN_NUMBER.fullmatch(value):
+        return "'" + value
+    return value
+
+
+def _may_hold_text(dtype) -> bool:
+    """True for every dtype a text cell can have: ``object``, pandas' ``string`` and pandas 3's
+    default ``str`` (both ``StringDtype``), and ``category`` (whose categories may be text)."""
+    import pandas as pd
+
+    return (pd.api.types.is_object_dtype(dtype) or isinstance(dtype, (pd.StringDtype, pd.CategoricalDtype))
+            or pd.api.types.is_string_dtype(dtype))
+
+
+def safe_frame(frame):
+    """A copy of a pandas DataFrame whose text cells (and column names) are :func:`safe_cell`-ed.
+
+    Every text dtype is covered, pandas 3's default ``str`` included:
+
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"a": pd.array(["=1+1"], dtype="string"), "b": pd.Categorical(["@x"]),
+    ...                       "c": pd.Series(["-2+3"], dtype=object)})
+    >>> safe_frame(frame).iloc[0].tolist()
+    ["'=1+1", "'@x", "'-2+3"]
+    """
+    frame = frame.copy()
+    for column in frame.columns:
+        if _may_hold_text(frame[column].dtype):
+            frame[column] = frame[column].map(safe_cell)
+    frame.columns = [safe_cell(c) for c in frame.columns]
+    if _may_hold_text(frame.index.dtype):
+        frame.index = frame.index.map(safe_cell)
+    return frame
+
+
+def frame_to_csv(frame, **options) -> str:
+    """``frame.to_csv(**options)`` (``index=False`` unless given) with formula cells neutralised.
+
+    >>> import pandas as pd
+    >>> print(frame_to_csv(pd.DataFrame({"system": ["=1+1", "ok"], "CV*": [-0.5, 2.0]})), end="")
+    system,CV*
+    '=1+1,-0.5
+    ok,2.0
+    """
+    options.setdefault("index", False)
+    return safe_frame(frame).to_csv(**options)

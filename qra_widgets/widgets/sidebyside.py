@@ -1,0 +1,173 @@
+"""Side by side tab: the forest plot of one criterion (every system, or one), its pooled
+estimate, prediction interval and heterogeneity, the consistency verdicts of each reproduction
+with the original within a margin the user gives (recorded with the verdicts), and the rank
+intervals.  The numbers come from :mod:`qra_widgets.meta` (on ``state.assessment``) and the
+figures from :mod:`qra_widgets.charts`; this module only renders them.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+
+import ipywidgets as w
+
+from .. import charts
+from ..meta import consistency, forest, rank_intervals
+from .common import Status, button, guarded, labelled
+from .results import clear_figure, show_figure
+from .state import AppState
+
+ALL_SYSTEMS = "(every system)"
+METHODS = (("REML", "reml"), ("DerSimonian–Laird", "dl"))
+RANK_B, RANK_SEED = 500, 1
+
+
+def default_margin(criterion) -> float:
+    """5% of the criterion's scale range (0.2 on 1..5), else 0.1: the margin offered first."""
+    if criterion.scale_max is None:
+        return 0.1
+    return round(0.05 * (criterion.scale_max - criterion.scale_min), 6)
+
+
+def _cell(value, decimals: int = 3) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "n/a"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.{decimals}f}"
+    return html.escape(str(value))
+
+
+def verdict_table(frame) -> str:
+    """The consistency verdicts as an escaped HTML table."""
+    if not len(frame):
+        return "<p>No reproduction to compare with the original.</p>"
+    columns = [("system", "System"), ("experiment", "Reproduction"), ("original_value", "Original"), ("value", "Reproduction value"),
+               ("pi_low", "PI low"), ("pi_high", "PI high"), ("inside_pi", "Inside PI"), ("tost_p", "TOST p"),
+               ("equivalent", "Equivalent"), ("order_kept", "Order kept"), ("note", "Note")]
+    head = "".join(f"<th>{html.escape(title)}</th>" for _, title in columns)
+    rows = []
+    for record in frame.to_dict("records"):
+        cells = []
+        for key, _ in columns:
+            value = record[key]
+            value = None if value is None or (not isinstance(value, (str, float, int, bool)) and str(value) == "<NA>") else value
+            cells.append(f"<td>{_cell(value)}</td>")
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    return f"<table class='qra-template qra-verdicts'><tr>{head}</tr>{''.join(rows)}</table>"
+
+
+def pooled_summary(frame) -> str:
+    """One line per system: the estimator, the pooled value and interval, the prediction interval, τ², I², Q."""
+    lines = []
+    for record in frame[frame.row == "pooled"].to_dict("records"):
+        prediction = frame[(frame.row == "prediction") & (frame.system == record["system"])].iloc[0]
+        pi = (f"prediction interval [{prediction.ci_low:.3f}, {prediction.ci_high:.3f}]" if not math.isnan(prediction.ci_low)
+              else html.escape(prediction.note or "no prediction interval"))
+        if math.isnan(record["value"]):
+            lines.append(f"<li>{html.escape(str(record['system']))}: {html.escape(record['note'])}</li>")
+            continue
+        lines.append(f"<li><b>{html.escape(str(record['system']))}</b>: pooled {record['value']:.3f} "
+                     f"[{record['ci_low']:.3f}, {record['ci_high']:.3f}] ({html.escape(record['estimator'])}, k = {record['k']}); "
+                     f"{pi}; τ² = {record['tau2']:.4g}, I² = {record['i2']:.0f}%, Q({record['q_df']}) = {record['q']:.2f}, "
+                     f"p = {record['q_p']:.3g}</li>")
+    return "<ul>" + "".join(lines) + "</ul>"
+
+
+class SideBySideView:
+    """Forest plots, consistency verdicts and rank intervals of the study being edited."""
+
+    def __init__(self, state: AppState, status: Status):
+        self.state, self.status = state, status
+        self.criterion = w.Dropdown(layout=w.Layout(width="16em"))
+        self.system = w.Dropdown(layout=w.Layout(width="16em"))
+        self.method = w.Dropdown(options=METHODS, value="reml", layout=w.Layout(width="14em"))
+        self.margin = w.FloatText(value=0.2, step=0.05, layout=w.Layout(width="8em"))
+        self.margin.add_class("qra-margin")
+        self.ranks_button = button("Compute rank intervals", "qra-ranks-run")
+        self.summary = w.HTML()
+        self.forest = w.Output()
+        self.verdicts = w.HTML()
+        self.ranks = w.Output()
+        self.ranks_note = w.HTML()
+        for control in (self.criterion, self.system, self.method, self.margin):
+            control.observe(self.on_change, names="value")
+        self.ranks_button.on_click(self.on_ranks)
+        state.on("scores", self.refresh)
+        self.widget = w.VBox([
+            w.HTML("<h4>Reproductions side by side</h4><p>Each experiment's value with its 95% interval (from the items' "
+                   "mean ratings), the random-effects pooled estimate, and the prediction interval for a new reproduction.</p>"),
+            w.HBox([labelled("Criterion", self.criterion, "6em"), labelled("System", self.system, "5em"),
+                    labelled("Estimator", self.method, "6em")], layout=w.Layout(flex_flow="row wrap")),
+            self.summary, self.forest,
+            w.HTML("<h4>Consistency with the original</h4><p>Inside the prediction interval of Patil, Peng &amp; Leek (2016), "
+                   "and equivalent within ±margin (two one-sided tests, α = 0.05). The margin is in the criterion's scale units.</p>"),
+            labelled("Margin (±)", self.margin, "7em"), self.verdicts,
+            w.HTML("<h4>Rank intervals</h4>"), self.ranks_button, self.ranks_note, self.ranks,
+        ])
+        self.widget.add_class("qra-sidebyside")
+        self.verdicts.add_class("qra-verdicts-box")
+        self._updating = False
+        self.refresh()
+
+    def refresh(self, event=None) -> None:
+        study = self.state.study
+        self._updating = True
+        try:
+            names = study.qc_names
+            self.criterion.options = names
+            if names and self.criterion.value not in names:
+                self.criterion.value = names[0]
+                self.margin.value = default_margin(study.quality_criterion(names[0]))
+            self.system.options = [ALL_SYSTEMS, *study.systems]
+            if self.system.value not in self.system.options:
+                self.system.value = ALL_SYSTEMS
+        finally:
+            self._updating = False
+        clear_figure(self.ranks)
+        self.ranks_note.value = ""
+        self.render()
+
+    def on_change(self, change) -> None:
+        if self._updating:
+            return
+        if change["owner"] is self.criterion and change["new"]:
+            self._updating = True
+            self.margin.value = default_margin(self.state.study.quality_criterion(change["new"]))
+            self._updating = False
+        self.render()
+
+    @guarded(lambda self: self.status)
+    def render(self) -> None:
+        assessment = self.state.assessment
+        if assessment is None or not self.criterion.value:
+            self.summary.value = "<p>Enter the results of at least two experiments to see them side by side.</p>"
+            clear_figure(self.forest)
+            self.verdicts.value = ""
+            return
+        system = None if self.system.value == ALL_SYSTEMS else self.system.value
+        frame = forest(assessment, quality_criterion=self.criterion.value, system=system, method=self.method.value)
+        self.summary.value = pooled_summary(frame)
+        show_figure(self.forest, charts.forest_figure_json(frame))
+        if not any(e.role == "original" for e in self.state.study.experiments):
+            self.verdicts.value = "<p>Mark one experiment as the original (Experiments tab) to compare the reproductions with it.</p>"
+            return
+        if not (self.margin.value > 0):
+            self.verdicts.value = "<p>Give a margin above 0.</p>"
+            return
+        verdicts = consistency(assessment, margin=float(self.margin.value), quality_criterion=self.criterion.value)
+        if system is not None:
+            verdicts = verdicts[verdicts.system == system]
+        self.verdicts.value = (f"<p class='qra-note'>Margin ±{self.margin.value:g} (scale units of "
+                               f"{html.escape(self.criterion.value)}).</p>" + verdict_table(verdicts))
+
+    @guarded(lambda self: self.status)
+    def on_ranks(self, _=None) -> None:
+        if not self.criterion.value or self.state.assessment is None:
+            self.ranks_note.value = "<p>Nothing to rank yet.</p>"
+            return
+        frame = rank_intervals(self.state.study, quality_criterion=self.criterion.value, B=RANK_B, seed=RANK_SEED)
+        self.ranks_note.value = f"<p class='qra-note'>Bootstrap over each system's items, B = {RANK_B}, seed {RANK_SEED}.</p>"
+        show_figure(self.ranks, charts.rank_intervals_json(frame))

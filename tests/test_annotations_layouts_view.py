@@ -1,0 +1,137 @@
+"""The Annotations tab with the pairwise, best-worst and form layouts: the answer map filled
+from the answers found, the QCET suggestion, and "Download spec" giving the same study
+through the command line."""
+
+from __future__ import annotations
+
+import base64
+import datetime
+import html
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from qra_widgets.cli import main
+from qra_widgets.io.annotations import load_annotations
+from qra_widgets.widgets.annotations import AnnotationsView
+from qra_widgets.widgets.common import Status
+from qra_widgets.widgets.state import AppState
+
+FIELD_SPECS = Path(__file__).parent / "field"
+PAIRS = ("item,rater,left,right,answer\n"
+         "i1,r1,x,y,A\n" "i1,r2,x,y,A\n" "i2,r1,y,z,B\n" "i2,r2,y,z,same\n" "i3,r1,x,z,A\n" "i3,r2,x,z,B\n")
+
+
+def upload(view: AnnotationsView, name: str, data: bytes) -> None:
+    view.upload.value = ({"name": name, "type": "text/csv", "size": len(data), "content": memoryview(data),
+                          "last_modified": datetime.datetime(2024, 1, 1)},)
+
+
+def downloaded_spec(view: AnnotationsView) -> dict:
+    """The JSON behind the "Download this annotation spec" link."""
+    payload = re.search(r"base64,([A-Za-z0-9+/=]+)'", view.spec_view.value).group(1)
+    return json.loads(base64.b64decode(payload))
+
+
+def cli_values(folder: Path, spec: dict, capsys) -> dict:
+    (folder / "spec.json").write_text(json.dumps(spec))
+    assert main(["report", str(folder / "spec.json"), "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    return {(r["quality_criterion"], r["system"], r["experiment"]): r["value"] for r in data["system_values"]}
+
+
+def test_a_pairwise_file_is_mapped_in_the_form_and_the_downloaded_spec_gives_the_same_study(tmp_path, capsys):
+    view = AnnotationsView(AppState(), Status())
+    upload(view, "pairs.csv", PAIRS.encode())
+    card = view.experiments[0]
+    card.layout.value = "pairwise"
+    criterion = view.criteria[0]
+    criterion.name.value, criterion.scale_min.value, criterion.scale_max.value = "Preference", "-100", "100"
+    card.item.value, card.rater.value, card.system_a.value, card.system_b.value = "item", "rater", "left", "right"
+    next(iter(card.criteria.values())).value = "answer"
+    card.fill_answer_map()
+    # every answer found is listed, with the obvious guesses filled in
+    assert card.answer_map.value.splitlines() == ["A = a", "B = b", "same = tie"]
+    view.agreement_coding.value = "position"
+    view.study_id.value = "pairs"
+    view.on_load()
+    study = view.state.study
+    assert study.scores == {("Preference", "x", "pairs"): 50.0, ("Preference", "y", "pairs"): -75.0,
+                            ("Preference", "z", "pairs"): 25.0}
+    assert study.ratings.choices.coding == {"pairs": "position"}
+    view.on_download()
+    spec = downloaded_spec(view)
+    assert spec["experiments"][0]["choices"] == {"A": "a", "B": "b", "same": "tie"}
+    (tmp_path / "pairs.csv").write_text(PAIRS)
+    assert cli_values(tmp_path, spec, capsys) == study.scores
+
+
+def test_an_unmapped_answer_in_the_form_is_named_with_the_answers_found():
+    view = AnnotationsView(AppState(), Status())
+    upload(view, "pairs.csv", PAIRS.encode())
+    card = view.experiments[0]
+    card.layout.value = "pairwise"
+    view.criteria[0].name.value, view.criteria[0].scale_min.value, view.criteria[0].scale_max.value = "Q", "-100", "100"
+    card.item.value, card.rater.value, card.system_a.value, card.system_b.value = "item", "rater", "left", "right"
+    next(iter(card.criteria.values())).value = "answer"
+    card.answer_map.value = "A = a\nB = b"
+    view.on_load()
+    said = html.unescape(view.status.value)
+    assert "answer 'same' is not in the choices map; the answers found are 'A' (3), 'B' (2), 'same' (1)" in said
+
+
+def test_best_worst_columns_and_the_qcet_suggestion():
+    data = "hit,worker,s1,s2,best,worst\n" "h1,r1,x,y,A,B\n" "h1,r2,x,y,B,A\n" "h2,r1,y,z,A,B\n"
+    view = AnnotationsView(AppState(), Status())
+    upload(view, "bws.csv", data.encode())
+    card = view.experiments[0]
+    card.layout.value = "best_worst"
+    criterion = view.criteria[0]
+    criterion.name.value = "Coherence"
+    assert criterion.qcet.value == "Coherence (QOG-c-3)"  # suggested from the name
+    criterion.scale_min.value, criterion.scale_max.value = "-100", "100"
+    card.item.value, card.rater.value, card.shown.value = "hit", "worker", ("s1", "s2")
+    pair = next(iter(card.criteria.values()))
+    assert (pair.best.value, pair.worst.value) == ("best", "worst")  # guessed from the headers
+    card.best_worst_by.value = "position"
+    card.fill_answer_map()
+    assert card.answer_map.value.splitlines() == ["A = 1", "B = 2"]
+    view.on_load()
+    study = view.state.study
+    # x: shown 2, best 1, worst 1 -> 0; y: shown 3, best 2 (h1 r2, h2 r1), worst 1 -> 33.3; z: shown 1, worst 1 -> -100
+    assert study.scores[("Coherence", "y", "bws")] == pytest.approx(100 / 3, rel=1e-15)
+    assert study.quality_criteria[0].qcet_id == "QOG-c-3"
+    criterion.qcet.value = "Fluency (QOG-w-3)"  # the user's choice is kept when the name changes
+    criterion.name.value = "Coherent"
+    assert criterion.qcet.value == "Fluency (QOG-w-3)"
+
+
+def test_the_luxvu_google_forms_export_through_the_form_equals_its_field_spec(field_data, tmp_path, capsys):
+    name = "answers_gform.csv"
+    data = (field_data / "reproductions/luxvu2022_tts_preference_gform" / name).read_bytes()
+    reference_spec = json.loads((FIELD_SPECS / "luxvu2022_tts_preference_gform.json").read_text(encoding="utf-8"))
+    entry = reference_spec["experiments"][0]
+    view = AnnotationsView(AppState(), Status())
+    upload(view, name, data)
+    card = view.experiments[0]
+    card.layout.value = "items_in_columns"
+    # the template lists the columns by position (the headers repeat, so a repeated one is "column N")
+    assert card.items.value.splitlines()[2] == "3 | column 3 | "
+    criterion = view.criteria[0]
+    criterion.name.value, criterion.scale_min.value, criterion.scale_max.value = "Preference", "-100", "100"
+    card.rater.value = "Zeitstempel"
+    card.items.value = "\n".join(f"{i['column']} | {i['item']} | {i['system_a']} | {i['system_b']}" for i in entry["items"])
+    card.fill_answer_map()
+    assert sorted(line.split(" = ")[0] for line in card.answer_map.value.splitlines()) == sorted(entry["choices"])
+    card.answer_map.value = "\n".join(f"{k} = {v}" for k, v in entry["choices"].items())
+    view.agreement_coding.value = "position"
+    view.study_id.value = reference_spec["id"]
+    card.id.value = "R1"
+    view.on_load()
+    reference = load_annotations(reference_spec, base=field_data)
+    assert view.state.study.scores == reference.scores
+    view.on_download()
+    (tmp_path / name).write_bytes(data)
+    assert cli_values(tmp_path, downloaded_spec(view), capsys) == reference.scores

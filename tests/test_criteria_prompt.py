@@ -1,0 +1,84 @@
+"""Asking the evaluation type and QCET criterion where studies enter without them (QRA3 files,
+Import many), with a suggestion from each criterion's name."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+import qra_widgets as qw
+from qra_widgets.overview import classify_criteria, unclassified_criteria
+from qra_widgets.properties.suggest import suggest_criterion
+from qra_widgets.store import StudyLibrary
+from qra_widgets.widgets import Dashboard
+
+QRA3 = Path(__file__).parent / "data" / "qra3"
+
+
+@pytest.mark.parametrize(("name", "kind", "qcet"), [
+    ("BLEU", "metric", "QTG-f-1"),  # as the QRA 2022 Table 4 example (qra2022_nts) files it
+    ("SARI", "metric", "QTG-w-2"),  # ditto
+    ("wF1", "metric", "QTC-w-1"),  # as the QRA 2022 Table 6 example (qra2022_essay_scoring) files it
+    ("ROUGE-L", "metric", "QTG-f-1"),
+    ("Fluency", "human", "QOG-w-3"),  # the QCET criterion of that name
+    ("readability", "human", "QOG-w-2"),
+    ("GPT-4 judged fluency", "llm-as-judge", "QOG-w-3"),
+    ("Q7", "unknown", None),
+])
+def test_a_criterion_name_suggests_its_evaluation_type_and_qcet_criterion(name, kind, qcet):
+    guess = suggest_criterion(name)
+    assert (guess.evaluation_type, guess.qcet_id) == (kind, qcet)
+    assert guess.reason
+
+
+def test_qra3_studies_without_types_are_listed_with_suggestions_and_classified_as_a_new_revision(tmp_path):
+    library = StudyLibrary(tmp_path / "lib.sqlite3")
+    state_app = Dashboard(library_path=library.path)
+    report = state_app.state.import_qra3((QRA3 / "metrics-4-studies.csv").read_bytes(),
+                                         (QRA3 / "config-4-studies.json").read_bytes())
+    added = [study_id for _source, study_id in report.added]
+    frame = unclassified_criteria(library, added)
+    yao = frame[frame.study == "Yao2022"].set_index("quality_criterion")
+    assert set(yao.evaluation_type) == {"unknown"}  # QRA3 files do not say
+    assert yao.loc["Readability", "suggested_type"] == "human" and yao.loc["Readability", "suggested_qcet"] == "QOG-w-2"
+    revision = classify_criteria(library, "Yao2022", {"Readability": ("human", "QOG-w-2")})
+    assert revision == 2
+    criterion = library.open("Yao2022").quality_criterion("Readability")
+    assert (criterion.evaluation_type, criterion.qcet_id) == ("human", "QOG-w-2")
+    assert "Readability" not in set(unclassified_criteria(library, ["Yao2022"]).quality_criterion)
+    with pytest.raises(qw.QRAInputError, match="not a QCET criterion id"):
+        classify_criteria(library, "Yao2022", {"Readability": ("human", "QXX-9")})
+    with pytest.raises(qw.QRAInputError, match="evaluation_type must be one of"):
+        classify_criteria(library, "Yao2022", {"Readability": ("crowd", None)})
+
+
+def test_the_library_tab_asks_after_a_qra3_import_and_saves_the_answers(tmp_path):
+    app = Dashboard(library_path=tmp_path / "lib.sqlite3")
+    view = app.library
+    view.qra3_upload.value = tuple({"name": name, "content": (QRA3 / name).read_bytes(), "type": "", "size": 1,
+                                    "last_modified": datetime.now(timezone.utc)} for name in ("metrics-4-studies.csv", "config-4-studies.json"))
+    view.import_qra3.click()
+    prompt = view.criteria_prompt
+    assert prompt.widget.layout.display == "flex"
+    fields = {(study, criterion): (kind, qcet) for study, criterion, kind, qcet in prompt.fields}
+    kind, qcet = fields[("Yao2022", "Readability")]
+    assert (kind.value, qcet.value) == ("human", "QOG-w-2")  # the suggestion, ready to confirm
+    kind.value = "metric"  # the person knows better
+    prompt.save.click()
+    assert prompt.widget.layout.display == "none" and "Saved the evaluation type" in app.status.value
+    saved = app.state.library.open("Yao2022").quality_criterion("Readability")
+    assert (saved.evaluation_type, saved.qcet_id) == ("metric", "QOG-w-2")
+    overview = qw.overview(app.state.library).criteria.set_index(["study", "quality_criterion"])
+    assert overview.loc[("Yao2022", "Readability"), "evaluation_type"] == "metric"
+
+
+def test_the_bulk_import_report_asks_too(tmp_path):
+    app = Dashboard(library_path=tmp_path / "lib.sqlite3")
+    view = app.library
+    view.bulk_upload.value = tuple({"name": name, "content": (QRA3 / name).read_bytes(), "type": "", "size": 1,
+                                    "last_modified": datetime.now(timezone.utc)} for name in ("metrics-4-studies.csv", "config-4-studies.json"))
+    view.import_many.click()
+    assert view.criteria_prompt.widget.layout.display == "flex"
+    assert {study for study, *_ in view.criteria_prompt.fields} >= {"Yao2022"}
