@@ -163,7 +163,7 @@ def metrics_from_text(text: str, source: str = "metrics.csv"):
 
     import pandas as pd
 
-    from .reading import check_line_lengths, shown
+    from .io.reading import check_line_lengths, shown
 
     if "\x00" in text:
         raise QRAInputError(f"{source}: line {text.count(chr(10), 0, text.find(chr(0))) + 1} has a NUL byte; a name cannot hold one")
