@@ -170,18 +170,12 @@ def _json_constant(name: str, source: str):
 
 
 def _check_depth(value: Any, source: str) -> None:
-    """Nesting depth, and no NUL character in any text or key (``"\\u0000"``)."""
     stack = [(value, 1)] if isinstance(value, (dict, list)) else []
-    if isinstance(value, str) and "\x00" in value:
-        raise QRAInputError(f"{source}: the text {shown(value)} has a NUL character (\\u0000)")
     while stack:
         item, depth = stack.pop()
         if depth > MAX_JSON_DEPTH:
             raise QRAInputError(f"{source}: JSON nested more than {MAX_JSON_DEPTH} levels deep")
-        children = list(item.values()) + list(item) if isinstance(item, dict) else item
-        for child in children:
-            if isinstance(child, str) and "\x00" in child:
-                raise QRAInputError(f"{source}: the text {shown(child)} has a NUL character (\\u0000)")
+        children = item.values() if isinstance(item, dict) else item
         stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
 
 
@@ -342,11 +336,13 @@ def read_excel_rows(data: bytes, source: str) -> list[list[str]]:
             raise QRAInputError(f"{source}: has data on more than one sheet ({sheets[0].title!r}, then {', '.join(map(repr, others))}); "
                                 "qra-widgets reads one table: keep it on one sheet and remove or empty the others")
         rows: list[list[str]] = []
-        for values in sheets[0].iter_rows(values_only=True):
+        sheet_rows: list[int] = []  # the sheet's row number of each kept row
+        for at, values in enumerate(sheets[0].iter_rows(values_only=True), start=1):
             cells = [_excel_text(v) for v in values]
             if not any(c.strip() for c in cells):
                 continue
             rows.append(cells)
+            sheet_rows.append(at)
             check_shape(len(rows) - 1, len(cells), source)
     except QRAInputError:
         raise
@@ -363,8 +359,32 @@ def read_excel_rows(data: bytes, source: str) -> list[list[str]]:
     for number, row in enumerate(rows[1:], start=2):
         extra = [c for c in row[width:] if c.strip()]
         if extra:
-            raise QRAInputError(f"{source}: row {number} has a value ({extra[0]!r}) beyond the last named column; name its column in the header")
-    return [header] + [row[:width] + [""] * (width - len(row)) for row in rows[1:]]
+            raise QRAInputError(f"{source}: row {number} has a value ({shown(extra[0])}) beyond the last named column; name its column in the header")
+    body = [row[:width] + [""] * (width - len(row)) for row in rows[1:]]
+    if any(cell == "" for row in body for cell in row):
+        _refuse_formulas_without_values(data, source, header, body, sheet_rows[1:])
+    return [header] + body
+
+
+def _refuse_formulas_without_values(data: bytes, source: str, header: list[str], body: list[list[str]], sheet_rows: list[int]) -> None:
+    """An empty cell that holds a formula has no saved value (a file written by a program, never
+    opened in a spreadsheet): refuse it naming the cell, rather than read it as empty."""
+    from openpyxl import load_workbook
+
+    wanted = {at: k for k, at in enumerate(sheet_rows) if "" in body[k]}
+    workbook = load_workbook(io.BytesIO(data), read_only=True, data_only=False)
+    try:
+        for at, values in enumerate(workbook.worksheets[0].iter_rows(values_only=True), start=1):
+            if at not in wanted:
+                continue
+            k = wanted[at]
+            for column, (cell, formula) in enumerate(zip(body[k], values)):
+                if cell == "" and isinstance(formula, str) and formula.startswith("="):
+                    raise QRAInputError(f"{source}: row {k + 2}, column {shown(header[column])}: holds the formula {shown(formula)} "
+                                        "with no saved value (written by a program, never calculated); open and save the file "
+                                        "in Excel or LibreOffice, or paste the values")
+    finally:
+        workbook.close()
 
 
 # ----------------------------------------------------------------------------- fields and quoted values

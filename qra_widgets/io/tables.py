@@ -20,7 +20,7 @@ import numpy as np
 from ..errors import QRAInputError
 from ..labels import Labels
 from ..study import Experiment, QualityCriterion, Study
-from .reading import check_size, decode, read_bytes, read_csv_frame, read_excel_rows
+from .reading import check_size, decode, read_bytes, read_csv_frame, read_excel_rows, shown, shown_values
 from .study_json import study_from_json
 
 SCORE_COLUMNS = ("experiment", "quality_criterion", "system", "score")
@@ -57,7 +57,7 @@ def read_table(data: bytes, source: str, required: tuple[str, ...], excel: bool 
         seen[name] = number
     missing = [c for c in required if c not in seen]
     if missing:
-        raise QRAInputError(f"{source}: missing column(s) {missing}; found {columns}; expected {list(required)}")
+        raise QRAInputError(f"{source}: missing column(s) {missing}; found {shown_values(columns)}; expected {list(required)}")
     if len(table) == 1:
         raise QRAInputError(f"{source}: has a header but no rows")
     frame = table.iloc[1:].reset_index(drop=True)
@@ -118,7 +118,11 @@ def study_from_scores_table(frame, study_id: str, source: str = "scores table") 
     minimums = _constant_per_qc(frame, "scale_min", source) if "scale_min" in frame else {}
     maximums = _constant_per_qc(frame, "scale_max", source) if "scale_max" in frame else {}
     qcs = [QualityCriterion(q, minimums.get(q, 0.0), maximums.get(q)) for q in _first_seen(frame["quality_criterion"])]
-    roles = dict(zip(frame["experiment"], frame["role"])) if "role" in frame else {}
+    roles: dict[str, str] = {}
+    for row, (experiment, role) in enumerate(zip(frame["experiment"], frame["role"]) if "role" in frame else (), start=2):
+        if role and roles.setdefault(experiment, role) != role:  # one experiment, one role
+            raise QRAInputError(f"{source}: row {row}, column 'role': experiment {shown(experiment)} is {shown(role)} here "
+                                f"but {shown(roles[experiment])} above; give each experiment one role")
     experiments = [Experiment(e, label=e, role=roles.get(e) or ("original" if i == 0 else "repeat"))
                    for i, e in enumerate(_first_seen(frame["experiment"]))]
     scores, sources, rows = {}, {}, {}
@@ -151,8 +155,11 @@ def add_labels_table(study: Study, frame, source: str = "labels table") -> Study
     if empty.any():
         raise QRAInputError(f"{source}: row {int(np.argmax(empty)) + 2}, column 'label' is empty")
     numbers = pd.to_numeric(frame["label"], errors="coerce")
-    for row in np.flatnonzero(numbers.isna().to_numpy()):  # text labels; a number too large for a float is refused
+    for row in np.flatnonzero((numbers.isna() | ~np.isfinite(numbers.fillna(0))).to_numpy()):  # text labels; a number too large for a float is refused
         value = frame["label"].iloc[row]
+        if value.strip().lower().lstrip("+-") in ("nan", "na", "n/a", "null", "none", "inf", "infinity"):
+            raise QRAInputError(f"{source}: row {int(row) + 2}, column 'label': {shown(value)} is not a label but a missing or "
+                                "infinite value; leave out the row of an item without a label")
         if _NUMBER.fullmatch(value) and not math.isfinite(float(value)):
             _cell_number(value, source, int(row) + 2, "label")
     labels = np.where(numbers.notna() & np.isfinite(numbers.fillna(0)), numbers.astype(object), frame["label"].astype(object))
