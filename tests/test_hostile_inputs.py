@@ -115,3 +115,39 @@ def test_a_saved_study_file_has_the_mode_of_any_other_tools_output(tmp_path):
         assert (tmp_path / "study.json").stat().st_mode & 0o777 == 0o640  # an existing file keeps its mode
     finally:
         os.umask(previous)
+
+
+def qra3_pair() -> tuple[bytes, bytes]:
+    """QRA++ Example 1 as QRA3 input (``qra3.export``): metrics.csv and config.json."""
+    from qra_widgets.qra3 import export
+
+    metrics, config = export([examples.load("qrapp_example1")])
+    return metrics.encode(), json.dumps(config, indent=1).encode()
+
+
+def qra3_cli(tmp_path: Path, metrics: bytes, config: bytes) -> tuple[int, str, str]:
+    (tmp_path / "metrics.csv").write_bytes(metrics)
+    (tmp_path / "config.json").write_bytes(config)
+    return cli("qra3", "--input", "metrics.csv", "--config", "config.json", "--out-dir", "out", cwd=tmp_path)
+
+
+def test_qra3_a_key_given_twice_in_config_json_is_refused(tmp_path):
+    metrics, config = qra3_pair()
+    doubled = config.replace(b'"qrapp-example1": {', b'"qrapp-example1": {"citation": "a", "citation": "b", ', 1)
+    assert doubled != config
+    status, _, err = qra3_cli(tmp_path, metrics, doubled)
+    assert status == 2 and err == "qra-widgets: config.json: the key 'citation' appears twice in one object; keep one\n"
+
+
+def test_qra3_a_nul_byte_in_a_name_is_refused_not_dropped(tmp_path):
+    metrics, config = qra3_pair()
+    status, _, err = qra3_cli(tmp_path, metrics.replace(b",SVM,", b",S\x00VM,", 1), config)
+    assert status == 2 and err.startswith("qra-widgets: metrics.csv: line 2 has a NUL byte")
+    assert not (tmp_path / "out").exists()
+
+
+def test_qra3_a_19_mib_one_line_metrics_file_is_refused_in_one_clean_line(tmp_path):
+    metrics = b"Key,Study,Experiment,System,Criterion,Result\n" + b"A,qrapp-example1,Li2024,SVM,Fluency," + b"9" * (19 * 2**20) + b"\n"
+    status, _, err = qra3_cli(tmp_path, metrics, qra3_pair()[1])
+    assert status == 2
+    assert err == "qra-widgets: metrics.csv: line 2 is 19.0 MiB long; the limit is 1 MiB per line (is it a CSV file?)\n"
