@@ -339,7 +339,7 @@ def _read_table(name: str, data: bytes):
     empty = frame.index[frame["study"] == ""]
     if len(empty):
         raise QRAInputError(f"{PurePosixPath(name).name}: row {empty[0] + 2}, column 'study' is empty")
-    return [study_from_scores_table(group.drop(columns="study"), study_id, f"{PurePosixPath(name).name} (study {study_id!r})")
+    return [study_from_scores_table(group.drop(columns="study"), study_id, f"{PurePosixPath(name).name} (study {shown(study_id)})")
             for study_id, group in frame.groupby("study", sort=False)]
 
 

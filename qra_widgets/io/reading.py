@@ -333,7 +333,7 @@ def read_excel_rows(data: bytes, source: str) -> list[list[str]]:
             raise QRAInputError(f"{source}: has no sheets")
         others = [s.title for s in sheets[1:] if any(v is not None for row in s.iter_rows(max_row=50, values_only=True) for v in row)]
         if others:
-            raise QRAInputError(f"{source}: has data on more than one sheet ({sheets[0].title!r}, then {', '.join(map(repr, others))}); "
+            raise QRAInputError(f"{source}: has data on more than one sheet ({shown(sheets[0].title)}, then {shown_values(others)[1:-1]}); "
                                 "qra-widgets reads one table: keep it on one sheet and remove or empty the others")
         rows: list[list[str]] = []
         sheet_rows: list[int] = []  # the sheet's row number of each kept row
@@ -399,5 +399,6 @@ def require(data: dict, key: str, kind, where: str, default: Any = ...) -> Any:
     value = data[key]
     if isinstance(value, bool) or not isinstance(value, kind):
         names = "/".join(k.__name__ for k in (kind if isinstance(kind, tuple) else (kind,)))
-        raise QRAInputError(f"{where}.{key}: expected {names}, got {value!r}")
+        got = shown(value) if isinstance(value, str) else repr(value) if len(repr(value)) <= 40 else f"a {type(value).__name__}"
+        raise QRAInputError(f"{where}.{key}: expected {names}, got {got}")
     return value

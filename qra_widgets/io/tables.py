@@ -52,7 +52,7 @@ def read_table(data: bytes, source: str, required: tuple[str, ...], excel: bool 
             hint = ": every row ends with a delimiter (a trailing comma?); remove it" if trailing else "; name it or remove it"
             raise QRAInputError(f"{source}: column {number} has no name in the header row{hint}")
         if name in seen:
-            raise QRAInputError(f"{source}: column {name!r} appears twice in the header (columns {seen[name]} and {number}); "
+            raise QRAInputError(f"{source}: column {shown(name)} appears twice in the header (columns {seen[name]} and {number}); "
                                 "keep one")
         seen[name] = number
     missing = [c for c in required if c not in seen]
@@ -101,7 +101,7 @@ def _constant_per_qc(frame, column: str, source: str) -> dict[str, float]:
             continue
         number = _cell_number(raw, source, index + 2, column)
         if values.setdefault(qc, number) != number:
-            raise QRAInputError(f"{source}: row {index + 2}: {column} of {qc!r} is {number}, but {values[qc]} earlier; it must be constant per quality criterion")
+            raise QRAInputError(f"{source}: row {index + 2}: {column} of {shown(qc)} is {number}, but {values[qc]} earlier; it must be constant per quality criterion")
     return values
 
 
@@ -129,7 +129,7 @@ def study_from_scores_table(frame, study_id: str, source: str = "scores table") 
     for index, record in enumerate(frame.to_dict("records")):
         key = (record["quality_criterion"], record["system"], record["experiment"])
         if key in rows:
-            raise QRAInputError(f"{source}: rows {rows[key]} and {index + 2} both give the score of {key[1]!r} in {key[2]!r} on {key[0]!r}")
+            raise QRAInputError(f"{source}: rows {rows[key]} and {index + 2} both give the score of {shown(key[1])} in {shown(key[2])} on {shown(key[0])}")
         rows[key] = index + 2
         scores[key] = _cell_number(record["score"], source, index + 2, "score")
         if record.get("source"):
@@ -150,7 +150,7 @@ def add_labels_table(study: Study, frame, source: str = "labels table") -> Study
     if repeated.any():
         rows = [i + 2 for i in np.flatnonzero(repeated)[:2]]
         item, system, experiment = (frame.iloc[rows[0] - 2][c] for c in ("item", "system", "experiment"))
-        raise QRAInputError(f"{source}: rows {rows[0]} and {rows[1]} both label item {item!r} of {system!r} in {experiment!r}")
+        raise QRAInputError(f"{source}: rows {rows[0]} and {rows[1]} both label item {shown(item)} of {shown(system)} in {shown(experiment)}")
     empty = (frame["label"] == "").to_numpy()
     if empty.any():
         raise QRAInputError(f"{source}: row {int(np.argmax(empty)) + 2}, column 'label' is empty")
