@@ -76,7 +76,7 @@ FAST = settings(max_examples=40, deadline=None, suppress_health_check=[HealthChe
 @FAST
 @given(names)
 def test_markdown_keeps_one_row_per_line_and_every_column(drawn):
-    study, result = assessed(drawn)
+    _study, result = assessed(drawn)
     lines = result.to_markdown().splitlines()
     header = next(i for i, line in enumerate(lines) if line.startswith("| Type of result"))
     columns = unescaped(lines[header], "|")

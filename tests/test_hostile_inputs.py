@@ -22,7 +22,7 @@ REPOSITORY = Path(__file__).parents[1]
 
 
 def cli(*args: str, cwd: Path) -> tuple[int, str, str]:
-    done = subprocess.run([sys.executable, "-m", "qra_widgets.cli", *args], capture_output=True, text=True, cwd=cwd,
+    done = subprocess.run([sys.executable, "-m", "qra_widgets.cli", *args], check=False, capture_output=True, text=True, cwd=cwd,
                           env={"PYTHONPATH": str(REPOSITORY), "PATH": "/usr/bin:/bin", "HOME": str(cwd)})
     return done.returncode, done.stdout, done.stderr
 
@@ -70,7 +70,7 @@ def test_deleted_given_as_text_in_a_backup_is_refused_not_read_as_deleted(tmp_pa
     data = json.loads(backup.read_text())
     data["deleted"] = "false"
     backup.write_text(json.dumps(data))
-    status, out, err = cli("import-all", str(tmp_path / "backup"), "--db", str(tmp_path / "new.sqlite3"), cwd=tmp_path)
+    status, _out, err = cli("import-all", str(tmp_path / "backup"), "--db", str(tmp_path / "new.sqlite3"), cwd=tmp_path)
     assert status == 2 and "qrapp-example1.json: deleted must be true or false, got 'false'" in err
     assert StudyLibrary(tmp_path / "new.sqlite3").list(include_deleted=True) == []
 

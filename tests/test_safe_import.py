@@ -100,8 +100,8 @@ def test_the_cli_imports_the_good_files_of_a_damaged_zip_and_exits_2_listing_the
     (tmp_path / "batch.zip").write_bytes(bad_members_zip())
     assert main(["import", str(tmp_path / "batch.zip"), "--db", str(tmp_path / "lib.sqlite3")]) == 2
     captured = capsys.readouterr()
-    assert captured.err.splitlines() == ["qra-widgets: import: added 1 studies, 0 already existed (not overwritten), 3 refused "
-                                         "(the refused files are listed above with the reasons)"]
+    assert captured.err.splitlines() == [("qra-widgets: import: added 1 studies, 0 already existed (not overwritten), 3 refused "
+                                          "(the refused files are listed above with the reasons)")]
     refused = [line for line in captured.out.splitlines() if line.startswith("refused: ")]
     assert [line.split(": ")[1] for line in refused] == [f"{tmp_path / 'batch.zip'}/bad/{n}.json" for n in ("encrypted", "method", "corrupt")]
     assert [s.id for s in StudyLibrary(tmp_path / "lib.sqlite3").list()] == ["qrapp-example1"]

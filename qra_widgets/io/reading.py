@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import QRAInputError
-from ..limits import (  # noqa: F401 (re-exported: every reader quotes values and checks sizes the same way)
+from ..limits import (
     MAX_COLUMNS,
     MAX_FILE_BYTES,
     MAX_INT_DIGITS,
