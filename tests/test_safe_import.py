@@ -228,3 +228,30 @@ def test_four_processes_importing_the_same_forty_studies_store_each_once(tmp_pat
     assert {len(library.history(s.id)) for s in library.list()} == {1}  # no conflict revision nobody made
     again = import_paths(library, [folder])
     assert again.added == [] and len(again.existed) == 40
+
+
+def test_a_library_busy_with_another_writer_makes_the_import_exit_2_listing_each_file(tmp_path, monkeypatch, capsys):
+    import sqlite3
+
+    from qra_widgets import store
+
+    folder = tmp_path / "studies"
+    folder.mkdir()
+    save_study(examples.load("qrapp_example1"), folder / "example1.json")
+    save_study(examples.load("qra2022_nts"), folder / "nts.json")
+    db = tmp_path / "lib.sqlite3"
+    StudyLibrary(db)
+    monkeypatch.setattr(store, "BUSY_TIMEOUT_S", 0.2)  # another writer holds the lock longer than a save waits
+    blocker = sqlite3.connect(db, isolation_level=None)
+    blocker.execute("BEGIN IMMEDIATE")
+    try:
+        status = main(["import", str(folder), "--db", str(db)])
+    finally:
+        blocker.execute("ROLLBACK")
+        blocker.close()
+    captured = capsys.readouterr()
+    assert status == 2
+    refused = [line for line in captured.out.splitlines() if line.startswith("refused: ")]
+    assert len(refused) == 2 and all("the library is busy" in line for line in refused)
+    assert captured.err.startswith("qra-widgets: import: added 0 studies, 0 already existed (not overwritten), 2 refused")
+    assert StudyLibrary(db).list() == []
