@@ -475,6 +475,8 @@ def assess(study: Study, conventions: str | Conventions | None = None, *, bootst
     scratch; only the unchanged part is not computed again (an edit of one score of a
     200-system x 8-experiment study recomputes one CV* and 7 of the 28 pairs of P).
     """
+    if not isinstance(study, Study):  # a dict or a file name: say so, not an AttributeError
+        raise QRAInputError(f"assess: expected a Study (qra_widgets.load_study reads a file), got {type(study).__name__}")
     if bootstrap or seed is not None:  # sizes, replicates and seed checked before anything is computed
         check_bootstrap(study, bootstrap if bootstrap else 10, seed, max_work)
     conventions = resolve(conventions if conventions is not None else stored_conventions(study.metadata))

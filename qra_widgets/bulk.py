@@ -186,8 +186,8 @@ def _zip_members(data: bytes, source: str, report: ImportReport) -> dict[str, by
                 continue
             if counts[member.filename] > 1:
                 if name not in read and not any(n == name for n, _ in report.refused):
-                    report.refused.append((name, f"{counts[member.filename]} members of the zip have this name; "
-                                                 "which one is meant? none is read"))
+                    report.refused.append((name, (f"{counts[member.filename]} members of the zip have this name; "
+                                                  "which one is meant? none is read")))
                 continue
             if PurePosixPath(member.filename).suffix.lower() == ".zip":
                 report.refused.append((name, "a zip inside a zip is not opened; unpack it and give its files"))
@@ -316,8 +316,8 @@ def _bundles(files: dict[str, bytes], loose: dict[str, Path], report: ImportRepo
         if len(found) > 1:
             where = "the uploaded files" if folder == "." else folder
             listed = ", ".join(PurePosixPath(n).name for n in found)
-            report.refused.append((where, f"holds {len(found)} annotation specs at its top level ({listed}); "
-                                          "a bundle has exactly one: which one is the study? nothing in it was read"))
+            report.refused.append((where, (f"holds {len(found)} annotation specs at its top level ({listed}); "
+                                           "a bundle has exactly one: which one is the study? nothing in it was read")))
             report.skipped.extend((n, f"in {where}, which holds {len(found)} annotation specs") for n in members if n not in found)
             continue
         spec = found[0]
@@ -339,7 +339,7 @@ def _read_table(name: str, data: bytes):
     empty = frame.index[frame["study"] == ""]
     if len(empty):
         raise QRAInputError(f"{PurePosixPath(name).name}: row {empty[0] + 2}, column 'study' is empty")
-    return [study_from_scores_table(group.drop(columns="study"), study_id, f"{PurePosixPath(name).name} (study {study_id!r})")
+    return [study_from_scores_table(group.drop(columns="study"), study_id, f"{PurePosixPath(name).name} (study {shown(study_id)})")
             for study_id, group in frame.groupby("study", sort=False)]
 
 

@@ -210,7 +210,7 @@ def check_plan(study, items: Any, raters_per_item: Any, B: Any, runs: Any, seed:
     _whole(B, "plan_reproduction: B (bootstrap replicates)", 10, raised or MAX_BOOTSTRAP)
     _whole(runs, "plan_reproduction: runs", 1, 1000)
     check_seed(seed)
-    systems, ratings, scores = _study_sizes(study)
+    _systems, ratings, scores = _study_sizes(study)
     simulated = sum(int(n) * int(k) for n in items for k in raters_per_item)
     designs = len(items) * len(raters_per_item)
     work = runs * B * (simulated + designs * (ratings + scores))

@@ -163,16 +163,24 @@ def metrics_from_text(text: str, source: str = "metrics.csv"):
 
     import pandas as pd
 
+    from .io.reading import check_line_lengths, shown
+
+    if "\x00" in text:
+        raise QRAInputError(f"{source}: line {text.count(chr(10), 0, text.find(chr(0))) + 1} has a NUL byte; a name cannot hold one")
+    check_line_lengths(text, source)
     rows = csv.reader(_io.StringIO(text))
-    header = next(rows, [])
-    names = [name.strip() for name in header]
-    twice = sorted({name for name in names if names.count(name) > 1 and name})
-    if twice:
-        raise QRAInputError(f"{source}: column {twice[0]!r} appears twice in the header")
-    for line, row in enumerate(rows, start=2):
-        if row and len(row) != len(header):
-            hint = " (a trailing comma?)" if len(row) == len(header) + 1 and not row[-1].strip() else ""
-            raise QRAInputError(f"{source}: row {line}: has {len(row)} fields, the header has {len(header)}{hint}")
+    try:
+        header = next(rows, [])
+        names = [name.strip() for name in header]
+        twice = sorted({name for name in names if names.count(name) > 1 and name})
+        if twice:
+            raise QRAInputError(f"{source}: column {shown(twice[0])} appears twice in the header")
+        for line, row in enumerate(rows, start=2):
+            if row and len(row) != len(header):
+                hint = " (a trailing comma?)" if len(row) == len(header) + 1 and not row[-1].strip() else ""
+                raise QRAInputError(f"{source}: row {line}: has {len(row)} fields, the header has {len(header)}{hint}")
+    except csv.Error as error:
+        raise QRAInputError(f"{source}: row {rows.line_num}: cannot be read as CSV ({error})") from None
     try:
         frame = pd.read_csv(_io.StringIO(text), dtype=str, keep_default_na=False, skipinitialspace=True, index_col=False)
     except (pd.errors.ParserError, pd.errors.EmptyDataError) as error:

@@ -32,6 +32,7 @@ from pathlib import Path
 from .errors import QRAInputError
 from .io import atomic_write_text, study_from_dict, study_from_json, study_to_json
 from .io.reading import load_json, read_bytes
+from .limits import shown
 from .study import Study
 
 ENV_VAR = "QRA_WIDGETS_DB"
@@ -461,7 +462,11 @@ def _parse_backup(data: bytes, source: str) -> dict:
         raise QRAInputError(f"{source}: revision numbers repeat")
     if latest not in numbers or any(r["conflict"] for r in revisions if r["revision"] == latest):
         raise QRAInputError(f"{source}: latest ({latest!r}) must name one of its revisions that is not a conflict")
-    return {"id": study_id, "latest": latest, "deleted": bool(backup.get("deleted")), "revisions": revisions}
+    deleted = backup.get("deleted", False)
+    if not isinstance(deleted, bool):  # "false" (text) is true in Python: never guess
+        got = shown(deleted) if isinstance(deleted, str) else type(deleted).__name__
+        raise QRAInputError(f"{source}: deleted must be true or false, got {got}")
+    return {"id": study_id, "latest": latest, "deleted": deleted, "revisions": revisions}
 
 
 _RESERVED_NAMES = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(10)), *(f"lpt{i}" for i in range(10))}

@@ -227,6 +227,11 @@ class Study:
         self.ratings.check({qc.name: qc for qc in self.quality_criteria}, self.systems, self.experiment_ids)
         for key, sign in self.findings.items():
             self._check_finding(key, sign, names)
+            qc, experiment, system_a, system_b = key
+            reverse = self.findings.get((qc, experiment, system_b, system_a))
+            if reverse is not None and reverse != -sign:  # A > B and B > A (or A = B and B > A) in one experiment
+                raise QRAInputError(f"findings: experiment {experiment!r} on {qc!r} states {system_a!r} vs {system_b!r} as {sign} "
+                                    f"and {system_b!r} vs {system_a!r} as {reverse}; they contradict each other: keep one")
         for key in self.sources:
             if key not in self.scores:
                 raise QRAInputError(f"sources: {key} has a source but no score")

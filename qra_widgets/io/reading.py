@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import QRAInputError
-from ..limits import (  # noqa: F401 (re-exported: every reader quotes values and checks sizes the same way)
+from ..limits import (
     MAX_COLUMNS,
     MAX_FILE_BYTES,
     MAX_INT_DIGITS,
@@ -50,14 +50,41 @@ _ZIP_MAGIC = b"PK\x03\x04"
 
 
 def decode(data: bytes, source: str) -> str:
-    """UTF-8 text (a BOM is fine), or a :class:`QRAInputError` naming the first bad byte."""
+    """UTF-8 text (a BOM is fine), or a :class:`QRAInputError` naming the first bad byte.
+
+    A NUL byte is refused (no text file has one, and parsers drop it silently, changing a name);
+    so is a line over :data:`MAX_LINE_BYTES` (the csv module's message for it names no row).
+
+    >>> decode(b"a,b\\nx\\x00y,1", "m.csv")
+    Traceback (most recent call last):
+    ...
+    qra_widgets.errors.QRAInputError: m.csv: line 2 has a NUL byte (character 2); a text file has none: is it a binary file?
+    """
     try:
-        return data.decode("utf-8-sig")
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         raise QRAInputError(
             f"{source}: is not UTF-8 text (byte 0x{data[error.start]:02x} at position {error.start}); "
             "save it as UTF-8 (CSV UTF-8 in Excel)"
         ) from None
+    nul = text.find("\x00")
+    if nul >= 0:
+        line = text.count("\n", 0, nul) + 1
+        raise QRAInputError(f"{source}: line {line} has a NUL byte (character {nul - text.rfind(chr(10), 0, nul)}); "
+                            "a text file has none: is it a binary file?")
+    check_line_lengths(text, source)
+    return text
+
+
+def check_line_lengths(text: str, source: str) -> None:
+    """Refuse a line over :data:`MAX_LINE_BYTES` characters, naming it (before any CSV parser sees it)."""
+    if len(text) <= MAX_LINE_BYTES:
+        return
+    for number, line in enumerate(text.split("\n"), start=1):
+        if len(line) > MAX_LINE_BYTES:
+            raise QRAInputError(f"{source}: line {number} is {len(line) / 2**20:.1f} MiB long; the limit is "
+                                f"{MAX_LINE_BYTES / 2**20:.0f} MiB per line (is it a CSV file?)")
+
 
 
 def check_size(size: int, source: str) -> None:
@@ -152,6 +179,18 @@ def _check_depth(value: Any, source: str) -> None:
         stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
 
 
+def _unique_keys(source: str):
+    """An ``object_pairs_hook`` refusing a key given twice in one object (JSON lets the last win silently)."""
+    def hook(pairs):
+        seen = {}
+        for key, value in pairs:
+            if key in seen:
+                raise QRAInputError(f"{source}: the key {shown(key)} appears twice in one object; keep one")
+            seen[key] = value
+        return seen
+    return hook
+
+
 def load_json(text: str | bytes, source: str) -> Any:
     """Parse JSON from a user, with the caps: size, nesting depth, integer digits, no NaN.
 
@@ -173,7 +212,7 @@ def load_json(text: str | bytes, source: str) -> Any:
         text = decode(text, source)
     try:
         data = json.loads(text, parse_int=lambda s: _json_int(s, source), parse_float=lambda s: _json_float(s, source),
-                          parse_constant=lambda s: _json_constant(s, source))
+                          parse_constant=lambda s: _json_constant(s, source), object_pairs_hook=_unique_keys(source))
     except json.JSONDecodeError as error:
         raise QRAInputError(f"{source}: not valid JSON (line {error.lineno}, column {error.colno}: {error.msg})") from None
     except RecursionError:
@@ -294,14 +333,16 @@ def read_excel_rows(data: bytes, source: str) -> list[list[str]]:
             raise QRAInputError(f"{source}: has no sheets")
         others = [s.title for s in sheets[1:] if any(v is not None for row in s.iter_rows(max_row=50, values_only=True) for v in row)]
         if others:
-            raise QRAInputError(f"{source}: has data on more than one sheet ({sheets[0].title!r}, then {', '.join(map(repr, others))}); "
+            raise QRAInputError(f"{source}: has data on more than one sheet ({shown(sheets[0].title)}, then {shown_values(others)[1:-1]}); "
                                 "qra-widgets reads one table: keep it on one sheet and remove or empty the others")
         rows: list[list[str]] = []
-        for values in sheets[0].iter_rows(values_only=True):
+        sheet_rows: list[int] = []  # the sheet's row number of each kept row
+        for at, values in enumerate(sheets[0].iter_rows(values_only=True), start=1):
             cells = [_excel_text(v) for v in values]
             if not any(c.strip() for c in cells):
                 continue
             rows.append(cells)
+            sheet_rows.append(at)
             check_shape(len(rows) - 1, len(cells), source)
     except QRAInputError:
         raise
@@ -318,8 +359,32 @@ def read_excel_rows(data: bytes, source: str) -> list[list[str]]:
     for number, row in enumerate(rows[1:], start=2):
         extra = [c for c in row[width:] if c.strip()]
         if extra:
-            raise QRAInputError(f"{source}: row {number} has a value ({extra[0]!r}) beyond the last named column; name its column in the header")
-    return [header] + [row[:width] + [""] * (width - len(row)) for row in rows[1:]]
+            raise QRAInputError(f"{source}: row {number} has a value ({shown(extra[0])}) beyond the last named column; name its column in the header")
+    body = [row[:width] + [""] * (width - len(row)) for row in rows[1:]]
+    if any(cell == "" for row in body for cell in row):
+        _refuse_formulas_without_values(data, source, header, body, sheet_rows[1:])
+    return [header] + body
+
+
+def _refuse_formulas_without_values(data: bytes, source: str, header: list[str], body: list[list[str]], sheet_rows: list[int]) -> None:
+    """An empty cell that holds a formula has no saved value (a file written by a program, never
+    opened in a spreadsheet): refuse it naming the cell, rather than read it as empty."""
+    from openpyxl import load_workbook
+
+    wanted = {at: k for k, at in enumerate(sheet_rows) if "" in body[k]}
+    workbook = load_workbook(io.BytesIO(data), read_only=True, data_only=False)
+    try:
+        for at, values in enumerate(workbook.worksheets[0].iter_rows(values_only=True), start=1):
+            if at not in wanted:
+                continue
+            k = wanted[at]
+            for column, (cell, formula) in enumerate(zip(body[k], values)):
+                if cell == "" and isinstance(formula, str) and formula.startswith("="):
+                    raise QRAInputError(f"{source}: row {k + 2}, column {shown(header[column])}: holds the formula {shown(formula)} "
+                                        "with no saved value (written by a program, never calculated); open and save the file "
+                                        "in Excel or LibreOffice, or paste the values")
+    finally:
+        workbook.close()
 
 
 # ----------------------------------------------------------------------------- fields and quoted values
@@ -334,5 +399,6 @@ def require(data: dict, key: str, kind, where: str, default: Any = ...) -> Any:
     value = data[key]
     if isinstance(value, bool) or not isinstance(value, kind):
         names = "/".join(k.__name__ for k in (kind if isinstance(kind, tuple) else (kind,)))
-        raise QRAInputError(f"{where}.{key}: expected {names}, got {value!r}")
+        got = shown(value) if isinstance(value, str) else repr(value) if len(repr(value)) <= 40 else f"a {type(value).__name__}"
+        raise QRAInputError(f"{where}.{key}: expected {names}, got {got}")
     return value

@@ -205,8 +205,26 @@ def study_from_json(text: str | bytes, source: str = "study JSON") -> Study:
 # ----------------------------------------------------------------------------- files
 
 
+def _umask() -> int:
+    """The process's umask, read without changing it where Linux reports it (``/proc``); else
+    set and restored at once."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def atomic_write_text(path: str | os.PathLike, text: str) -> None:
-    """Write ``text`` so that a crash leaves either the old file or the new one, never half."""
+    """Write ``text`` so that a crash leaves either the old file or the new one, never half.
+
+    The file gets the mode any other tool's output gets: an existing file keeps its mode, a new
+    one ``0o666`` less the umask (the temporary file :func:`tempfile.mkstemp` makes is ``0o600``).
+    """
     path = Path(path)
     if path.is_dir():
         raise QRAInputError(f"{path}: is a folder; give a file name to write")
@@ -218,6 +236,11 @@ def atomic_write_text(path: str | os.PathLike, text: str) -> None:
         with os.fdopen(handle, "w", encoding="utf-8") as stream:
             stream.write(text)
             stream.flush()
+            try:
+                mode = path.stat().st_mode & 0o7777
+            except OSError:
+                mode = 0o666 & ~_umask()
+            os.fchmod(stream.fileno(), mode)
             os.fsync(stream.fileno())
         os.replace(temporary, path)
     except OSError as error:

@@ -20,7 +20,7 @@ import numpy as np
 from ..errors import QRAInputError
 from ..labels import Labels
 from ..study import Experiment, QualityCriterion, Study
-from .reading import check_size, decode, read_bytes, read_csv_frame, read_excel_rows
+from .reading import check_size, decode, read_bytes, read_csv_frame, read_excel_rows, shown, shown_values
 from .study_json import study_from_json
 
 SCORE_COLUMNS = ("experiment", "quality_criterion", "system", "score")
@@ -52,12 +52,12 @@ def read_table(data: bytes, source: str, required: tuple[str, ...], excel: bool 
             hint = ": every row ends with a delimiter (a trailing comma?); remove it" if trailing else "; name it or remove it"
             raise QRAInputError(f"{source}: column {number} has no name in the header row{hint}")
         if name in seen:
-            raise QRAInputError(f"{source}: column {name!r} appears twice in the header (columns {seen[name]} and {number}); "
+            raise QRAInputError(f"{source}: column {shown(name)} appears twice in the header (columns {seen[name]} and {number}); "
                                 "keep one")
         seen[name] = number
     missing = [c for c in required if c not in seen]
     if missing:
-        raise QRAInputError(f"{source}: missing column(s) {missing}; found {columns}; expected {list(required)}")
+        raise QRAInputError(f"{source}: missing column(s) {missing}; found {shown_values(columns)}; expected {list(required)}")
     if len(table) == 1:
         raise QRAInputError(f"{source}: has a header but no rows")
     frame = table.iloc[1:].reset_index(drop=True)
@@ -101,7 +101,7 @@ def _constant_per_qc(frame, column: str, source: str) -> dict[str, float]:
             continue
         number = _cell_number(raw, source, index + 2, column)
         if values.setdefault(qc, number) != number:
-            raise QRAInputError(f"{source}: row {index + 2}: {column} of {qc!r} is {number}, but {values[qc]} earlier; it must be constant per quality criterion")
+            raise QRAInputError(f"{source}: row {index + 2}: {column} of {shown(qc)} is {number}, but {values[qc]} earlier; it must be constant per quality criterion")
     return values
 
 
@@ -118,14 +118,18 @@ def study_from_scores_table(frame, study_id: str, source: str = "scores table") 
     minimums = _constant_per_qc(frame, "scale_min", source) if "scale_min" in frame else {}
     maximums = _constant_per_qc(frame, "scale_max", source) if "scale_max" in frame else {}
     qcs = [QualityCriterion(q, minimums.get(q, 0.0), maximums.get(q)) for q in _first_seen(frame["quality_criterion"])]
-    roles = dict(zip(frame["experiment"], frame["role"])) if "role" in frame else {}
+    roles: dict[str, str] = {}
+    for row, (experiment, role) in enumerate(zip(frame["experiment"], frame["role"]) if "role" in frame else (), start=2):
+        if role and roles.setdefault(experiment, role) != role:  # one experiment, one role
+            raise QRAInputError(f"{source}: row {row}, column 'role': experiment {shown(experiment)} is {shown(role)} here "
+                                f"but {shown(roles[experiment])} above; give each experiment one role")
     experiments = [Experiment(e, label=e, role=roles.get(e) or ("original" if i == 0 else "repeat"))
                    for i, e in enumerate(_first_seen(frame["experiment"]))]
     scores, sources, rows = {}, {}, {}
     for index, record in enumerate(frame.to_dict("records")):
         key = (record["quality_criterion"], record["system"], record["experiment"])
         if key in rows:
-            raise QRAInputError(f"{source}: rows {rows[key]} and {index + 2} both give the score of {key[1]!r} in {key[2]!r} on {key[0]!r}")
+            raise QRAInputError(f"{source}: rows {rows[key]} and {index + 2} both give the score of {shown(key[1])} in {shown(key[2])} on {shown(key[0])}")
         rows[key] = index + 2
         scores[key] = _cell_number(record["score"], source, index + 2, "score")
         if record.get("source"):
@@ -146,7 +150,7 @@ def add_labels_table(study: Study, frame, source: str = "labels table") -> Study
     if repeated.any():
         rows = [i + 2 for i in np.flatnonzero(repeated)[:2]]
         item, system, experiment = (frame.iloc[rows[0] - 2][c] for c in ("item", "system", "experiment"))
-        raise QRAInputError(f"{source}: rows {rows[0]} and {rows[1]} both label item {item!r} of {system!r} in {experiment!r}")
+        raise QRAInputError(f"{source}: rows {rows[0]} and {rows[1]} both label item {shown(item)} of {shown(system)} in {shown(experiment)}")
     empty = (frame["label"] == "").to_numpy()
     if empty.any():
         raise QRAInputError(f"{source}: row {int(np.argmax(empty)) + 2}, column 'label' is empty")
@@ -154,6 +158,9 @@ def add_labels_table(study: Study, frame, source: str = "labels table") -> Study
     unreadable = (numbers.isna() | np.isinf(numbers.fillna(0))).to_numpy()  # pandas 3 reads '1e400' as inf, pandas 2 as nan
     for row in np.flatnonzero(unreadable):  # text labels; a number too large for a float is refused
         value = frame["label"].iloc[row]
+        if value.strip().lower().lstrip("+-") in ("nan", "na", "n/a", "null", "none", "inf", "infinity"):
+            raise QRAInputError(f"{source}: row {int(row) + 2}, column 'label': {shown(value)} is not a label but a missing or "
+                                "infinite value; leave out the row of an item without a label")
         if _NUMBER.fullmatch(value) and not math.isfinite(float(value)):
             _cell_number(value, source, int(row) + 2, "label")
     labels = np.where(numbers.notna() & np.isfinite(numbers.fillna(0)), numbers.astype(object), frame["label"].astype(object))

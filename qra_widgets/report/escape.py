@@ -35,7 +35,7 @@ import html as _html
 import re
 from typing import Any
 
-__all__ = ["latex", "latex_citation", "bibtex_key", "bibtex_field", "markdown_cell", "html", "csv_cell", "csv_frame"]
+__all__ = ["bibtex_field", "bibtex_key", "csv_cell", "csv_frame", "html", "latex", "latex_citation", "markdown_cell"]
 
 _LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
           "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}

@@ -70,7 +70,7 @@ def summary_line(report, what: str = "") -> str:
         parts.append(f"Refused {len(report.refused)} "
                      f"({'see below' if len(report.refused) > 1 else report.refused[0][0] + ': ' + report.refused[0][1]}).")
     if getattr(report, "skipped", None):
-        parts.append(f"Skipped {len(report.skipped)} file{'s' if len(report.skipped) != 1 else ''} that are not studies (see below).")
+        parts.append(f"Skipped {len(report.skipped)} file{'s' if len(report.skipped) != 1 else ''} (see below).")
     return " ".join(parts)
 
 

@@ -1,8 +1,8 @@
 """Sizes are checked before anything is allocated: bootstrap replicates, the planner's designs,
 systems and ratings, and seeds; through the library API, the CLI and the app's Intervals tab.
 
-The van Miltenburg et al. (2024) fluency ratings (``tests/data/vanmiltenburg2024/spec.json``)
-are the study with item-level ratings.
+The study with item-level ratings is the benchmarks' synthetic one (``benchmarks/run.py``'s
+``annotation_study``: 2 experiments x 60 items x 1 criterion, 2 ratings per item).
 """
 
 from __future__ import annotations
@@ -17,17 +17,22 @@ import pytest
 import qra_widgets as qw
 from qra_widgets import examples
 from qra_widgets import limits as reading
-from qra_widgets.io.annotations import load_annotations
 from qra_widgets.planning import plan_reproduction
 from qra_widgets.uncertainty import bootstrap
 
-VM = Path(__file__).parents[1] / "data" / "vanmiltenburg2024"
 REPOSITORY = Path(__file__).parents[2]
+
+
+def annotation_study(*sizes):
+    sys.path.insert(0, str(REPOSITORY))
+    from benchmarks.run import annotation_study
+
+    return annotation_study(*sizes)
 
 
 @pytest.fixture(scope="module")
 def vm():
-    return load_annotations(VM / "spec.json")
+    return annotation_study(2, 60, 1)
 
 
 def peak_bytes(call) -> int:
@@ -75,18 +80,18 @@ def test_a_bad_seed_is_refused_naming_the_seed(vm, seed, shown):
 @pytest.mark.parametrize("seed", ["-1", "1.5", "x"])
 def test_the_cli_refuses_a_bad_seed_in_one_line_naming_it(seed):
     done = subprocess.run([sys.executable, "-m", "qra_widgets.cli", "report", "--example", "qrapp_example1",
-                           "--bootstrap", "100", f"--seed={seed}"], capture_output=True, text=True, cwd=REPOSITORY,
+                           "--bootstrap", "100", f"--seed={seed}"], check=False, capture_output=True, text=True, cwd=REPOSITORY,
                           env={"PYTHONPATH": str(REPOSITORY), "PATH": "/usr/bin:/bin"})
     assert done.returncode == 2 and done.stdout == ""
-    assert done.stderr.splitlines() == [f"qra-widgets: --seed: must be a whole number from 0 to 9223372036854775807, "
-                                        f"got {seed if seed == '-1' else repr(seed)}"]
+    assert done.stderr.splitlines() == [(f"qra-widgets: --seed: must be a whole number from 0 to 9223372036854775807, "
+                                         f"got {seed if seed == '-1' else repr(seed)}")]
 
 
 def test_the_cli_refuses_a_huge_bootstrap_and_max_work_raises_the_limit():
     from qra_widgets.cli import main
 
     run = lambda *args: subprocess.run([sys.executable, "-m", "qra_widgets.cli", "report", "--example", "qrapp_example1", *args],
-                                       capture_output=True, text=True, cwd=REPOSITORY, env={"PYTHONPATH": str(REPOSITORY), "PATH": "/usr/bin:/bin"})
+                                       check=False, capture_output=True, text=True, cwd=REPOSITORY, env={"PYTHONPATH": str(REPOSITORY), "PATH": "/usr/bin:/bin"})
     done = run("--bootstrap", "1000000000", "--seed", "1")
     assert done.returncode == 2 and len(done.stderr.splitlines()) == 1 and "at most 100,000" in done.stderr
     done = run("--bootstrap", "50", "--seed", "1", "--max-work", "100")
@@ -96,16 +101,16 @@ def test_the_cli_refuses_a_huge_bootstrap_and_max_work_raises_the_limit():
     assert stopped.value.code == 2
 
 
-def test_the_default_limits_allow_the_benchmarks_bootstrap_and_the_bundled_examples():
-    sys.path.insert(0, str(REPOSITORY))
-    from benchmarks.run import annotation_study
-
-    # the benchmark's full size: B = 2,000 over 4 experiments x 360 items x 3 criteria, 2 ratings each
+def test_the_default_limits_allow_the_benchmarks_bootstrap_and_the_bundled_examples(vm):
+    # benchmarks/run.py at full size: the bootstrap case, the engine's large study, 300 systems, BCa at 6,000 items
     reading.check_bootstrap(annotation_study(4, 360, 3), 2_000, 1)
+    reading.check_bootstrap(annotation_study(6, 1000, 3, 5, 10), 2_000, 1)
+    reading.check_bootstrap(annotation_study(4, 300 * 20, 1, 2, 300), 500, 1)
+    reading.check_bootstrap(annotation_study(4, 6000, 1, 2, 3), 2_000, 1)
     for name in examples.titles():
         reading.check_bootstrap(examples.load(name), 10_000, 1)
     # the planner's defaults on a real annotation study
-    reading.check_plan(load_annotations(VM / "spec.json"), (100, 200, 400), (2, 3), 500, 5, 0)
+    reading.check_plan(vm, (100, 200, 400), (2, 3), 500, 5, 0)
 
 
 def test_the_app_plan_box_cannot_start_a_plan_beyond_the_limits(vm):

@@ -3,8 +3,8 @@ no server path in a message, and imports that never add a revision nobody made.
 
 Each test goes through the door an attacker (or an unlucky organiser) uses: ``qra-widgets
 import`` (exit status and stderr), ``import_bytes`` (the app's Import many), ``qra-widgets
-site`` (its refused.txt) and the library API.  The annotation study is van Miltenburg et al.
-(2024)'s fluency ratings (``tests/data/vanmiltenburg2024``).
+site`` (its refused.txt) and the library API.  The annotation study is a small one of our own
+(two experiments, three systems, four items each, two raters), written by the tests.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from __future__ import annotations
 import io
 import json
 import multiprocessing
-import shutil
 import struct
 import warnings
 import zipfile
@@ -24,10 +23,17 @@ from qra_widgets.cli import main
 from qra_widgets.io import save_study, study_to_json
 from qra_widgets.store import StudyLibrary
 
-VM = Path(__file__).parents[1] / "data" / "vanmiltenburg2024"
-SPEC = (VM / "spec.json").read_bytes()
-RATINGS = "vanmiltenburg2024_fluency_ratings_long.csv"
-STUDY_ID = json.loads(SPEC)["id"]
+RATINGS = "ratings.csv"
+STUDY_ID = "bundle-study"
+SPEC = json.dumps({"schema": "qra-widgets/annotations", "version": 1, "id": STUDY_ID,
+                   "quality_criteria": [{"name": "Fluency", "scale_min": 1, "scale_max": 5}],
+                   "experiments": [{"id": e, "role": role, "file": RATINGS, "columns": {
+                       "system": "system", "item": "item", "rater": "rater", "criterion": "criterion", "rating": f"rating_{e}"}}
+                       for e, role in (("O", "original"), ("R", "repeat"))]}).encode()
+#: 3 systems x 4 items x 2 raters, a rating per experiment (long: one criterion column)
+RATINGS_CSV = ("system,item,rater,criterion,rating_O,rating_R\n" + "".join(
+    f"{s},{s}{i},{r},Fluency,{(i + j + k) % 5 + 1},{(i + j + k + 1) % 5 + 1}\n"
+    for k, s in enumerate("ABC") for i in range(4) for j, r in enumerate(("r1", "r2")))).encode()
 EXAMPLE1 = study_to_json(examples.load("qrapp_example1")).encode()
 
 
@@ -94,8 +100,8 @@ def test_the_cli_imports_the_good_files_of_a_damaged_zip_and_exits_2_listing_the
     (tmp_path / "batch.zip").write_bytes(bad_members_zip())
     assert main(["import", str(tmp_path / "batch.zip"), "--db", str(tmp_path / "lib.sqlite3")]) == 2
     captured = capsys.readouterr()
-    assert captured.err.splitlines() == ["qra-widgets: import: added 1 studies, 0 already existed (not overwritten), 3 refused "
-                                         "(the refused files are listed above with the reasons)"]
+    assert captured.err.splitlines() == [("qra-widgets: import: added 1 studies, 0 already existed (not overwritten), 3 refused "
+                                          "(the refused files are listed above with the reasons)")]
     refused = [line for line in captured.out.splitlines() if line.startswith("refused: ")]
     assert [line.split(": ")[1] for line in refused] == [f"{tmp_path / 'batch.zip'}/bad/{n}.json" for n in ("encrypted", "method", "corrupt")]
     assert [s.id for s in StudyLibrary(tmp_path / "lib.sqlite3").list()] == ["qrapp-example1"]
@@ -119,7 +125,7 @@ def bundle_folder(root: Path, name: str = "team1") -> Path:
     folder = root / name
     folder.mkdir(parents=True)
     (folder / "spec.json").write_bytes(SPEC)
-    (folder / RATINGS).write_bytes((VM / RATINGS).read_bytes())
+    (folder / RATINGS).write_bytes(RATINGS_CSV)
     (folder / "README.md").write_text("our submission")
     return folder
 
@@ -132,15 +138,15 @@ def test_a_folder_with_one_spec_imports_as_one_study_read_through_its_spec(tmp_p
     assert report.refused == []  # the ratings CSV was read through the spec, not as a study of its own
     assert report.skipped == [("submissions/team1/README.md", "part of the bundle of spec.json, which does not name it")]
     study = StudyLibrary(tmp_path / "lib.sqlite3").open(STUDY_ID)
-    assert len(study.ratings) == 1920 and study.experiment_ids == [e["id"] for e in json.loads(SPEC)["experiments"]]
+    assert len(study.ratings) == 48 and study.experiment_ids == ["O", "R"]  # 24 rows, a rating per experiment
     assert str(folder) not in str(report.summary())
 
 
 def test_a_zip_bundle_and_an_upload_bundle_import_through_their_spec(tmp_path):
-    members = [("team1/spec.json", SPEC), (f"team1/{RATINGS}", (VM / RATINGS).read_bytes())]
+    members = [("team1/spec.json", SPEC), (f"team1/{RATINGS}", RATINGS_CSV)]
     report = import_bytes(tmp_path / "lib.sqlite3", {"team1.zip": zipped(members)})
     assert report.added == [("team1.zip/team1/spec.json", STUDY_ID)] and report.refused == []
-    uploads = import_bytes(tmp_path / "other.sqlite3", {"spec.json": SPEC, RATINGS: (VM / RATINGS).read_bytes()})
+    uploads = import_bytes(tmp_path / "other.sqlite3", {"spec.json": SPEC, RATINGS: RATINGS_CSV})
     assert uploads.added == [("spec.json", STUDY_ID)] and uploads.refused == []
 
 
@@ -159,7 +165,7 @@ def test_two_specs_at_one_top_level_are_refused_naming_both(tmp_path, capsys):
 def test_a_bundle_spec_naming_a_missing_file_is_refused_without_any_server_path(tmp_path):
     spec = json.loads(SPEC)
     spec["experiments"][0]["file"] = "/etc/passwd"
-    members = [("t/spec.json", json.dumps(spec).encode()), (f"t/{RATINGS}", (VM / RATINGS).read_bytes())]
+    members = [("t/spec.json", json.dumps(spec).encode()), (f"t/{RATINGS}", RATINGS_CSV)]
     report = import_bytes(tmp_path / "lib.sqlite3", {"t.zip": zipped(members)})
     [(source, reason)] = report.refused
     assert source == "t.zip/t/spec.json" and reason.startswith("'/etc/passwd': not among the uploaded files")
@@ -181,12 +187,12 @@ def test_site_of_a_submissions_folder_builds_the_bundle_and_publishes_no_server_
 def test_a_spec_given_to_the_cli_reads_its_files_under_the_data_root_only(tmp_path, capsys):
     data = tmp_path / "data"
     data.mkdir()
-    shutil.copy(VM / RATINGS, data / RATINGS)
+    (data / RATINGS).write_bytes(RATINGS_CSV)
     spec = tmp_path / "specs" / "spec.json"
     spec.parent.mkdir()
     spec.write_bytes(SPEC)
     assert main(["import", str(spec), "--db", str(tmp_path / "a.sqlite3")]) == 2  # the CSV is not beside the spec
-    assert "'vanmiltenburg2024_fluency_ratings_long.…': no such file beside the spec" in capsys.readouterr().out
+    assert "'ratings.csv': no such file beside the spec" in capsys.readouterr().out
     assert main(["import", str(spec), "--db", str(tmp_path / "b.sqlite3"), "--data-root", str(data)]) == 0
     assert main(["report", str(spec), "--data-root", str(data)]) == 0
     assert "Fluency" in capsys.readouterr().out
@@ -222,3 +228,30 @@ def test_four_processes_importing_the_same_forty_studies_store_each_once(tmp_pat
     assert {len(library.history(s.id)) for s in library.list()} == {1}  # no conflict revision nobody made
     again = import_paths(library, [folder])
     assert again.added == [] and len(again.existed) == 40
+
+
+def test_a_library_busy_with_another_writer_makes_the_import_exit_2_listing_each_file(tmp_path, monkeypatch, capsys):
+    import sqlite3
+
+    from qra_widgets import store
+
+    folder = tmp_path / "studies"
+    folder.mkdir()
+    save_study(examples.load("qrapp_example1"), folder / "example1.json")
+    save_study(examples.load("qra2022_nts"), folder / "nts.json")
+    db = tmp_path / "lib.sqlite3"
+    StudyLibrary(db)
+    monkeypatch.setattr(store, "BUSY_TIMEOUT_S", 0.2)  # another writer holds the lock longer than a save waits
+    blocker = sqlite3.connect(db, isolation_level=None)
+    blocker.execute("BEGIN IMMEDIATE")
+    try:
+        status = main(["import", str(folder), "--db", str(db)])
+    finally:
+        blocker.execute("ROLLBACK")
+        blocker.close()
+    captured = capsys.readouterr()
+    assert status == 2
+    refused = [line for line in captured.out.splitlines() if line.startswith("refused: ")]
+    assert len(refused) == 2 and all("the library is busy" in line for line in refused)
+    assert captured.err.startswith("qra-widgets: import: added 0 studies, 0 already existed (not overwritten), 2 refused")
+    assert StudyLibrary(db).list() == []
