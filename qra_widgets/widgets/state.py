@@ -28,9 +28,9 @@ from typing import Any, ClassVar
 
 from ..assess import Assessment, assess
 from ..conventions import PRESETS, Conventions, resolve
-from ..errors import QRAInputError
+from ..errors import QRAInputError, ScalesNeeded
 from ..io import parse
-from ..study import _EXPERIMENT_AT, Experiment, QualityCriterion, Study
+from ..study import Experiment, QualityCriterion, Study
 
 SCALE_COLUMNS = ("scale_min", "scale_max")
 
@@ -301,22 +301,12 @@ class AppState:
         old = study.experiment(experiment_id)
         new_id = changes.get("id", old.id)
         new_id = new_id.strip() if isinstance(new_id, str) else new_id
-        if new_id != old.id and new_id in study.experiment_ids:
-            raise QRAInputError(f"experiment id: {new_id!r} is already used by experiment "
-                                f"{self.experiment_label(new_id)!r}")
         updated = replace(old, **{**changes, "id": new_id})  # validates every field first
         if "properties" in changes:
             from ..properties import check_properties
 
             check_properties(updated.properties, study.qc_names, f"experiment {updated.display_name!r}: properties")
-        if new_id != old.id:
-            trial = copy.deepcopy(study)
-            trial.experiments = [updated if e.id == old.id else e for e in trial.experiments]
-            trial._rename(_EXPERIMENT_AT, old.id, new_id)  # the same re-keying Study.rename_system does
-            trial.validate()
-            self.study = trial
-        else:
-            study.replace_experiment(updated)
+        study.replace_experiment(updated, old.id)
         return self._changed(StructureChanged(f"Updated experiment {updated.display_name!r}.", what="experiments"))
 
     def remove_experiment(self, experiment_id: str) -> Event:
@@ -328,28 +318,10 @@ class AppState:
         """Merge a HEDS datasheet's answers into an experiment, and fill the study's criteria's
         evaluation type and QCET id where the sheet says and the study does not.  Returns ``(event, HEDSImport,
         criteria of the datasheet that are not in the study)``."""
-        from ..io.heds import heds_from_bytes
-        from ..properties import check_properties
+        from ..io.heds import heds_from_bytes, merge_heds
 
         experiment = self.study.experiment(experiment_id)
-        result = heds_from_bytes(data, source)
-        qcs = self.study.qc_names
-        mapping, unmatched = parse.match_criteria(result.criteria, qcs)
-        if unmatched:
-            kept = {pid: ({c: v for c, v in value.items() if c in mapping} if isinstance(value, dict) else value)
-                    for pid, value in result.properties.items()}
-            result.properties = {pid: v for pid, v in kept.items() if v != {}}
-        updated = result.apply_to(experiment, mapping)
-        check_properties(updated.properties, qcs, source)
-        before = list(self.study.quality_criteria)
-        criteria, kept = result.apply_to_criteria(before, mapping)  # evaluation type, QCET id
-        result.notes.extend(kept)
-        self.study.replace_experiment(updated)
-        filled = []
-        for old, criterion in zip(before, criteria):
-            if criterion is not old:
-                self.study.replace_quality_criterion(old.name, criterion)
-                filled.append(f"{criterion.name} ({criterion.evaluation_type}, QCET {criterion.qcet_id or 'none'})")
+        result, filled, unmatched = merge_heds(self.study, experiment_id, heds_from_bytes(data, source), source)
         said = f" Filled from the sheet: {'; '.join(filled)}." if filled else ""
         event = self._changed(StructureChanged(f"HEDS datasheet imported into {experiment.display_name!r}.{said}",
                                                what="properties"))
@@ -365,10 +337,8 @@ class AppState:
         if value is None:
             self.study.clear_score(*key)
         else:
-            try:
-                self.study.set_score(*key, value)
-            except QRAInputError as error:
-                raise QRAInputError(str(error).replace(repr(experiment), repr(self.experiment_label(experiment)), 1)) from None
+            where = f"score for {system!r} in experiment {self.experiment_label(experiment)!r} on {criterion!r}"
+            self.study.set_score(*key, value, where=where)
         return self._changed(ScoresChanged("Score updated.", cells=(key,)))
 
     def set_scores(self, cells: dict[tuple[str, str, str], str | float | None]) -> Event:
@@ -386,7 +356,7 @@ class AppState:
             else:
                 qc, system, experiment = key
                 where = f"{system} / {self.experiment_label(experiment)} on {qc!r}"
-                trial[key] = self.study._check_names(qc, system, experiment, where).check_score(value, where)
+                trial[key] = self.study.checked_score(qc, system, experiment, value, where=where)
         for key, value in parsed.items():
             if value is None:
                 self.study.clear_score(*key)
@@ -419,40 +389,15 @@ class AppState:
         return result
 
     def _import_frame(self, frame, source: str, scales: dict):
-        from ..io import study_from_scores_table
+        from ..io import merge_scores_table
 
-        current = {qc.name: qc for qc in self.study.quality_criteria}
-        has_scales = "scale_min" in frame
-        shifted = frame
-        if not has_scales:  # read (numbers, duplicates, empty cells checked) without assuming a minimum...
-            shifted = frame.assign(scale_min=[str(min(_lowest(frame, q), 0.0)) for q in frame["quality_criterion"]])
-        imported = study_from_scores_table(shifted, self.study.id, source)
-        missing = [] if has_scales else [q for q in imported.qc_names if q not in current and q not in scales]
-        if missing:  # ...then ask for the scales it does not have
-            self.pending = PendingScores(source, frame, missing)
+        try:
+            study = merge_scores_table(self.study, frame, source, scales)
+        except ScalesNeeded as needed:  # kept until the user gives them (complete_pending)
+            self.pending = PendingScores(source, frame, needed.criteria)
             return self.pending
-        criteria = []
-        for qc in imported.quality_criteria:
-            if has_scales:
-                base = current.get(qc.name)
-                criteria.append(replace(base, scale_min=qc.scale_min, scale_max=qc.scale_max) if base else qc)
-            elif qc.name in current:
-                criteria.append(current[qc.name])
-            else:
-                low, high = scales[qc.name]
-                criteria.append(QualityCriterion(qc.name, parse.required_number(str(low), f"{qc.name}: scale minimum"), high))
-        existing = {e.id: e for e in self.study.experiments}
-        experiments = [existing.get(e.id, e) for e in imported.experiments]
-        scales_of = {qc.name: qc for qc in criteria}
-        scores = {key: scales_of[key[0]].check_score(value, f"{source}: score of {key[1]!r} in {key[2]!r} on {key[0]!r}")
-                  for key, value in imported.scores.items()}
-        metadata = {k: v for k, v in self.study.metadata.items() if k != "published_values"}  # those belong to the old data
-        study = Study(id=self.study.id, name=self.study.name, description=self.study.description, quality_criteria=criteria,
-                      systems=imported.systems, experiments=experiments, scores=scores, sources=dict(imported.sources),
-                      metadata=metadata)
-        study.validate()
         self.study, self.pending = study, None
-        kept = "" if has_scales else " (scales kept or as given)"
+        kept = "" if "scale_min" in frame else " (scales kept or as given)"
         return self._changed(StructureChanged(f"Loaded {len(study.scores)} scores from {source}{kept}.", what="scores"))
 
     def import_labels(self, data: bytes, source: str) -> Event:
@@ -650,14 +595,6 @@ def _qra3_texts(studies) -> dict[str, str]:
 
     metrics, config = export(studies)
     return {"metrics.csv": metrics, "config.json": json.dumps(config, indent=2, ensure_ascii=False) + "\n"}
-
-
-def _lowest(frame, criterion: str) -> float:
-    """The lowest score of a criterion in an uploaded table (non-numbers are left for the reader to report)."""
-    import pandas as pd
-
-    values = pd.to_numeric(frame.loc[frame["quality_criterion"] == criterion, "score"], errors="coerce")
-    return float(values.min()) if values.notna().any() else 0.0
 
 
 # --- annotations and intervals: events and the bootstrap snapshot
