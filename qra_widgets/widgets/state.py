@@ -11,8 +11,9 @@ typed event.  Views render the state, call commands, and listen on three channel
 - ``"scores"``: values or the assessment changed: tables and charts are redrawn;
 - ``"saved"``: the library revision or the unsaved-changes flag changed: the header.
 
-Each callback receives the event (a :class:`StudyLoaded`, :class:`StructureChanged`,
-:class:`ScoresChanged`, :class:`ConventionsChanged` or :class:`SavedState`).
+Each callback receives the event (:mod:`qra_widgets.widgets.events`).  A score refused is a
+:class:`~qra_widgets.errors.ScoreError` carrying its cell and reason.  What the command-line
+tools can reuse lives in the library (the scores-table merge and the HEDS merge in ``io``).
 
 ``AppState(study)`` works on a *copy* of ``study``: the caller's object, and any
 ``assess(study)`` result made from it, never change behind the caller's back.
@@ -24,63 +25,26 @@ import copy
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any, ClassVar
+from typing import Any
 
 from ..assess import Assessment, assess
 from ..conventions import PRESETS, Conventions, resolve
 from ..errors import QRAInputError, ScalesNeeded
 from ..io import parse
 from ..study import Experiment, QualityCriterion, Study
+from .events import (
+    ConventionsChanged,
+    Event,
+    IntervalsComputed,
+    IntervalsDropped,
+    SavedState,
+    ScoresChanged,
+    StructureChanged,
+    StudyLoaded,
+)
+from .interval_commands import IntervalCommands, IntervalRun
 
 SCALE_COLUMNS = ("scale_min", "scale_max")
-
-
-# ---------------------------------------------------------------------- events
-
-
-@dataclass(frozen=True)
-class Event:
-    """Something a command changed; ``message`` is what the status line can say."""
-
-    channels: ClassVar[tuple[str, ...]] = ()
-    message: str = ""
-
-
-@dataclass(frozen=True)
-class StudyLoaded(Event):
-    """A different study is being edited (new, example, file, library)."""
-
-    channels: ClassVar[tuple[str, ...]] = ("study", "scores", "saved")
-
-
-@dataclass(frozen=True)
-class StructureChanged(Event):
-    """Criteria, systems, experiments, names or properties changed."""
-
-    channels: ClassVar[tuple[str, ...]] = ("study", "scores", "saved")
-    what: str = ""  # "details", "criteria", "systems", "experiments", "properties", "labels"
-
-
-@dataclass(frozen=True)
-class ScoresChanged(Event):
-    """Score values changed; ``cells`` are the (criterion, system, experiment) keys."""
-
-    channels: ClassVar[tuple[str, ...]] = ("scores", "saved")
-    cells: tuple[tuple[str, str, str], ...] = ()
-
-
-@dataclass(frozen=True)
-class ConventionsChanged(Event):
-    channels: ClassVar[tuple[str, ...]] = ("scores",)
-    conventions: str = ""
-
-
-@dataclass(frozen=True)
-class SavedState(Event):
-    """The study was saved (or its id changed, which makes it a new study in the library)."""
-
-    channels: ClassVar[tuple[str, ...]] = ("saved",)
-    revision: int | None = None
 
 
 @dataclass
@@ -100,7 +64,7 @@ def blank_study() -> Study:
     return Study(id=f"study-{secrets.token_hex(3)}", name="")
 
 
-class AppState:
+class AppState(IntervalCommands):
     """The study being edited, its assessment, and the commands that change them."""
 
     def __init__(self, study: Study | None = None, library_path=None, *, conventions: str | Conventions | None = None):
@@ -176,7 +140,7 @@ class AppState:
         self.study, self.revision, self.dirty, self.pending = copy.deepcopy(study), revision, False, None
         self.id_edited = True
         carried = getattr(study, "conventions", None) or study.metadata.get("conventions")
-        if carried:  # a study file may say which conventions its numbers follow (issue 11 §1)
+        if carried:  # a study file may say which conventions its numbers follow
             self.conventions = resolve(carried)
         self.reassess()
         return self._emit(StudyLoaded(message or f"Opened {study.name or study.id!r}."))
@@ -216,8 +180,9 @@ class AppState:
         from ..store import ConflictError
 
         library = self.library
-        if self.revision is None and self.study.id in {s.id for s in library.list(include_deleted=True)}:
-            suggestion = parse.unique_id(self.study.id, {s.id for s in library.list(include_deleted=True)})
+        taken = {s.id for s in library.list(include_deleted=True)} if self.revision is None else set()
+        if self.study.id in taken:
+            suggestion = parse.unique_id(self.study.id, taken)
             raise QRAInputError(
                 f"save: the library already has a study with the id {self.study.id!r}. Change the id on the Study tab "
                 f"(for example to {suggestion!r}) or open the existing study from the Library.")
@@ -408,7 +373,7 @@ class AppState:
         return self._changed(StructureChanged(f"Added labels from {source}: the study now has {len(self.study.labels)} labels.",
                                               what="labels"))
 
-    # --- library file actions (issue 11 §2, issue 13 §3-§4): imports into the library, files of the open study
+    # --- library file actions: imports into the library, files of the open study
     #
     # Imports change the library, never the study being edited (opening an imported study is the
     # ordinary open_from_library, which the view guards against losing unsaved changes), so they
@@ -487,13 +452,7 @@ class AppState:
             raise QRAInputError(f"report: nothing to report yet ({self.assessment_problem})")
         return study_page_html(self.study, assessment=self.assessment)
 
-
-    # --- annotations and intervals (issue 12 §1 app, §2 output, §3 progress, §4 planner)
-    # Intervals are computed on request, never on an edit.  A running bootstrap works on a
-    # snapshot of the study and of the assessment it will decorate; any edit (which always
-    # re-assesses, so ``self.assessment`` becomes a new object) makes that snapshot stale:
-    # the bootstrap stops at its next progress callback, and a result that finishes anyway
-    # is discarded.  So a score edit never waits for a bootstrap and never shows stale intervals.
+    # --- annotations
 
     def load_annotations(self, spec: dict, files: dict[str, bytes]) -> Event:
         """Make the study read from an annotation ``spec`` and its uploaded ``files`` ({name: bytes})
@@ -510,82 +469,6 @@ class AppState:
         return self.load(study, None, message=f"Loaded {n} ratings from {len(study.experiments)} experiments "
                                               f"({', '.join(study.experiment_ids)}). Save it in the Library to keep it.")
 
-    def bootstrap_request(self) -> IntervalRun:
-        """A snapshot for :meth:`compute_intervals` (raises if the study cannot be assessed)."""
-        if self.assessment is None:
-            raise QRAInputError(f"intervals: the study cannot be assessed yet ({self.assessment_problem})")
-        return IntervalRun(copy.deepcopy(self.study), self.conventions, self.assessment)
-
-    def is_stale(self, run: IntervalRun) -> bool:
-        """Whether the study was edited (or re-assessed) since ``run`` was taken."""
-        return self.assessment is not run.basis
-
-    def compute_intervals(self, run: IntervalRun, B: int, seed: int | None = None, *, ci_method: str = "percentile",
-                          resample: str = "items", progress: Callable[[int], None] | None = None,
-                          cancelled: Callable[[], bool] | None = None):
-        """Run the bootstrap on ``run``'s snapshot (safe in a background thread: it changes nothing).
-
-        ``progress(done)`` is called per chunk of replicates; if ``cancelled()`` is true then, or the
-        study was edited meanwhile, the bootstrap stops there and ``None`` is returned.
-        """
-        def check(done: int) -> None:
-            if (cancelled is not None and cancelled()) or self.is_stale(run):
-                raise _BootstrapCancelled
-            if progress is not None:
-                progress(done)
-
-        try:
-            return assess(run.study, conventions=run.conventions, bootstrap=B, seed=seed, ci_method=ci_method,
-                          resample=resample, progress=check)
-        except _BootstrapCancelled:
-            return None
-
-    def apply_intervals(self, run: IntervalRun, result: Assessment | None) -> Event:
-        """Show ``result`` (from :meth:`compute_intervals`) unless it was cancelled or is stale."""
-        if self.is_stale(run):
-            return self._emit(IntervalsDropped("The study changed while the intervals were computed: they were "
-                                               "discarded. Compute them again for the current scores."))
-        if result is None:
-            return self._emit(IntervalsDropped("Intervals cancelled; the assessment is shown without them."))
-        self.assessment = result
-        info = result.bootstrap_info
-        return self._emit(IntervalsComputed(f"{info['ci']:.0%} intervals from {info['B']} bootstrap replicates "
-                                            f"(seed {info['seed']}).", bootstrap=dict(info)))
-
-    def run_bootstrap(self, B: int, seed: int | None = None, *, ci_method: str = "percentile", resample: str = "items",
-                      progress: Callable[[int], None] | None = None, cancelled: Callable[[], bool] | None = None) -> Event:
-        """Compute and show intervals in one call (the app runs the two halves in a thread and the kernel's loop)."""
-        run = self.bootstrap_request()
-        result = self.compute_intervals(run, B, seed, ci_method=ci_method, resample=resample, progress=progress,
-                                        cancelled=cancelled)
-        return self.apply_intervals(run, result)
-
-    def plan(self, items, raters_per_item, *, B: int = 200, runs: int = 3, seed: int | None = 0,
-             progress: Callable[[int, int], None] | None = None, cancelled: Callable[[], bool] | None = None):
-        """Expected interval widths per design (:func:`~qra_widgets.plan_reproduction`) for the study being edited.
-
-        Each (items, raters per item) design is simulated on its own with the same ``seed``, so
-        a design's row does not depend on which other designs are asked for; ``progress(done,
-        total)`` is called after each design and ``cancelled()`` (true) stops before the next,
-        returning ``None``.
-        """
-        import pandas as pd
-
-        from ..uncertainty import plan_reproduction
-
-        study = copy.deepcopy(self.study)  # safe in a background thread while the study is edited
-        designs = [(n, k) for n in items for k in raters_per_item]
-        if not designs:
-            raise QRAInputError("plan: give at least one number of items and one number of raters per item")
-        frames = []
-        for done, (n, k) in enumerate(designs, 1):
-            if cancelled is not None and cancelled():
-                return None
-            frames.append(plan_reproduction(study, items=[n], raters_per_item=[k], B=B, runs=runs, seed=seed,
-                                            conventions=self.conventions))
-            if progress is not None:
-                progress(done, len(designs))
-        return pd.concat(frames, ignore_index=True)
 
 def _qra3_texts(studies) -> dict[str, str]:
     """QRA3 ``metrics.csv`` and ``config.json`` texts of ``studies`` (for the library file actions)."""
@@ -595,37 +478,6 @@ def _qra3_texts(studies) -> dict[str, str]:
 
     metrics, config = export(studies)
     return {"metrics.csv": metrics, "config.json": json.dumps(config, indent=2, ensure_ascii=False) + "\n"}
-
-
-# --- annotations and intervals: events and the bootstrap snapshot
-
-
-@dataclass(frozen=True)
-class IntervalsComputed(Event):
-    """The assessment now has bootstrap intervals (``bootstrap``: B, seed, ci, ci_method, ...)."""
-
-    channels: ClassVar[tuple[str, ...]] = ("scores",)
-    bootstrap: dict = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class IntervalsDropped(Event):
-    """A bootstrap was cancelled, or its result was stale and discarded."""
-
-    channels: ClassVar[tuple[str, ...]] = ("scores",)
-
-
-@dataclass(frozen=True)
-class IntervalRun:
-    """What a bootstrap works on: a copy of the study, its conventions, and the assessment it decorates."""
-
-    study: Study
-    conventions: Conventions
-    basis: Assessment
-
-
-class _BootstrapCancelled(Exception):
-    """Raised from the progress callback to stop a cancelled or stale bootstrap."""
 
 
 __all__ = [
