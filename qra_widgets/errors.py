@@ -23,6 +23,25 @@ class QRAInputError(ValueError):
     """Malformed input; the message names the field and the problem."""
 
 
+class ScoreError(QRAInputError):
+    """A score that cannot be set: ``key`` is its (criterion, system, experiment), ``reason``
+    the problem without the place (an unknown name, below the scale minimum...), so a view can
+    show the reason next to the cell and the message can name the experiment as users see it."""
+
+    def __init__(self, message: str, *, key: tuple[str, str, str], reason: str):
+        super().__init__(message)
+        self.key, self.reason = key, reason
+
+
+class ScalesNeeded(QRAInputError):
+    """A scores table names criteria whose scale nobody gave (a scale is never assumed):
+    ``criteria`` are their names, in table order."""
+
+    def __init__(self, message: str, *, criteria: list[str]):
+        super().__init__(message)
+        self.criteria = list(criteria)
+
+
 class UndefinedMeasureWarning(RuntimeWarning):
     """A measure is undefined for well-formed input; the message gives the reason."""
 

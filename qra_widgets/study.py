@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import QRAInputError
+from .errors import QRAInputError, ScoreError
 from .labels import Labels
 from .limits import MAX_INT_DIGITS, MAX_JSON_DEPTH  # what a study file may hold: what can be read back
 from .properties import check_properties
@@ -255,9 +255,30 @@ class Study:
     def _checked_score(self, key: tuple, value: Any, names: tuple | None = None) -> float:
         if not isinstance(key, tuple) or len(key) != 3:
             raise QRAInputError(f"scores: key {key!r} must be (quality_criterion, system, experiment)")
-        qc, system, experiment = key
-        where = f"score for {system!r} in experiment {experiment!r} on {qc!r}"
-        return self._check_names(qc, system, experiment, where, names).check_score(value, where)
+        return self.checked_score(*key, value, names=names)
+
+    def checked_score(self, qc: str, system: str, experiment: str, value: Any, *, where: str | None = None,
+                      names: tuple | None = None) -> float:
+        """``value`` as the score of ``system`` in ``experiment`` on ``qc``: the names known, a
+        number within the criterion's scale.  Changes nothing.  Raises
+        :class:`~qra_widgets.errors.ScoreError` whose message starts with ``where`` (default
+        ``score for 'A' in experiment 'E1' on 'Fluency'``) and whose ``reason`` is the rest.
+
+        >>> study = Study("s", quality_criteria=[QualityCriterion("Fluency", 1, 5)], systems=["A"],
+        ...               experiments=[Experiment("E1")])
+        >>> study.checked_score("Fluency", "A", "E1", 4)
+        4.0
+        >>> try:
+        ...     study.checked_score("Fluency", "A", "E1", 7)
+        ... except ScoreError as error:
+        ...     error.key, error.reason
+        (('Fluency', 'A', 'E1'), "7.0 is above the scale maximum 5.0 of 'Fluency'")
+        """
+        where = where or f"score for {system!r} in experiment {experiment!r} on {qc!r}"
+        try:
+            return self._check_names(qc, system, experiment, where, names).check_score(value, where)
+        except QRAInputError as error:  # every message of the two checks is f"{where}: {reason}"
+            raise ScoreError(str(error), key=(qc, system, experiment), reason=str(error)[len(where) + 2:]) from None
 
     def _check_labels(self) -> None:
         """Validate every label at once (column-wise: millions of labels take well under a second)."""
@@ -393,9 +414,9 @@ class Study:
 
     # ------------------------------------------------------------------ edits (each validated)
 
-    def set_score(self, qc: str, system: str, experiment: str, value: Any) -> None:
-        key = (qc, system, experiment)
-        self.scores[key] = self._checked_score(key, value)
+    def set_score(self, qc: str, system: str, experiment: str, value: Any, *, where: str | None = None) -> None:
+        """Set one score, checked by :meth:`checked_score` (``where`` starts its error message)."""
+        self.scores[(qc, system, experiment)] = self.checked_score(qc, system, experiment, value, where=where)
 
     def clear_score(self, qc: str, system: str, experiment: str) -> None:
         self.scores.pop((qc, system, experiment), None)
@@ -425,10 +446,17 @@ class Study:
         _unique([*self.experiment_ids, experiment.id], "experiments")
         self.experiments = [*self.experiments, experiment]
 
-    def replace_experiment(self, experiment: Experiment) -> None:
-        """Swap in an edited experiment with the same id (label, team, properties...)."""
-        self.experiment(experiment.id)
-        self.experiments = [experiment if e.id == experiment.id else e for e in self.experiments]
+    def replace_experiment(self, experiment: Experiment, old_id: str | None = None) -> None:
+        """Swap in an edited experiment (label, team, properties...) for the one with its id,
+        or with ``old_id``: then its scores, labels, findings, sources and ratings follow the new id."""
+        old_id = experiment.id if old_id is None else old_id
+        self.experiment(old_id)
+        if experiment.id != old_id and experiment.id in self.experiment_ids:
+            raise QRAInputError(f"experiment id: {experiment.id!r} is already used by experiment "
+                                f"{self.experiment(experiment.id).display_name!r}")
+        self.experiments = [experiment if e.id == old_id else e for e in self.experiments]
+        if experiment.id != old_id:
+            self._rename(_EXPERIMENT_AT, old_id, experiment.id)
 
     def remove_experiment(self, experiment_id: str) -> None:
         self.experiment(experiment_id)

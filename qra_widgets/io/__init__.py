@@ -25,7 +25,15 @@ from .study_json import (
     study_to_dict,
     study_to_json,
 )
-from .tables import LABEL_COLUMNS, SCORE_COLUMNS, add_labels_table, load_study, read_table, study_from_scores_table
+from .tables import (
+    LABEL_COLUMNS,
+    SCORE_COLUMNS,
+    add_labels_table,
+    load_study,
+    merge_scores_table,
+    read_table,
+    study_from_scores_table,
+)
 
 __all__ = [
     "LABEL_COLUMNS",
@@ -35,6 +43,7 @@ __all__ = [
     "add_labels_table",
     "atomic_write_text",
     "load_study",
+    "merge_scores_table",
     "read_table",
     "save_study",
     "study_from_dict",

@@ -41,8 +41,9 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import QRAInputError
-from ..properties import PROPERTIES, QCETNode, qcet_taxonomy
-from ..study import Experiment, QualityCriterion
+from ..properties import PROPERTIES, QCETNode, check_properties, qcet_taxonomy
+from ..study import Experiment, QualityCriterion, Study
+from .parse import match_criteria as match_criterion_names
 from .reading import load_json, read_bytes
 
 CRITERIA_KEY = "heds-criteria-criterion"
@@ -222,6 +223,40 @@ def match_criteria(heds: HEDSImport, study_criteria) -> dict[str, str]:
     if len(left) == 1 and len(free) == 1:
         mapping[left[0]] = free[0]
     return {c: mapping[c] for c in heds.criteria if c in mapping}
+
+
+def merge_heds(study: Study, experiment_id: str, heds: HEDSImport, source: str = "HEDS datasheet"
+               ) -> tuple[HEDSImport, list[str], list[str]]:
+    """Merge a datasheet into ``study`` (in place, all or nothing): its answers into the
+    experiment ``experiment_id``, its evaluation types and QCET ids into the criteria that
+    leave them open (:meth:`HEDSImport.apply_to_criteria`).
+
+    A HEDS criterion is matched to a study criterion of the same name, or one to one when both
+    have only one (:func:`qra_widgets.io.parse.match_criteria`); the answers of the others are
+    dropped, never added as criteria.  Returns ``(the sheet kept, with notes of what the study
+    kept; the criteria filled, as "name (type, QCET id)"; the HEDS criteria not imported)``.
+
+    >>> study = Study("s", quality_criteria=[QualityCriterion("Fluency", 1, 5)], experiments=[Experiment("E1")])
+    >>> sheet = HEDSImport(criteria=["Fluency", "Adequacy"], evaluation_types={"Fluency": "human"})
+    >>> kept, filled, unmatched = merge_heds(study, "E1", sheet)
+    >>> filled, unmatched, study.quality_criteria[0].evaluation_type
+    (['Fluency (human, QCET none)'], ['Adequacy'], 'human')
+    """
+    experiment = study.experiment(experiment_id)
+    mapping, unmatched = match_criterion_names(heds.criteria, study.qc_names)
+    kept = heds.only(mapping) if unmatched else heds
+    updated = kept.apply_to(experiment, mapping)
+    check_properties(updated.properties, study.qc_names, source)
+    before = list(study.quality_criteria)
+    criteria, notes = kept.apply_to_criteria(before, mapping)
+    kept = replace(kept, notes=[*kept.notes, *notes])
+    study.replace_experiment(updated)
+    filled = []
+    for old, criterion in zip(before, criteria):
+        if criterion is not old:
+            study.replace_quality_criterion(old.name, criterion)
+            filled.append(f"{criterion.name} ({criterion.evaluation_type}, QCET {criterion.qcet_id or 'none'})")
+    return kept, filled, unmatched
 
 
 # ----------------------------------------------------------------------------- validation

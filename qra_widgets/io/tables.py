@@ -13,13 +13,16 @@ import csv
 import math
 import os
 import re
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-from ..errors import QRAInputError
+from ..errors import QRAInputError, ScalesNeeded
 from ..labels import Labels
 from ..study import Experiment, QualityCriterion, Study
+from .parse import required_number
 from .reading import check_size, decode, read_bytes, read_csv_frame, read_excel_rows, shown, shown_values
 from .study_json import study_from_json
 
@@ -136,6 +139,70 @@ def study_from_scores_table(frame, study_id: str, source: str = "scores table") 
             sources[key] = record["source"]
     return Study(id=study_id, name=study_id, quality_criteria=qcs, systems=_first_seen(frame["system"]),
                  experiments=experiments, scores=scores, sources=sources)
+
+
+def merge_scores_table(study: Study, frame, source: str = "scores table",
+                       scales: dict[str, tuple[Any, float | None]] | None = None) -> Study:
+    """``study`` with its scores, systems and experiments replaced by a long scores table's.
+
+    Scales come from the table's ``scale_min`` / ``scale_max`` columns if it has them (the
+    study's criteria keep their other fields); otherwise a criterion the study has keeps its
+    scale (every score is checked against it), and a new criterion needs ``scales[name] =
+    (min, max)``.  A scale is never assumed: without one, :class:`~qra_widgets.errors.ScalesNeeded`
+    names the criteria.  Experiments the study has keep their labels, roles and properties;
+    its metadata is kept but for published values (they belong to the old scores).
+    ``study`` is not changed; the result is validated.
+
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({"experiment": ["E1", "E2"], "quality_criterion": ["Fluency"] * 2,
+    ...                       "system": ["A", "A"], "score": ["4.5", "3.0"]})
+    >>> old = Study("s", quality_criteria=[QualityCriterion("Fluency", 1, 5)])
+    >>> merged = merge_scores_table(old, table)
+    >>> merged.quality_criteria[0].scale_min, sorted(merged.scores.values())
+    (1.0, [3.0, 4.5])
+    >>> merge_scores_table(Study("s"), table)
+    Traceback (most recent call last):
+    ...
+    qra_widgets.errors.ScalesNeeded: scores table: give the scale minimum of 'Fluency'
+    """
+    scales = scales or {}
+    current = {qc.name: qc for qc in study.quality_criteria}
+    has_scales = "scale_min" in frame
+    shifted = frame
+    if not has_scales:  # read (numbers, duplicates, empty cells checked) without assuming a minimum...
+        shifted = frame.assign(scale_min=[str(min(_lowest(frame, q), 0.0)) for q in frame["quality_criterion"]])
+    imported = study_from_scores_table(shifted, study.id, source)
+    missing = [] if has_scales else [q for q in imported.qc_names if q not in current and q not in scales]
+    if missing:  # ...then ask for the scales it does not have
+        raise ScalesNeeded(f"{source}: give the scale minimum of {', '.join(map(repr, missing))}", criteria=missing)
+    criteria = []
+    for qc in imported.quality_criteria:
+        if has_scales:
+            base = current.get(qc.name)
+            criteria.append(replace(base, scale_min=qc.scale_min, scale_max=qc.scale_max) if base else qc)
+        elif qc.name in current:
+            criteria.append(current[qc.name])
+        else:
+            low, high = scales[qc.name]
+            criteria.append(QualityCriterion(qc.name, required_number(str(low), f"{qc.name}: scale minimum"), high))
+    existing = {e.id: e for e in study.experiments}
+    scales_of = {qc.name: qc for qc in criteria}
+    scores = {key: scales_of[key[0]].check_score(value, f"{source}: score of {key[1]!r} in {key[2]!r} on {key[0]!r}")
+              for key, value in imported.scores.items()}
+    merged = Study(id=study.id, name=study.name, description=study.description, quality_criteria=criteria,
+                   systems=imported.systems, experiments=[existing.get(e.id, e) for e in imported.experiments],
+                   scores=scores, sources=dict(imported.sources),
+                   metadata={k: v for k, v in study.metadata.items() if k != "published_values"})
+    merged.validate()
+    return merged
+
+
+def _lowest(frame, criterion: str) -> float:
+    """The lowest score of a criterion in a table (non-numbers are left for the reader to report)."""
+    import pandas as pd
+
+    values = pd.to_numeric(frame.loc[frame["quality_criterion"] == criterion, "score"], errors="coerce")
+    return float(values.min()) if values.notna().any() else 0.0
 
 
 def add_labels_table(study: Study, frame, source: str = "labels table") -> Study:

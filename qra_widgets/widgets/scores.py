@@ -16,7 +16,7 @@ import html
 
 import ipywidgets as w
 
-from ..errors import QRAInputError
+from ..errors import QRAInputError, ScoreError
 from .common import Status, button, close_all, guarded, labelled, replace_children, set_options
 from .experiments import uploaded
 from .state import AppState, Event, PendingScores, ScoresChanged
@@ -146,8 +146,7 @@ class ScoreGrid:
         try:
             self.state.set_score(self.qc, system, experiment, change["new"])
         except QRAInputError as error:
-            message = str(error)
-            reason = message.split(": ", 1)[-1] if message.startswith("score for") else message
+            reason = error.reason if isinstance(error, ScoreError) else str(error)
             self.problems[(system, experiment)] = (change["new"], reason)
             cell.add_class("qra-invalid")
             self.on_problem()

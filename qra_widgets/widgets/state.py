@@ -11,8 +11,9 @@ typed event.  Views render the state, call commands, and listen on three channel
 - ``"scores"``: values or the assessment changed: tables and charts are redrawn;
 - ``"saved"``: the library revision or the unsaved-changes flag changed: the header.
 
-Each callback receives the event (a :class:`StudyLoaded`, :class:`StructureChanged`,
-:class:`ScoresChanged`, :class:`ConventionsChanged` or :class:`SavedState`).
+Each callback receives the event (:mod:`qra_widgets.widgets.events`).  A score refused is a
+:class:`~qra_widgets.errors.ScoreError` carrying its cell and reason.  What the command-line
+tools can reuse lives in the library (the scores-table merge and the HEDS merge in ``io``).
 
 ``AppState(study)`` works on a *copy* of ``study``: the caller's object, and any
 ``assess(study)`` result made from it, never change behind the caller's back.
@@ -24,63 +25,26 @@ import copy
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any, ClassVar
+from typing import Any
 
 from ..assess import Assessment, assess
 from ..conventions import PRESETS, Conventions, resolve
-from ..errors import QRAInputError
+from ..errors import QRAInputError, ScalesNeeded
 from ..io import parse
-from ..study import _EXPERIMENT_AT, Experiment, QualityCriterion, Study
+from ..study import Experiment, QualityCriterion, Study
+from .events import (
+    ConventionsChanged,
+    Event,
+    IntervalsComputed,
+    IntervalsDropped,
+    SavedState,
+    ScoresChanged,
+    StructureChanged,
+    StudyLoaded,
+)
+from .interval_commands import IntervalCommands, IntervalRun
 
 SCALE_COLUMNS = ("scale_min", "scale_max")
-
-
-# ---------------------------------------------------------------------- events
-
-
-@dataclass(frozen=True)
-class Event:
-    """Something a command changed; ``message`` is what the status line can say."""
-
-    channels: ClassVar[tuple[str, ...]] = ()
-    message: str = ""
-
-
-@dataclass(frozen=True)
-class StudyLoaded(Event):
-    """A different study is being edited (new, example, file, library)."""
-
-    channels: ClassVar[tuple[str, ...]] = ("study", "scores", "saved")
-
-
-@dataclass(frozen=True)
-class StructureChanged(Event):
-    """Criteria, systems, experiments, names or properties changed."""
-
-    channels: ClassVar[tuple[str, ...]] = ("study", "scores", "saved")
-    what: str = ""  # "details", "criteria", "systems", "experiments", "properties", "labels"
-
-
-@dataclass(frozen=True)
-class ScoresChanged(Event):
-    """Score values changed; ``cells`` are the (criterion, system, experiment) keys."""
-
-    channels: ClassVar[tuple[str, ...]] = ("scores", "saved")
-    cells: tuple[tuple[str, str, str], ...] = ()
-
-
-@dataclass(frozen=True)
-class ConventionsChanged(Event):
-    channels: ClassVar[tuple[str, ...]] = ("scores",)
-    conventions: str = ""
-
-
-@dataclass(frozen=True)
-class SavedState(Event):
-    """The study was saved (or its id changed, which makes it a new study in the library)."""
-
-    channels: ClassVar[tuple[str, ...]] = ("saved",)
-    revision: int | None = None
 
 
 @dataclass
@@ -100,7 +64,7 @@ def blank_study() -> Study:
     return Study(id=f"study-{secrets.token_hex(3)}", name="")
 
 
-class AppState:
+class AppState(IntervalCommands):
     """The study being edited, its assessment, and the commands that change them."""
 
     def __init__(self, study: Study | None = None, library_path=None, *, conventions: str | Conventions | None = None):
@@ -176,7 +140,7 @@ class AppState:
         self.study, self.revision, self.dirty, self.pending = copy.deepcopy(study), revision, False, None
         self.id_edited = True
         carried = getattr(study, "conventions", None) or study.metadata.get("conventions")
-        if carried:  # a study file may say which conventions its numbers follow (issue 11 §1)
+        if carried:  # a study file may say which conventions its numbers follow
             self.conventions = resolve(carried)
         self.reassess()
         return self._emit(StudyLoaded(message or f"Opened {study.name or study.id!r}."))
@@ -216,8 +180,9 @@ class AppState:
         from ..store import ConflictError
 
         library = self.library
-        if self.revision is None and self.study.id in {s.id for s in library.list(include_deleted=True)}:
-            suggestion = parse.unique_id(self.study.id, {s.id for s in library.list(include_deleted=True)})
+        taken = {s.id for s in library.list(include_deleted=True)} if self.revision is None else set()
+        if self.study.id in taken:
+            suggestion = parse.unique_id(self.study.id, taken)
             raise QRAInputError(
                 f"save: the library already has a study with the id {self.study.id!r}. Change the id on the Study tab "
                 f"(for example to {suggestion!r}) or open the existing study from the Library.")
@@ -301,22 +266,12 @@ class AppState:
         old = study.experiment(experiment_id)
         new_id = changes.get("id", old.id)
         new_id = new_id.strip() if isinstance(new_id, str) else new_id
-        if new_id != old.id and new_id in study.experiment_ids:
-            raise QRAInputError(f"experiment id: {new_id!r} is already used by experiment "
-                                f"{self.experiment_label(new_id)!r}")
         updated = replace(old, **{**changes, "id": new_id})  # validates every field first
         if "properties" in changes:
             from ..properties import check_properties
 
             check_properties(updated.properties, study.qc_names, f"experiment {updated.display_name!r}: properties")
-        if new_id != old.id:
-            trial = copy.deepcopy(study)
-            trial.experiments = [updated if e.id == old.id else e for e in trial.experiments]
-            trial._rename(_EXPERIMENT_AT, old.id, new_id)  # the same re-keying Study.rename_system does
-            trial.validate()
-            self.study = trial
-        else:
-            study.replace_experiment(updated)
+        study.replace_experiment(updated, old.id)
         return self._changed(StructureChanged(f"Updated experiment {updated.display_name!r}.", what="experiments"))
 
     def remove_experiment(self, experiment_id: str) -> Event:
@@ -328,28 +283,10 @@ class AppState:
         """Merge a HEDS datasheet's answers into an experiment, and fill the study's criteria's
         evaluation type and QCET id where the sheet says and the study does not.  Returns ``(event, HEDSImport,
         criteria of the datasheet that are not in the study)``."""
-        from ..io.heds import heds_from_bytes
-        from ..properties import check_properties
+        from ..io.heds import heds_from_bytes, merge_heds
 
         experiment = self.study.experiment(experiment_id)
-        result = heds_from_bytes(data, source)
-        qcs = self.study.qc_names
-        mapping, unmatched = parse.match_criteria(result.criteria, qcs)
-        if unmatched:
-            kept = {pid: ({c: v for c, v in value.items() if c in mapping} if isinstance(value, dict) else value)
-                    for pid, value in result.properties.items()}
-            result.properties = {pid: v for pid, v in kept.items() if v != {}}
-        updated = result.apply_to(experiment, mapping)
-        check_properties(updated.properties, qcs, source)
-        before = list(self.study.quality_criteria)
-        criteria, kept = result.apply_to_criteria(before, mapping)  # evaluation type, QCET id
-        result.notes.extend(kept)
-        self.study.replace_experiment(updated)
-        filled = []
-        for old, criterion in zip(before, criteria):
-            if criterion is not old:
-                self.study.replace_quality_criterion(old.name, criterion)
-                filled.append(f"{criterion.name} ({criterion.evaluation_type}, QCET {criterion.qcet_id or 'none'})")
+        result, filled, unmatched = merge_heds(self.study, experiment_id, heds_from_bytes(data, source), source)
         said = f" Filled from the sheet: {'; '.join(filled)}." if filled else ""
         event = self._changed(StructureChanged(f"HEDS datasheet imported into {experiment.display_name!r}.{said}",
                                                what="properties"))
@@ -365,10 +302,8 @@ class AppState:
         if value is None:
             self.study.clear_score(*key)
         else:
-            try:
-                self.study.set_score(*key, value)
-            except QRAInputError as error:
-                raise QRAInputError(str(error).replace(repr(experiment), repr(self.experiment_label(experiment)), 1)) from None
+            where = f"score for {system!r} in experiment {self.experiment_label(experiment)!r} on {criterion!r}"
+            self.study.set_score(*key, value, where=where)
         return self._changed(ScoresChanged("Score updated.", cells=(key,)))
 
     def set_scores(self, cells: dict[tuple[str, str, str], str | float | None]) -> Event:
@@ -386,7 +321,7 @@ class AppState:
             else:
                 qc, system, experiment = key
                 where = f"{system} / {self.experiment_label(experiment)} on {qc!r}"
-                trial[key] = self.study._check_names(qc, system, experiment, where).check_score(value, where)
+                trial[key] = self.study.checked_score(qc, system, experiment, value, where=where)
         for key, value in parsed.items():
             if value is None:
                 self.study.clear_score(*key)
@@ -419,40 +354,15 @@ class AppState:
         return result
 
     def _import_frame(self, frame, source: str, scales: dict):
-        from ..io import study_from_scores_table
+        from ..io import merge_scores_table
 
-        current = {qc.name: qc for qc in self.study.quality_criteria}
-        has_scales = "scale_min" in frame
-        shifted = frame
-        if not has_scales:  # read (numbers, duplicates, empty cells checked) without assuming a minimum...
-            shifted = frame.assign(scale_min=[str(min(_lowest(frame, q), 0.0)) for q in frame["quality_criterion"]])
-        imported = study_from_scores_table(shifted, self.study.id, source)
-        missing = [] if has_scales else [q for q in imported.qc_names if q not in current and q not in scales]
-        if missing:  # ...then ask for the scales it does not have
-            self.pending = PendingScores(source, frame, missing)
+        try:
+            study = merge_scores_table(self.study, frame, source, scales)
+        except ScalesNeeded as needed:  # kept until the user gives them (complete_pending)
+            self.pending = PendingScores(source, frame, needed.criteria)
             return self.pending
-        criteria = []
-        for qc in imported.quality_criteria:
-            if has_scales:
-                base = current.get(qc.name)
-                criteria.append(replace(base, scale_min=qc.scale_min, scale_max=qc.scale_max) if base else qc)
-            elif qc.name in current:
-                criteria.append(current[qc.name])
-            else:
-                low, high = scales[qc.name]
-                criteria.append(QualityCriterion(qc.name, parse.required_number(str(low), f"{qc.name}: scale minimum"), high))
-        existing = {e.id: e for e in self.study.experiments}
-        experiments = [existing.get(e.id, e) for e in imported.experiments]
-        scales_of = {qc.name: qc for qc in criteria}
-        scores = {key: scales_of[key[0]].check_score(value, f"{source}: score of {key[1]!r} in {key[2]!r} on {key[0]!r}")
-                  for key, value in imported.scores.items()}
-        metadata = {k: v for k, v in self.study.metadata.items() if k != "published_values"}  # those belong to the old data
-        study = Study(id=self.study.id, name=self.study.name, description=self.study.description, quality_criteria=criteria,
-                      systems=imported.systems, experiments=experiments, scores=scores, sources=dict(imported.sources),
-                      metadata=metadata)
-        study.validate()
         self.study, self.pending = study, None
-        kept = "" if has_scales else " (scales kept or as given)"
+        kept = "" if "scale_min" in frame else " (scales kept or as given)"
         return self._changed(StructureChanged(f"Loaded {len(study.scores)} scores from {source}{kept}.", what="scores"))
 
     def import_labels(self, data: bytes, source: str) -> Event:
@@ -463,7 +373,7 @@ class AppState:
         return self._changed(StructureChanged(f"Added labels from {source}: the study now has {len(self.study.labels)} labels.",
                                               what="labels"))
 
-    # --- library file actions (issue 11 §2, issue 13 §3-§4): imports into the library, files of the open study
+    # --- library file actions: imports into the library, files of the open study
     #
     # Imports change the library, never the study being edited (opening an imported study is the
     # ordinary open_from_library, which the view guards against losing unsaved changes), so they
@@ -542,13 +452,7 @@ class AppState:
             raise QRAInputError(f"report: nothing to report yet ({self.assessment_problem})")
         return study_page_html(self.study, assessment=self.assessment)
 
-
-    # --- annotations and intervals (issue 12 §1 app, §2 output, §3 progress, §4 planner)
-    # Intervals are computed on request, never on an edit.  A running bootstrap works on a
-    # snapshot of the study and of the assessment it will decorate; any edit (which always
-    # re-assesses, so ``self.assessment`` becomes a new object) makes that snapshot stale:
-    # the bootstrap stops at its next progress callback, and a result that finishes anyway
-    # is discarded.  So a score edit never waits for a bootstrap and never shows stale intervals.
+    # --- annotations
 
     def load_annotations(self, spec: dict, files: dict[str, bytes]) -> Event:
         """Make the study read from an annotation ``spec`` and its uploaded ``files`` ({name: bytes})
@@ -565,82 +469,6 @@ class AppState:
         return self.load(study, None, message=f"Loaded {n} ratings from {len(study.experiments)} experiments "
                                               f"({', '.join(study.experiment_ids)}). Save it in the Library to keep it.")
 
-    def bootstrap_request(self) -> IntervalRun:
-        """A snapshot for :meth:`compute_intervals` (raises if the study cannot be assessed)."""
-        if self.assessment is None:
-            raise QRAInputError(f"intervals: the study cannot be assessed yet ({self.assessment_problem})")
-        return IntervalRun(copy.deepcopy(self.study), self.conventions, self.assessment)
-
-    def is_stale(self, run: IntervalRun) -> bool:
-        """Whether the study was edited (or re-assessed) since ``run`` was taken."""
-        return self.assessment is not run.basis
-
-    def compute_intervals(self, run: IntervalRun, B: int, seed: int | None = None, *, ci_method: str = "percentile",
-                          resample: str = "items", progress: Callable[[int], None] | None = None,
-                          cancelled: Callable[[], bool] | None = None):
-        """Run the bootstrap on ``run``'s snapshot (safe in a background thread: it changes nothing).
-
-        ``progress(done)`` is called per chunk of replicates; if ``cancelled()`` is true then, or the
-        study was edited meanwhile, the bootstrap stops there and ``None`` is returned.
-        """
-        def check(done: int) -> None:
-            if (cancelled is not None and cancelled()) or self.is_stale(run):
-                raise _BootstrapCancelled
-            if progress is not None:
-                progress(done)
-
-        try:
-            return assess(run.study, conventions=run.conventions, bootstrap=B, seed=seed, ci_method=ci_method,
-                          resample=resample, progress=check)
-        except _BootstrapCancelled:
-            return None
-
-    def apply_intervals(self, run: IntervalRun, result: Assessment | None) -> Event:
-        """Show ``result`` (from :meth:`compute_intervals`) unless it was cancelled or is stale."""
-        if self.is_stale(run):
-            return self._emit(IntervalsDropped("The study changed while the intervals were computed: they were "
-                                               "discarded. Compute them again for the current scores."))
-        if result is None:
-            return self._emit(IntervalsDropped("Intervals cancelled; the assessment is shown without them."))
-        self.assessment = result
-        info = result.bootstrap_info
-        return self._emit(IntervalsComputed(f"{info['ci']:.0%} intervals from {info['B']} bootstrap replicates "
-                                            f"(seed {info['seed']}).", bootstrap=dict(info)))
-
-    def run_bootstrap(self, B: int, seed: int | None = None, *, ci_method: str = "percentile", resample: str = "items",
-                      progress: Callable[[int], None] | None = None, cancelled: Callable[[], bool] | None = None) -> Event:
-        """Compute and show intervals in one call (the app runs the two halves in a thread and the kernel's loop)."""
-        run = self.bootstrap_request()
-        result = self.compute_intervals(run, B, seed, ci_method=ci_method, resample=resample, progress=progress,
-                                        cancelled=cancelled)
-        return self.apply_intervals(run, result)
-
-    def plan(self, items, raters_per_item, *, B: int = 200, runs: int = 3, seed: int | None = 0, design: str = "new items",
-             progress: Callable[[int, int], None] | None = None, cancelled: Callable[[], bool] | None = None):
-        """Expected interval widths per design (:func:`~qra_widgets.plan_reproduction`) for the study being edited.
-
-        Each (items, raters per item) design is simulated on its own with the same ``seed``, so
-        a design's row does not depend on which other designs are asked for; ``progress(done,
-        total)`` is called after each design and ``cancelled()`` (true) stops before the next,
-        returning ``None``.
-        """
-        import pandas as pd
-
-        from ..planning import plan_reproduction
-
-        study = copy.deepcopy(self.study)  # safe in a background thread while the study is edited
-        designs = [(n, k) for n in items for k in raters_per_item]
-        if not designs:
-            raise QRAInputError("plan: give at least one number of items and one number of raters per item")
-        frames = []
-        for done, (n, k) in enumerate(designs, 1):
-            if cancelled is not None and cancelled():
-                return None
-            frames.append(plan_reproduction(study, items=[n], raters_per_item=[k], B=B, runs=runs, seed=seed,
-                                            conventions=self.conventions, design=design))
-            if progress is not None:
-                progress(done, len(designs))
-        return pd.concat(frames, ignore_index=True)
 
 def _qra3_texts(studies) -> dict[str, str]:
     """QRA3 ``metrics.csv`` and ``config.json`` texts of ``studies`` (for the library file actions)."""
@@ -650,45 +478,6 @@ def _qra3_texts(studies) -> dict[str, str]:
 
     metrics, config = export(studies)
     return {"metrics.csv": metrics, "config.json": json.dumps(config, indent=2, ensure_ascii=False) + "\n"}
-
-
-def _lowest(frame, criterion: str) -> float:
-    """The lowest score of a criterion in an uploaded table (non-numbers are left for the reader to report)."""
-    import pandas as pd
-
-    values = pd.to_numeric(frame.loc[frame["quality_criterion"] == criterion, "score"], errors="coerce")
-    return float(values.min()) if values.notna().any() else 0.0
-
-
-# --- annotations and intervals: events and the bootstrap snapshot
-
-
-@dataclass(frozen=True)
-class IntervalsComputed(Event):
-    """The assessment now has bootstrap intervals (``bootstrap``: B, seed, ci, ci_method, ...)."""
-
-    channels: ClassVar[tuple[str, ...]] = ("scores",)
-    bootstrap: dict = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class IntervalsDropped(Event):
-    """A bootstrap was cancelled, or its result was stale and discarded."""
-
-    channels: ClassVar[tuple[str, ...]] = ("scores",)
-
-
-@dataclass(frozen=True)
-class IntervalRun:
-    """What a bootstrap works on: a copy of the study, its conventions, and the assessment it decorates."""
-
-    study: Study
-    conventions: Conventions
-    basis: Assessment
-
-
-class _BootstrapCancelled(Exception):
-    """Raised from the progress callback to stop a cancelled or stale bootstrap."""
 
 
 __all__ = [

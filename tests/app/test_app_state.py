@@ -215,3 +215,17 @@ def test_structure_commands(state):
     assert state.assessment is None and "at least two experiments" in state.assessment_problem
     state.remove_criterion("Overall")
     assert state.study.scores == {}
+
+
+def test_a_refused_score_names_the_experiment_as_users_see_it_and_carries_the_bare_reason():
+    from qra_widgets.errors import ScoreError
+
+    study = qw.Study("s", quality_criteria=[QualityCriterion("Fluency", 1, 5)], systems=["A"],
+                     experiments=[Experiment("E1", label="Original 2022", role="original"), Experiment("E2")])
+    state = AppState(study)
+    with pytest.raises(ScoreError, match=r"^score for 'A' in experiment 'Original 2022' on 'Fluency': 9.0 is above") as caught:
+        state.set_score("Fluency", "A", "E1", "9")
+    assert (caught.value.key, caught.value.reason) == (("Fluency", "A", "E1"), "9.0 is above the scale maximum 5.0 of 'Fluency'")
+    with pytest.raises(ScoreError, match=r"^A / Original 2022 on 'Fluency': 0.0 is below"):
+        state.set_scores({("Fluency", "A", "E2"): "3", ("Fluency", "A", "E1"): "0"})
+    assert state.study.scores == {} and not state.dirty  # nothing of the paste was kept

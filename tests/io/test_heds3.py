@@ -282,3 +282,31 @@ def test_app_heds_import_fills_the_study_criteria():
     from qra_widgets.compare import evaluation_type
 
     assert evaluation_type(state.study) == "human"
+
+
+def test_merge_heds_imports_the_matched_criterion_and_drops_the_answers_of_the_other():
+    from qra_widgets.io.heds import merge_heds
+    from qra_widgets.properties import PROPERTIES
+
+    study = qw.Study("s", quality_criteria=[qw.QualityCriterion("Fluency", 1, 5), qw.QualityCriterion("Grammar", 1, 5)],
+                     systems=["A"], experiments=[qw.Experiment("E1")])
+    sheet = import_heds(TWO_CRITERIA)
+    kept, filled, unmatched = merge_heds(study, "E1", sheet, TWO_CRITERIA.name)
+    assert (filled, unmatched) == (["Fluency (human, QCET QOG-w-3)"], ["Informativeness"])
+    per_criterion = {p: v for p, v in study.experiment("E1").properties.items() if PROPERTIES[p].per_criterion}
+    assert per_criterion["H4.3.7"] == {"Fluency": "How fluent is this text?"}
+    assert all(set(v) == {"Fluency"} for v in per_criterion.values())
+    assert [(q.evaluation_type, q.qcet_id) for q in study.quality_criteria] == [("human", "QOG-w-3"), ("unknown", None)]
+    assert kept.criteria == ["Fluency"] and sheet.criteria == ["Fluency", "Informativeness"]  # the sheet read is not changed
+
+
+def test_merge_heds_keeps_what_the_study_says_and_notes_the_difference():
+    from qra_widgets.io.heds import merge_heds
+
+    study = qw.Study("s", quality_criteria=[qw.QualityCriterion("Fluency", 1, 5, evaluation_type="metric"),
+                                            qw.QualityCriterion("Informativeness", 1, 5)],
+                     systems=["A"], experiments=[qw.Experiment("E1")])
+    kept, filled, unmatched = merge_heds(study, "E1", import_heds(TWO_CRITERIA))
+    assert kept.notes[-1] == "Fluency: the datasheet gives evaluation_type 'human'; kept the study's 'metric'"
+    assert filled == ["Fluency (metric, QCET QOG-w-3)", "Informativeness (human, QCET QOG-c-2)"] and unmatched == []
+    assert study.quality_criterion("Fluency").evaluation_type == "metric"

@@ -266,3 +266,27 @@ def test_broken_labels_csv(tmp_path, rows, message):
 def test_property_json_round_trip(study):
     assert study_from_json(study_to_json(study)) == study
     assert json.loads(study_to_json(study))["version"] == 1
+
+
+def test_a_score_error_carries_the_cell_and_the_reason_without_the_place():
+    from qra_widgets.errors import ScoreError
+
+    study = small_study()
+    with pytest.raises(ScoreError, match=r"^score for 'B' in experiment 'rep' on 'Fluency': 0.0 is below") as caught:
+        study.set_score("Fluency", "B", "rep", 0)
+    assert caught.value.key == ("Fluency", "B", "rep")
+    assert caught.value.reason == "0.0 is below the scale minimum 1.0 of 'Fluency'"
+    with pytest.raises(ScoreError, match=r"^B / Repeat: unknown quality criterion 'Grammar'$") as caught:
+        study.set_score("Grammar", "B", "rep", 3, where="B / Repeat")
+    assert caught.value.reason == "unknown quality criterion 'Grammar'"
+
+
+def test_replacing_an_experiment_under_a_new_id_carries_its_results_and_refuses_a_taken_id():
+    study = small_study()
+    rep = {k: v for k, v in study.scores.items() if k[2] == "rep"}
+    study.replace_experiment(Experiment("rep-2", role="repeat"), "rep")
+    assert study.experiment_ids == ["orig", "rep-2"]
+    assert {k[:2]: v for k, v in study.scores.items() if k[2] == "rep-2"} == {k[:2]: v for k, v in rep.items()}
+    with pytest.raises(QRAInputError, match="'orig' is already used"):
+        study.replace_experiment(Experiment("orig"), "rep-2")
+    assert study.experiment_ids == ["orig", "rep-2"]

@@ -1,0 +1,121 @@
+"""The interval commands of :class:`~qra_widgets.widgets.state.AppState`: bootstrap intervals
+and the reproduction planner, computed on request, never on an edit.
+
+A running bootstrap works on a snapshot of the study and of the assessment it will decorate;
+any edit (which always re-assesses, so ``state.assessment`` becomes a new object) makes that
+snapshot stale: the bootstrap stops at its next progress callback, and a result that finishes
+anyway is discarded.  So a score edit never waits for a bootstrap and never shows stale intervals.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..assess import Assessment, assess
+from ..conventions import Conventions
+from ..errors import QRAInputError
+from ..study import Study
+from .events import Event, IntervalsComputed, IntervalsDropped
+
+
+@dataclass(frozen=True)
+class IntervalRun:
+    """What a bootstrap works on: a copy of the study, its conventions, and the assessment it decorates."""
+
+    study: Study
+    conventions: Conventions
+    basis: Assessment
+
+
+class _BootstrapCancelled(Exception):
+    """Raised from the progress callback to stop a cancelled or stale bootstrap."""
+
+
+class IntervalCommands:
+    """Mixed into :class:`~qra_widgets.widgets.state.AppState`, whose study, conventions,
+    assessment and event channels they use."""
+
+    study: Study
+    conventions: Conventions
+    assessment: Assessment | None
+    assessment_problem: str
+    _emit: Callable[[Event], Event]
+
+    def bootstrap_request(self) -> IntervalRun:
+        """A snapshot for :meth:`compute_intervals` (raises if the study cannot be assessed)."""
+        if self.assessment is None:
+            raise QRAInputError(f"intervals: the study cannot be assessed yet ({self.assessment_problem})")
+        return IntervalRun(copy.deepcopy(self.study), self.conventions, self.assessment)
+
+    def is_stale(self, run: IntervalRun) -> bool:
+        """Whether the study was edited (or re-assessed) since ``run`` was taken."""
+        return self.assessment is not run.basis
+
+    def compute_intervals(self, run: IntervalRun, B: int, seed: int | None = None, *, ci_method: str = "percentile",
+                          resample: str = "items", progress: Callable[[int], None] | None = None,
+                          cancelled: Callable[[], bool] | None = None):
+        """Run the bootstrap on ``run``'s snapshot (safe in a background thread: it changes nothing).
+
+        ``progress(done)`` is called per chunk of replicates; if ``cancelled()`` is true then, or the
+        study was edited meanwhile, the bootstrap stops there and ``None`` is returned.
+        """
+        def check(done: int) -> None:
+            if (cancelled is not None and cancelled()) or self.is_stale(run):
+                raise _BootstrapCancelled
+            if progress is not None:
+                progress(done)
+
+        try:
+            return assess(run.study, conventions=run.conventions, bootstrap=B, seed=seed, ci_method=ci_method,
+                          resample=resample, progress=check)
+        except _BootstrapCancelled:
+            return None
+
+    def apply_intervals(self, run: IntervalRun, result: Assessment | None) -> Event:
+        """Show ``result`` (from :meth:`compute_intervals`) unless it was cancelled or is stale."""
+        if self.is_stale(run):
+            return self._emit(IntervalsDropped("The study changed while the intervals were computed: they were "
+                                               "discarded. Compute them again for the current scores."))
+        if result is None:
+            return self._emit(IntervalsDropped("Intervals cancelled; the assessment is shown without them."))
+        self.assessment = result
+        info = result.bootstrap_info
+        return self._emit(IntervalsComputed(f"{info['ci']:.0%} intervals from {info['B']} bootstrap replicates "
+                                            f"(seed {info['seed']}).", bootstrap=dict(info)))
+
+    def run_bootstrap(self, B: int, seed: int | None = None, *, ci_method: str = "percentile", resample: str = "items",
+                      progress: Callable[[int], None] | None = None, cancelled: Callable[[], bool] | None = None) -> Event:
+        """Compute and show intervals in one call (the app runs the two halves in a thread and the kernel's loop)."""
+        run = self.bootstrap_request()
+        result = self.compute_intervals(run, B, seed, ci_method=ci_method, resample=resample, progress=progress,
+                                        cancelled=cancelled)
+        return self.apply_intervals(run, result)
+
+    def plan(self, items, raters_per_item, *, B: int = 200, runs: int = 3, seed: int | None = 0, design: str = "new items",
+             progress: Callable[[int, int], None] | None = None, cancelled: Callable[[], bool] | None = None):
+        """Expected interval widths per design (:func:`~qra_widgets.plan_reproduction`) for the study being edited.
+
+        Each (items, raters per item) design is simulated on its own with the same ``seed``, so
+        a design's row does not depend on which other designs are asked for; ``progress(done,
+        total)`` is called after each design and ``cancelled()`` (true) stops before the next,
+        returning ``None``.
+        """
+        import pandas as pd
+
+        from ..planning import plan_reproduction
+
+        study = copy.deepcopy(self.study)  # safe in a background thread while the study is edited
+        designs = [(n, k) for n in items for k in raters_per_item]
+        if not designs:
+            raise QRAInputError("plan: give at least one number of items and one number of raters per item")
+        frames = []
+        for done, (n, k) in enumerate(designs, 1):
+            if cancelled is not None and cancelled():
+                return None
+            frames.append(plan_reproduction(study, items=[n], raters_per_item=[k], B=B, runs=runs, seed=seed,
+                                            conventions=self.conventions, design=design))
+            if progress is not None:
+                progress(done, len(designs))
+        return pd.concat(frames, ignore_index=True)
