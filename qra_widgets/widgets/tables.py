@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 
-from ..assess import DEFAULT_DECIMALS, MEASURE_LABELS, OTHER_DECIMALS
+from ..report.formats import DEFAULT_DECIMALS, MEASURE_LABELS, OTHER_DECIMALS
 from ..overview import COLUMN_TITLES
 from ..report.escape import html as escape_html
 
