@@ -18,10 +18,10 @@ from .errors import QRAInputError, UndefinedMeasureWarning
 from .io import load_study
 from .io.annotations import load_annotations
 from .io.heds import import_heds
+from .io.qra3 import read_qra3
 from .meta import consistency, forest
 from .overview import Overview, overview  # binds ``overview`` to the function, as for ``assess``
 from .planning import plan_reproduction
-from .qra3 import read_qra3
 from .study import Experiment, QualityCriterion, Study
 from .version import __version__
 

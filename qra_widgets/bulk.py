@@ -249,7 +249,7 @@ def _qra3_pairs(names: list[str], files: dict[str, bytes]) -> list[tuple[str, st
 
 
 def _read_qra3_pair(metrics: str, config: str, files: dict[str, bytes]):
-    from .qra3 import read_qra3_bytes
+    from .io.qra3 import read_qra3_bytes
 
     return read_qra3_bytes(files[metrics], files[config], metrics_name=PurePosixPath(metrics).name,
                            config_name=PurePosixPath(config).name)

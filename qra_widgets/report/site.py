@@ -200,7 +200,7 @@ def _study_downloads(study, assessment, folder: Path, stem: str) -> list[tuple[s
     if assessment is not None:
         files.update({f"{stem}.csv": assessment.to_csv(), f"{stem}.tex": assessment.to_latex(), f"{stem}.md": assessment.to_markdown()})
     try:
-        from ..qra3 import export as qra3_export
+        from .qra3 import export as qra3_export
     except ImportError:
         qra3_export = None
     if qra3_export is not None:

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import math
 
-from ..report.formats import DEFAULT_DECIMALS, MEASURE_LABELS, OTHER_DECIMALS
 from ..overview import COLUMN_TITLES
 from ..report.escape import html as escape_html
+from ..report.formats import DEFAULT_DECIMALS, MEASURE_LABELS, OTHER_DECIMALS
 
 TYPE_TITLES = {
     "I": "Type I results: precision of measured values (CV*, lower is more reproducible)",
