@@ -467,7 +467,8 @@ def rank_intervals_json(frame, *, template: bool = True) -> dict:
         data.append({"type": "scatter", "mode": "markers", "name": safe(experiment), "x": list(rows["rank"]), "y": labels,
                      "text": [f"group {g}" for g in rows.group],
                      "marker": {"size": 10, "color": [PALETTE[(g - 1) % len(PALETTE)] for g in rows.group]},
-                     "error_x": {"type": "data", "symmetric": False, "array": plus, "arrayminus": minus, "thickness": 1.5},
+                     "error_x": {"type": "data", "symmetric": False, "array": plus, "arrayminus": minus, "thickness": 1.5,
+                                 "color": "#555555"},
                      "hovertemplate": "%{y}: rank %{x} (%{text})<extra></extra>"})
     qc = safe(frame.quality_criterion.iloc[0]) if len(frame) else ""
     b = int(frame.B.max()) if len(frame) else 0

@@ -17,7 +17,8 @@ questions, answered here from an :class:`~qra_widgets.Assessment`:
 
 The standard error of a system value comes from item-level ratings where the study has them
 (each item's mean over its raters, then the standard error of their mean: items are the unit
-sampled), else from ``standard_errors=`` (a value a paper printed).  No standard error: the
+sampled), else from ``standard_errors=`` or an annotation spec's ``{"value": v, "se": s}``
+(a value a paper printed).  No standard error: the
 experiment is drawn but not pooled, and its note says why.
 
 Values and margins are in the criterion's scale units (the system means QRA starts from).
@@ -248,9 +249,18 @@ def item_standard_errors(study: Study, quality_criterion: str) -> dict[tuple[str
             for key in n.index}
 
 
+def reported_standard_errors(study: Study) -> dict[tuple[str, str, str], float]:
+    """``(quality_criterion, system, experiment) -> se`` of the system values an annotation spec
+    gave as ``{"value": v, "se": s}`` (kept in ``study.metadata["annotations"]["reported_uncertainty"]``)."""
+    reported = ((study.metadata or {}).get("annotations") or {}).get("reported_uncertainty") or []
+    return {(r["quality_criterion"], r["system"], r["experiment"]): float(r["se"]) for r in reported
+            if isinstance(r, dict) and r.get("se") is not None and float(r["se"]) > 0}
+
+
 def _standard_errors(study: Study, qc: str, given: dict | None) -> dict[tuple[str, str], tuple[float, int | None, str]]:
     found = {key: (se, n, "items") for key, (se, n) in item_standard_errors(study, qc).items()}
-    for key, se in (given or {}).items():
+    given = {**reported_standard_errors(study), **(given or {})}
+    for key, se in given.items():
         if not (isinstance(key, tuple) and len(key) == 3):
             raise QRAInputError(f"standard_errors: keys are (quality_criterion, system, experiment), got {key!r}")
         if key[0] == qc:

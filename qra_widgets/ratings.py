@@ -222,8 +222,11 @@ class Ratings:
             labels = grouped.mean()
         elif label_level == "ordinal":
             labels = grouped.apply(lambda v: _ordinal_label(v.to_numpy()))
-        else:
-            labels = grouped.agg(lambda v: float(v.mode().min()))  # Series.mode is sorted: ties -> smallest
+        else:  # the mode, ties -> the smallest category: count each (item, value), most frequent first
+            counts = frame.groupby(["s", "i", "e", "v"], sort=False).size().reset_index(name="n")
+            counts = counts.sort_values(["n", "v"], ascending=[False, True], kind="stable")
+            first = counts.drop_duplicates(["s", "i", "e"], keep="first").set_index(["s", "i", "e"]).v
+            labels = first.reindex(grouped.size().index)
         index = labels.index
         return (index.get_level_values(0).to_numpy(dtype=object), index.get_level_values(1).to_numpy(dtype=object),
                 index.get_level_values(2).to_numpy(dtype=object), labels.to_numpy(dtype=float))

@@ -1,6 +1,7 @@
-"""Test-suite wide settings: markers by location, and the repository-local test data.
+"""Test-suite wide settings: the repository-local test data, the field data, HOME in a sandbox.
 
-Markers (registered in pyproject.toml, ``--strict-markers``):
+Markers (registered in pyproject.toml, ``--strict-markers``) travel with the test files, as
+``pytestmark`` or a decorator, so a moved or renamed file keeps them:
 
 * ``browser`` -- drives the Voila app in headless Chromium (``tests/e2e``, the app benchmark);
 * ``slow`` -- takes more than a few seconds (multi-process store tests, benchmarks).
@@ -109,20 +110,3 @@ def vanmiltenburg2024(field_data: Path, tmp_path_factory: pytest.TempPathFactory
 
 
 sys.addaudithook(_refuse_shared_data)
-
-BROWSER_TESTS = ("tests/e2e/", "tests/test_benchmarks_run.py::test_app_benchmark_runs")
-SLOW_TESTS = ("tests/e2e/", "tests/test_benchmarks_run.py", "tests/test_store_concurrency.py")
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    root = Path(config.rootpath)
-    for item in items:
-        try:
-            where = Path(item.path).resolve().relative_to(root.resolve()).as_posix()
-        except ValueError:
-            continue
-        node = f"{where}::{item.name}"
-        if any(node.startswith(prefix) for prefix in BROWSER_TESTS):
-            item.add_marker(pytest.mark.browser)
-        if any(node.startswith(prefix) for prefix in SLOW_TESTS):
-            item.add_marker(pytest.mark.slow)

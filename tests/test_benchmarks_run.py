@@ -4,6 +4,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).parents[1]
 
 
@@ -19,6 +23,7 @@ def test_benchmarks_run_quick():
     assert all(row.count("|") == 8 for row in rows)
 
 
+@pytest.mark.browser
 def test_app_benchmark_runs():
     result = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "app.py"), "--runs", "1", "--arrivals", "3"],
                             capture_output=True, text=True, timeout=900, check=True)

@@ -275,7 +275,7 @@ def test_the_core_install_has_no_jupyter_stack():
     project = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())["project"]
     names = lambda requirements: {r.split(">")[0].split("[")[0].split("=")[0] for r in requirements}
     assert names(project["dependencies"]) == {"numpy", "scipy", "pandas", "platformdirs", "openpyxl", "tqdm",
-                                                  "jinja2"}  # jinja2: `qra-widgets site`
+                                                  "jinja2", "choix"}  # jinja2: `qra-widgets site`; choix: Bradley-Terry
     assert names(project["optional-dependencies"]["app"]) == {"ipywidgets", "plotly", "voila", "ipykernel", "psutil"}
     assert "qra-widgets[app]" in project["optional-dependencies"]["dev"]
     extras = project["optional-dependencies"]

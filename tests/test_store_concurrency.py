@@ -12,6 +12,8 @@ import pytest
 from qra_widgets import examples
 from qra_widgets.store import ConflictError, StudyLibrary
 
+pytestmark = pytest.mark.slow
+
 CONTEXT = multiprocessing.get_context("spawn")
 
 

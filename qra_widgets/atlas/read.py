@@ -21,7 +21,6 @@ import hashlib
 import math
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -290,6 +289,3 @@ def read_family(spec: dict, locate: Callable[[str], Path], *, family: str | None
         study.sources[(qc, system, experiment)] = out.sources.get((qc, system, experiment), "")
     return study, out.standard_errors
 
-
-def describe_value(value: Any) -> str:
-    return f"{value:g}" if isinstance(value, float) else str(value)

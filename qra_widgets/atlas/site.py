@@ -1,7 +1,8 @@
 """The static atlas: ``qra-widgets atlas site --out DIR`` (from the cache only).
 
 ``DIR/index.html`` lists every family (experiments, systems, criteria, whether its published
-numbers are reproduced, licences) with the distribution of system-level CV* across the atlas;
+numbers are reproduced, licences) with the Overview's distributions of CV* and P across the families (and its experiment-property
+analysis when the families' experiments have properties);
 ``DIR/families/<id>.html`` has a family's published-vs-recomputed table, QRA++ template, one
 forest plot per criterion (every system), the consistency verdicts and its sources with their
 licences.  Plotly's JavaScript is written once (``DIR/plotly.min.js``); the charts are plain
@@ -21,6 +22,7 @@ from pathlib import Path
 from ..errors import QRAInputError, UndefinedMeasureWarning
 
 PLOTLY_FILE = "plotly.min.js"
+RANK_B, RANK_SEED = 200, 1
 
 
 def margins(study) -> dict[str, float]:
@@ -80,8 +82,8 @@ def _slug(text: str) -> str:
 
 def family_page(result, *, version: str) -> tuple[str, list[dict]]:
     """The HTML of one family's page and its charts (id, JSON)."""
-    from ..charts import forest_figure_json
-    from ..meta import consistency, forest, template_with_consistency
+    from ..charts import forest_figure_json, rank_intervals_json
+    from ..meta import consistency, forest, rank_intervals, template_with_consistency
 
     study, assessment = result.study, result.assessment
     charts = []
@@ -91,6 +93,10 @@ def family_page(result, *, version: str) -> tuple[str, list[dict]]:
             frame = forest(assessment, quality_criterion=qc, standard_errors=result.standard_errors)
             spec = _clean(forest_figure_json(frame, template=False))
             charts.append({"id": f"forest-{_slug(qc)}", "json": _json(spec)})
+        ranks = []
+        for qc in study.qc_names:
+            frame = rank_intervals(study, quality_criterion=qc, B=RANK_B, seed=RANK_SEED)
+            ranks.append({"id": f"ranks-{_slug(qc)}", "json": _json(_clean(rank_intervals_json(frame, template=False)))})
         chosen = margins(study)
         verdicts = consistency(assessment, margin=chosen, standard_errors=result.standard_errors)
         template = template_with_consistency(assessment, margin=chosen, standard_errors=result.standard_errors)
@@ -103,22 +109,41 @@ def family_page(result, *, version: str) -> tuple[str, list[dict]]:
         notes=result.family["spec"].get("notes", ""), reproduced=result.reproduced, checks=checks,
         caption=assessment.caption(), template_table=_table(template.fillna("")), conventions=assessment.conventions.describe(),
         interval_caption=assessment.interval_caption() if assessment.bootstrap_info else "",
-        charts=charts, consistency_table=_table(shown), margins=", ".join(f"{k} ±{v:g}" for k, v in chosen.items()))
-    return page, charts
+        charts=charts + ranks, forest_charts=charts, rank_charts=ranks, rank_b=RANK_B, rank_seed=RANK_SEED,
+        consistency_table=_table(shown), margins=", ".join(f"{k} ±{v:g}" for k, v in chosen.items()))
+    return page, charts + ranks
 
 
-def _distribution(results) -> dict:
-    """System-level CV* of every family, one box per family (plain Plotly JSON)."""
-    data = []
-    for result in results:
-        values = [r.value for r in result.assessment.rows if r.measure == "CV*" and r.level == "system" and math.isfinite(r.value)]
-        labels = [f"{r.quality_criterion} / {r.system}" for r in result.assessment.rows
-                  if r.measure == "CV*" and r.level == "system" and math.isfinite(r.value)]
-        data.append({"type": "box", "name": html.escape(result.family["id"]), "y": values, "text": [html.escape(t) for t in labels],
-                     "boxpoints": "all", "jitter": 0.3, "pointpos": 0, "hovertemplate": "%{text}: CV* %{y:.2f}<extra></extra>"})
-    layout = {"title": {"text": "System-level CV* of every family (recomputed)"}, "yaxis": {"title": {"text": "CV*"}, "rangemode": "tozero"},
-              "showlegend": False, "height": 460, "margin": {"b": 140}}
-    return {"data": data, "layout": layout}
+def _across_the_atlas(results) -> tuple[list[dict], str]:
+    """The Overview's charts over every family (saved into a temporary library): system-level
+    CV* and criterion-level P by family, and the experiment-property analysis when the
+    families' experiments have properties.  Returns the charts and a note."""
+    import tempfile
+
+    from .. import charts
+    from ..overview import overview
+    from ..store import StudyLibrary
+
+    with tempfile.TemporaryDirectory(prefix="qra-atlas-") as folder:
+        library = StudyLibrary(Path(folder) / "atlas.sqlite3")
+        for result in results:
+            library.save(result.study)
+        view = overview(library)
+        figures = []
+        for measure in ("CV*", "P"):
+            values = view.values(measure)
+            if len(values):
+                figures.append((f"distribution-{_slug(measure)}", charts.measure_distribution(values, "study", measure)))
+        note = ""
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UndefinedMeasureWarning)
+            effects = view.property_effects
+        if effects is not None and len(effects):
+            figures.append(("property-effects", charts.property_effects_chart(effects)))
+        else:
+            note = ("No experiment-property analysis: the manifest does not record the families' experiment properties "
+                    "(QRA++ Table 1), so there is nothing to relate the differences to yet.")
+    return [{"id": name, "json": _json(_clean(figure.to_plotly_json()))} for name, figure in figures], note
 
 
 def build_atlas_site(out: str | os.PathLike, *, cache: str | os.PathLike | None = None, families: list[str] | None = None,
@@ -150,7 +175,7 @@ def build_atlas_site(out: str | os.PathLike, *, cache: str | os.PathLike | None 
                      "systems": len(study.systems), "criteria": ", ".join(study.qc_names), "reproduced": result.reproduced,
                      "n_checks": len(result.checks), "n_ok": sum(c.ok for c in result.checks),
                      "licences": "; ".join(f"{s['repository']}: {s['licence']}" for s in result.family["sources"])})
-    charts = [{"id": "cv-distribution", "json": _json(_clean(_distribution(results)))}]
+    charts, note = _across_the_atlas(results)
     write(out / "index.html", _environment().get_template("index.html").render(
-        title=title, version=__version__, plotly_src=PLOTLY_FILE, families=rows, charts=charts))
+        title=title, version=__version__, plotly_src=PLOTLY_FILE, families=rows, charts=charts, note=note))
     return written

@@ -380,6 +380,10 @@ def load_annotations(spec_or_path: dict | str | os.PathLike, *, base: str | os.P
             part.judgements += piece.judgements
             part.rules.update(piece.rules)
         shown_names = ", ".join(PurePosixPath(n.replace("\\", "/")).name for n in names)
+        if len(pieces) > 1:  # the same checks across the files of one experiment
+            from .layouts import check_items
+
+            check_items(part.ratings, shown_names, entry.get("columns") or {})
         if not len(part.ratings["rating"]):
             raise QRAInputError(f"{shown_names}: experiment {eid!r} has no ratings (every rating cell is missing "
                                 f"or filtered out)")

@@ -563,13 +563,19 @@ def check_items(merged: dict, source: str, columns: dict) -> None:
         earlier = int(frame.row[(frame["item"] == frame["item"].iat[i]) & (frame.system == first_system.iat[i])].iat[0])
         raise QRAInputError(f"{source}: row {frame.row.iat[i]}, column {item_label!r}: item {frame['item'].iat[i]!r} is "
                             f"rated under system {frame.system.iat[i]!r} here and {first_system.iat[i]!r} in row {earlier}")
-    twice = frame.duplicated(["quality_criterion", "item", "rater"], keep=False).to_numpy()
+    twice = frame.duplicated(["quality_criterion", "item", "rater"], keep="first").to_numpy()
     if twice.any() and columns.get("rater"):
-        rows = frame.row.to_numpy()[twice][:2]
-        i = int(np.argmax(twice))
-        raise QRAInputError(f"{source}: rows {rows[0]} and {rows[1]}, column {columns['rater']!r}: rater "
-                            f"{frame.rater.iat[i]!r} rates item {frame['item'].iat[i]!r} on "
-                            f"{frame.quality_criterion.iat[i]!r} twice")
+        j = int(np.argmax(twice))
+        same = ((frame.quality_criterion == frame.quality_criterion.iat[j]) & (frame["item"] == frame["item"].iat[j])
+                & (frame.rater == frame.rater.iat[j])).to_numpy()
+        i = int(np.argmax(same))
+        files = merged.get("source")
+        if files is not None and files[i] != files[j]:
+            where = f"{files[i]} row {frame.row.iat[i]} and {files[j]} row {frame.row.iat[j]}"
+        else:
+            where = f"rows {frame.row.iat[i]} and {frame.row.iat[j]}"
+        raise QRAInputError(f"{source}: {where}, column {columns['rater']!r}: rater {frame.rater.iat[i]!r} rates item "
+                            f"{frame['item'].iat[i]!r} on {frame.quality_criterion.iat[i]!r} twice")
 
 
 # ----------------------------------------------------------------------------- pairwise
@@ -855,12 +861,15 @@ def read_entry(table: Table, entry: dict, criteria: dict, systems_map: dict, mis
     """One experiment entry's table as a :class:`Part`, by its layout."""
     layout = entry_layout(entry)
     if layout in ("long", "wide"):
-        return Part(read_ratings(table, entry, criteria, systems_map, missing, values))
-    if layout == "pairwise":
-        return read_pairwise(table, entry, criteria, systems_map, missing, choices)
-    if layout == "best_worst":
-        return read_best_worst(table, entry, criteria, systems_map, missing, choices)
-    return read_items_in_columns(table, entry, criteria, systems_map, missing, values, choices)
+        part = Part(read_ratings(table, entry, criteria, systems_map, missing, values))
+    elif layout == "pairwise":
+        part = read_pairwise(table, entry, criteria, systems_map, missing, choices)
+    elif layout == "best_worst":
+        part = read_best_worst(table, entry, criteria, systems_map, missing, choices)
+    else:
+        part = read_items_in_columns(table, entry, criteria, systems_map, missing, values, choices)
+    part.ratings["source"] = np.full(len(part.ratings["rating"]), table.source, dtype=object)  # which file, for messages
+    return part
 
 
 def system_values(judgements: list[dict], rule: dict) -> dict[str, float]:

@@ -151,7 +151,8 @@ def add_labels_table(study: Study, frame, source: str = "labels table") -> Study
     if empty.any():
         raise QRAInputError(f"{source}: row {int(np.argmax(empty)) + 2}, column 'label' is empty")
     numbers = pd.to_numeric(frame["label"], errors="coerce")
-    for row in np.flatnonzero(numbers.isna().to_numpy()):  # text labels; a number too large for a float is refused
+    unreadable = (numbers.isna() | np.isinf(numbers.fillna(0))).to_numpy()  # pandas 3 reads '1e400' as inf, pandas 2 as nan
+    for row in np.flatnonzero(unreadable):  # text labels; a number too large for a float is refused
         value = frame["label"].iloc[row]
         if _NUMBER.fullmatch(value) and not math.isfinite(float(value)):
             _cell_number(value, source, int(row) + 2, "label")

@@ -109,6 +109,16 @@ def bradley_terry(system_a: Sequence, system_b: Sequence, outcome: Sequence, *, 
     which a system that always wins or always loses needs (its maximum-likelihood strength
     is infinite: the value is then nan with an :class:`~qra_widgets.UndefinedMeasureWarning`).
 
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     bradley_terry(["x", "x"], ["y", "y"], ["a", "a"])
+    {'x': nan, 'y': nan}
+    >>> str(caught[0].message)
+    'Bradley-Terry is undefined: only 0 of 2 systems both won and lost (set alpha > 0 to regularise)'
+    >>> {s: round(v, 1) for s, v in bradley_terry(["x", "x"], ["y", "y"], ["a", "a"], alpha=0.5).items()}
+    {'x': 75.0, 'y': 25.0}
+
     Cross-check against a direct maximisation of the log-likelihood with scipy:
 
     >>> import numpy as np
@@ -129,11 +139,10 @@ def bradley_terry(system_a: Sequence, system_b: Sequence, outcome: Sequence, *, 
     >>> round(values["x"], 2), round(values["z"], 2)
     (75.0, 30.0)
     """
-    import warnings
-
     import choix
 
-    from ..errors import UndefinedMeasureWarning
+    from ..errors import undefined
+    from ._validation import undefined_reason
 
     a, b, o = _judgements(system_a, system_b, outcome)
     systems = list(dict.fromkeys(np.concatenate([a, b]).tolist()))
@@ -149,13 +158,13 @@ def bradley_terry(system_a: Sequence, system_b: Sequence, outcome: Sequence, *, 
             data.append((j, i))
         else:
             data += [(i, j), (j, i)]
-    won = {i for i, _ in data}
-    lost = {j for _, j in data}
-    if alpha == 0.0 and (won != set(index.values()) or lost != set(index.values())):
-        never = [s for s in systems if index[s] not in won or index[s] not in lost]
-        warnings.warn(f"Bradley-Terry is undefined: {', '.join(map(repr, never))} never won or never lost "
-                      f"(set alpha > 0 to regularise)", UndefinedMeasureWarning, stacklevel=2)
-        return {s: float("nan") for s in systems}
+    won, lost = {i for i, _ in data}, {j for _, j in data}
+    both = sum(1 for i in index.values() if i in won and i in lost)
+    what = f"of {len(systems)} systems both won and lost (set alpha > 0 to regularise)"
+    reason = undefined_reason("Bradley-Terry", count=(both, len(systems), what))
+    if alpha == 0.0 and reason:
+        value = undefined(reason)
+        return {s: value for s in systems}
     strength = choix.ilsr_pairwise(len(systems), data, alpha=alpha, max_iter=1000, tol=1e-12)
     p = 1.0 / (1.0 + np.exp(strength[None, :] - strength[:, None]))  # p[i, j] = P(i beats j)
     np.fill_diagonal(p, np.nan)

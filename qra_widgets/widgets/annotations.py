@@ -261,7 +261,7 @@ class ExperimentCard:
             dropdown.add_class(f"qra-annotations-{part}")
         self.filter_column.add_class("qra-annotations-filter-column")
         self.filter_values.add_class("qra-annotations-filter-values")
-        self.file.observe(lambda _: self.read_file(), "value")
+        self.file.observe(lambda _: run_reported(view.status, self.read_file), "value")
         self.layout.observe(lambda _: self.show_mapping(), "value")
         self.fill_map.on_click(lambda _: run_reported(view.status, self.fill_answer_map))
         self.remove.on_click(lambda _: view.remove_experiment(self))
@@ -544,7 +544,7 @@ class AnnotationsView:
         self.spec_view = w.HTML()
         self.confirm = Confirm(lambda action: run_reported(self.status, action))
         self.upload.observe(self.on_upload, "value")
-        self.add_criterion_button.on_click(lambda _: self.add_criterion(""))
+        self.add_criterion_button.on_click(lambda _: run_reported(self.status, self.add_criterion, ""))
         self.add_experiment_button.on_click(self.on_add_experiment)
         self.load.on_click(self.on_load)
         self.widget = w.VBox([

@@ -1,4 +1,4 @@
-""""What kind of evaluation is this?": asked where studies enter without saying (QRA3 files,
+"""The question "what kind of evaluation is this?", asked where studies enter without saying (QRA3 files,
 Import many).  Each criterion without an evaluation type or QCET criterion gets a row with both
 filled in from its name (:func:`qra_widgets.properties.suggest.suggest_criterion`); Save
 stores them as new library revisions.  Without a type a criterion is ranked with the unknowns
@@ -16,8 +16,12 @@ from .common import Status, button, guarded
 from .state import AppState
 
 MAX_ROWS = 40  # a bulk import of hundreds of criteria: the first 40 here, the rest from the Study tab
-TYPE_LABELS = {"human": "human evaluation", "metric": "automatic metric", "llm-as-judge": "LLM as judge",
-               "unknown": "unknown"}
+TYPE_LABELS = {
+    "human": "human evaluation",
+    "metric": "automatic metric",
+    "llm-as-judge": "LLM as judge",
+    "unknown": "unknown",
+}
 
 
 class CriteriaPrompt:
@@ -32,8 +36,10 @@ class CriteriaPrompt:
         self.skip = button("Not now", "qra-classify-skip")
         self.save.on_click(self.on_save)
         self.skip.on_click(lambda _: self.hide())
-        self.widget = w.VBox([self.intro, self.rows, w.HBox([self.save, self.skip], layout=w.Layout(flex_flow="row wrap"))],
-                             layout=w.Layout(display="none"))
+        self.widget = w.VBox(
+            [self.intro, self.rows, w.HBox([self.save, self.skip], layout=w.Layout(flex_flow="row wrap"))],
+            layout=w.Layout(display="none"),
+        )
         self.widget.add_class("qra-classify")
 
     @guarded(lambda self: self.status)
@@ -48,24 +54,32 @@ class CriteriaPrompt:
             old.close()
         self.fields, children = [], []
         for record in frame.head(MAX_ROWS).to_dict("records"):
-            kind = w.Dropdown(options=[(TYPE_LABELS[t], t) for t in EVALUATION_TYPES], value=record["suggested_type"],
-                              layout=w.Layout(width="13em"))
+            kind = w.Dropdown(
+                options=[(TYPE_LABELS[t], t) for t in EVALUATION_TYPES],
+                value=record["suggested_type"],
+                layout=w.Layout(width="13em"),
+            )
             kind.add_class("qra-classify-type")
             criterion = w.Dropdown(options=qcet, value=record["suggested_qcet"] or "", layout=w.Layout(width="22em"))
             criterion.add_class("qra-classify-qcet")
-            label = w.HTML(f"<span class='qra-label' title='{html.escape(record['study'], quote=True)}'><b>"
-                           f"{html.escape(record['quality_criterion'])}</b> · {html.escape(record['study'])}</span>",
-                           layout=w.Layout(width="18em"))
+            label = w.HTML(
+                f"<span class='qra-label' title='{html.escape(record['study'], quote=True)}'><b>"
+                f"{html.escape(record['quality_criterion'])}</b> · {html.escape(record['study'])}</span>",
+                layout=w.Layout(width="18em"),
+            )
             hint = w.HTML(f"<span class='qra-hint'>suggested: {html.escape(record['reason'])}</span>")
             row = w.HBox([label, kind, criterion, hint], layout=w.Layout(flex_flow="row wrap", align_items="center"))
             row.add_class("qra-classify-row")
             children.append(row)
             self.fields.append((record["study"], record["quality_criterion"], kind, criterion))
         more = len(frame) - len(self.fields)
-        self.intro.value = ("<h4>What kind of evaluation is each criterion?</h4><p>These criteria came without an evaluation "
-                            "type or QCET criterion. The suggestions come from their names: check them and save. Human, "
-                            "metric and LLM-as-judge results are ranked apart in the Overview; unknown ones on their own."
-                            + (f" {more} more criteria: set them on the Study tab of each study." if more > 0 else "") + "</p>")
+        self.intro.value = (
+            "<h4>What kind of evaluation is each criterion?</h4><p>These criteria came without an evaluation "
+            "type or QCET criterion. The suggestions come from their names: check them and save. Human, "
+            "metric and LLM-as-judge results are ranked apart in the Overview; unknown ones on their own."
+            + (f" {more} more criteria: set them on the Study tab of each study." if more > 0 else "")
+            + "</p>"
+        )
         self.rows.children = children
         self.widget.layout.display = "flex"
 

@@ -15,7 +15,7 @@ import html
 import ipywidgets as w
 
 from ..study import Study
-from .common import Status, theme_css
+from .common import Status, guarded, theme_css
 from .experiments import ExperimentsView
 from .library import ExamplesBar, LibraryView
 from .overview import OverviewView
@@ -120,6 +120,7 @@ class Dashboard:
         self.title.value = (f"<div class='qra-title'><span class='qra-brand'>qra-widgets</span> <span class='qra-study-title'>{name}</span> "
                             f"<code class='qra-id'>{html.escape(study.id)}</code> {saved}</div>")
 
+    @guarded(lambda self: self.status)
     def _on_tab(self, change) -> None:
         self.status.clear()  # a message belongs to the tab it was given on
         title = TITLES[change["new"]]
@@ -127,10 +128,9 @@ class Dashboard:
         if name is not None:
             built = name in self._views
             view = self._view(name)
-            if name == "library":
+            # the Overview reads the library when built; shown again, it reads it again if anything was saved
+            if name == "library" or (name == "overview" and built):
                 view.refresh()
-            elif name == "overview" and built:  # read on first show; shown again, read again (saves since)
-                view.on_update()
         if "experiments" in self._views:
             self._views["experiments"].visible = title == "Experiments"
         if title == "Experiments":

@@ -45,8 +45,12 @@ class DataTable:
     column widths in ``theme.css`` (``qra-dt-<layout>``).
     """
 
-    def __init__(self, on_sort: Callable[[str], None] | None = None, on_open: Callable[[str], None] | None = None,
-                 empty: str = "Nothing to show."):
+    def __init__(
+        self,
+        on_sort: Callable[[str], None] | None = None,
+        on_open: Callable[[str], None] | None = None,
+        empty: str = "Nothing to show.",
+    ):
         self.on_sort, self.on_open, self.empty = on_sort, on_open, empty
         self.columns: list[dict] = []
         self.rows: list[dict] = []
@@ -103,8 +107,11 @@ class DataTable:
             if column.get("optional"):
                 classes.append("qra-col-optional")
             if column.get("sortable"):
-                head = w.Button(description=column["title"], tooltip=(column.get("hint") or column["title"]) + " · click to sort",
-                                layout=w.Layout(width="auto", height="auto"))
+                head = w.Button(
+                    description=column["title"],
+                    tooltip=(column.get("hint") or column["title"]) + " · click to sort",
+                    layout=w.Layout(width="auto", height="auto"),
+                )
                 head.on_click(lambda _, key=column["key"]: self.click_header(key))
                 classes.append("qra-dt-sort")
             else:
@@ -193,8 +200,9 @@ class DownloadButton(w.Box):
     nothing is downloaded."""
 
     def __init__(self, label: str, make: Callable[[], tuple[str, str, str | bytes]], status=None, tooltip: str = ""):
-        self.button = w.Button(description=label, tooltip=tooltip or label,
-                               layout=w.Layout(width="auto", min_width="max-content"))
+        self.button = w.Button(
+            description=label, tooltip=tooltip or label, layout=w.Layout(width="auto", min_width="max-content")
+        )
         self.button.add_class("qra-button")
         self.button.add_class("qra-download-button")
         self.output = w.Output(layout=w.Layout(display="none"))
@@ -211,10 +219,18 @@ class DownloadButton(w.Box):
     def _deliver(self) -> tuple[str, bytes]:
         name, mime, data = self.make()
         payload = data.encode("utf-8") if isinstance(data, str) else bytes(data)
-        script = _SAVE_SCRIPT.format(token=json.dumps(f"{id(self)}-{next(_tokens)}"),
-                                     data=json.dumps(base64.b64encode(payload).decode("ascii")),
-                                     mime=json.dumps(mime), name=json.dumps(name))
-        self.output.outputs = ({"output_type": "display_data", "metadata": {},
-                                "data": {"application/javascript": script, "text/plain": f"download {name}"}},)
+        script = _SAVE_SCRIPT.format(
+            token=json.dumps(f"{id(self)}-{next(_tokens)}"),
+            data=json.dumps(base64.b64encode(payload).decode("ascii")),
+            mime=json.dumps(mime),
+            name=json.dumps(name),
+        )
+        self.output.outputs = (
+            {
+                "output_type": "display_data",
+                "metadata": {},
+                "data": {"application/javascript": script, "text/plain": f"download {name}"},
+            },
+        )
         self.last_name = name
         return name, payload

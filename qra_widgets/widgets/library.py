@@ -182,12 +182,14 @@ class LibraryView:
         ])
         self.widget.add_class("qra-library-tab")
 
+    @guarded(lambda self: self.status)
     def refresh(self) -> None:
         summaries = self.state.library.list(include_deleted=self.show_deleted.value)
         self.studies.options = [(f"{s.id} · rev {s.latest}{' (deleted)' if s.deleted else ''} · {s.name}", s.id)
                                 for s in summaries]  # id and revision first: a long name may be cut, they never are
         self.show_history()
 
+    @guarded(lambda self: self.status)
     def show_history(self) -> None:
         if not self.studies.value:
             self.history.options = []

@@ -93,6 +93,7 @@ class OverviewView:
         self.view = None  # the filtered Overview
         self.page = 0
         self.sort_key, self.worst_first = "mean CV*", True
+        self._seen: tuple = ()
         self.level = w.ToggleButtons(options=[(label, key) for key, label in LEVELS.items()], value="criteria")
         self.filters = {key: w.Dropdown(options=[ALL], value=ALL, description=label, style={"description_width": "initial"},
                                         layout=w.Layout(width="240px")) for key, label in FILTER_LABELS.items()}
@@ -103,6 +104,8 @@ class OverviewView:
         self.table.add_class("qra-overview-table")
         self.measure = w.Dropdown(options=list(MEASURES), value="CV*", description="Distribution of")
         self.by_qcet, self.by_type, self.by_year = w.Output(), w.Output(), w.Output()
+        for output, name in ((self.by_qcet, "qcet"), (self.by_type, "type"), (self.by_year, "year")):
+            output.add_class(f"qra-overview-by-{name}")
         self.effects, self.effects_chart = w.HTML(), w.Output()
         self.update.add_class("qra-overview-update")
         self.level.add_class("qra-overview-level")
@@ -137,8 +140,19 @@ class OverviewView:
 
     # ------------------------------------------------------------------ data
 
+    def _fingerprint(self) -> tuple:
+        """Each study's id, latest revision and whether it is deleted: what a reload would change."""
+        return tuple((s.id, s.latest, s.deleted) for s in self.state.library.list(include_deleted=True))
+
+    @guarded(lambda self: self.status)
+    def refresh(self) -> None:
+        """Read the library again if a study was saved, added or deleted since it was last read."""
+        if self._fingerprint() != self._seen:
+            self.on_update()
+
     @guarded(lambda self: self.status)
     def on_update(self, _=None) -> None:
+        self._seen = self._fingerprint()
         self.data = overview(self.state.library)
         for key, dropdown in self.filters.items():
             kept = dropdown.value
@@ -168,6 +182,7 @@ class OverviewView:
         column = {"team": "teams", "year": "years", "tag": "tags"}[key]
         return sorted({v for values in data.studies[column] for v in values})
 
+    @guarded(lambda self: self.status)
     def on_filter(self) -> None:
         if self.data is None:
             return
@@ -176,6 +191,7 @@ class OverviewView:
         self.show_page(0)
         self.show_charts()
 
+    @guarded(lambda self: self.status)
     def on_level(self) -> None:
         self.sort_key, self.worst_first = DEFAULT_SORT[self.level.value], True
         self.show_page(0)
@@ -193,6 +209,7 @@ class OverviewView:
     def sorted_frame(self):
         return self.view.sorted(self.level.value, self.sort_key, worst_first=self.worst_first)
 
+    @guarded(lambda self: self.status)
     def show_page(self, page: int) -> None:
         if self.view is None:
             return
@@ -216,8 +233,14 @@ class OverviewView:
             titles = [self._hover(record, key, kind) for key, _title, kind, _optional, _hint in columns]
             note = record.get("problem") or record.get("note") or ""
             name = record.get("name") or record["study"]
+            where = [f"{label}: {record[key]}" for key, label in (("quality_criterion", "criterion"), ("system", "system"))
+                     if record.get(key)]
+            if record.get("qcet"):
+                qcet = f"{record['qcet_name']} ({record['qcet']})" if record.get("qcet_name") else record["qcet"]
+                where.append(f"QCET: {qcet}")
+            full = " · ".join([f"{name} ({record['study']})", *where, *([note] if note else [])])
             rows.append({"key": record["study"], "cells": cells, "titles": titles,
-                         "title": f"Open {name} ({record['study']}) on the Assessment tab" + (f" · {note}" if note else "")})
+                         "title": f"{full} · click to open it on the Assessment tab"})
         ascending = not WORSE_IS_HIGHER.get(self.sort_key, False)
         self.table.show([{"key": key, "title": title, "numeric": kind not in ("text",), "sortable": kind != "rank",
                           "optional": optional, "hint": hint} for key, title, kind, optional, hint in columns],
@@ -257,6 +280,7 @@ class OverviewView:
 
     # ------------------------------------------------------------------ charts
 
+    @guarded(lambda self: self.status)
     def show_charts(self) -> None:
         if self.view is None:
             return

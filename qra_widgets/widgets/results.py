@@ -113,6 +113,7 @@ class AssessmentView:
             return
         run_reported(self.status, lambda: self.status.ok(self.state.set_conventions(change["new"]).message))
 
+    @guarded(lambda self: self.status)
     def show_presets(self) -> None:
         if not self.compare_presets.value or self.state.assessment is None:
             self.presets.value = ""
@@ -120,11 +121,13 @@ class AssessmentView:
         first, second = self.state.assessment_with("qrapp"), self.state.assessment_with("qra3")
         self.presets.value = tables.side_by_side(first, second) if first and second else ""
 
+    @guarded(lambda self: self.status)
     def sync_systems(self) -> None:
         result = self.state.assessment
         set_options(self.narrative_system, [s for q, s in (result.cv if result else {}) if q == self.narrative_qc.value])
         self.show_narrative()
 
+    @guarded(lambda self: self.status)
     def show_narrative(self) -> None:
         result = self.state.assessment
         key = (self.narrative_qc.value, self.narrative_system.value)
@@ -211,6 +214,7 @@ class ChartsView:
             figures["scores"] = charts.scores_by_experiment(self.state.study, self.score_qc.value)
         return figures
 
+    @guarded(lambda self: self.status)
     def refresh(self, event=None) -> None:
         """Redraw after every change; each figure is built once (the scores chart by
         :meth:`show_scores`, not also here)."""
@@ -229,6 +233,7 @@ class ChartsView:
             show_figure(self.p_and_w, charts.p_and_w_by_qc_json(result))
         self.show_scores()
 
+    @guarded(lambda self: self.status)
     def show_scores(self) -> None:
         if getattr(self, "_quiet", False):
             return
@@ -294,7 +299,8 @@ class CompareView:
             return
         comparison = compare_subsets(self.state.study, by=list(self.attribute.value))
         skipped = "".join(f"<li>{html.escape(g)}: {html.escape(r)}</li>" for g, r in comparison.skipped.items())
-        self.table.value = comparison.table.round(3).to_html(escape=True, classes="qra-template", na_rep="n/a") + (f"<p>Not assessed:</p><ul>{skipped}</ul>" if skipped else "")
+        self.table.value = (tables.frame_table(comparison.table, index=True, headers={"index": "Measure"})
+                            + (f"<p>Not assessed:</p><ul>{skipped}</ul>" if skipped else ""))
         if comparison.assessments:
             self.figures["subsets"] = charts.subset_comparison(comparison)
             show_figure(self.chart, self.figures["subsets"])

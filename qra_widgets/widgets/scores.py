@@ -27,8 +27,9 @@ PAGE_ROWS = 20
 class ScoreGrid:
     """The grid of one quality criterion: a page of systems, re-bound in place."""
 
-    def __init__(self, state: AppState, qc_index: int, qc: str, on_problem):
+    def __init__(self, state: AppState, qc_index: int, qc: str, on_problem, status: Status | None = None):
         self.state, self.qc, self.qc_index, self.on_problem = state, qc, qc_index, on_problem
+        self.status = status or Status()  # where a failing edit says so (the Scores tab's status line)
         self.page = 0
         self.problems: dict[tuple[str, str], tuple[str, str]] = {}  # (system, experiment) -> (typed text, reason)
         self._binding = False
@@ -74,6 +75,7 @@ class ScoreGrid:
     def page_systems(self) -> list[str]:
         return self.state.study.systems[self.page * PAGE_ROWS:(self.page + 1) * PAGE_ROWS]
 
+    @guarded(lambda self: self.status)
     def show_page(self, page: int) -> None:
         self.page = min(max(page, 0), self.pages - 1)
         self.bind()
@@ -132,6 +134,7 @@ class ScoreGrid:
         finally:
             self._binding = False
 
+    @guarded(lambda self: self.status)
     def on_edit(self, i: int, j: int, change) -> None:
         if self._binding:
             return
@@ -227,7 +230,7 @@ class ScoresView:
     def rebuild(self) -> None:
         study = self.state.study
         old = self.grids
-        self.grids = [ScoreGrid(self.state, i, qc, self.show_problems) for i, qc in enumerate(study.qc_names)]
+        self.grids = [ScoreGrid(self.state, i, qc, self.show_problems, self.status) for i, qc in enumerate(study.qc_names)]
         self.grid_box.children = [g.widget for g in self.grids]
         for grid in old:
             grid.close()

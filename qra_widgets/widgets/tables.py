@@ -109,18 +109,21 @@ def headline_cards(assessment) -> str:
 
     shown = lambda r: "n/a" if math.isnan(r.value) else number(r.value, r.measure)
     agreement = [r for r in rows if r.level == "qc" and r.measure in ("W", "tau")]
+    symbol = {"W": "W", "tau": "τ"}
+    # W and τ are different statistics: the card names each value's own, never one "W / τ"
+    title = " and ".join(dict.fromkeys(symbol[r.measure] for r in agreement)) or "W"
     if len(agreement) == 1:
         row = agreement[0]
-        rank = (shown(row), f"{'W' if row.measure == 'W' else 'τ'} · {row.quality_criterion}")
+        rank = (shown(row), f"{symbol[row.measure]} · {row.quality_criterion}")
     elif agreement:
         rank = (" / ".join(shown(r) for r in agreement[:3]),
-                "W / τ per criterion: " + ", ".join(f"{r.quality_criterion} {shown(r)}" for r in agreement[:3]))
+                "per criterion: " + ", ".join(f"{r.quality_criterion} {symbol[r.measure]} {shown(r)}" for r in agreement[:3]))
     else:
         rank = ("n/a", "needs scores of two or more systems")
     cards = [
         card("CV* (study)", study_value("CV*"), "mean of the system CV*s · lower is better", "qra-card-cv"),
         card("P (study)", study_value("P"), "system pairs ranked the same way", "qra-card-p"),
-        card("W / τ", *rank, "qra-card-w"),
+        card(title, *rank, "qra-card-w"),
         card("n", str(assessment.n), f"experiments · {assessment.conventions.describe()} conventions", "qra-card-n"),
     ]
     return f"<div class='qra-cards'>{''.join(cards)}</div>"

@@ -216,6 +216,7 @@ class UncertaintyView:
 
         job.start(work, done)
 
+    @guarded(lambda self: self.status)
     def on_cancel(self, _=None) -> None:
         self.job.cancel.set()
         self.message.value = "<p>Cancelling…</p>"

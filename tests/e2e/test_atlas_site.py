@@ -11,7 +11,7 @@ from qra_widgets import atlas
 from qra_widgets.atlas.site import build_atlas_site
 from tests.browser import CHROMIUM, chromium
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 OUTPUT = Path(__file__).parents[2] / "test-output" / "e2e"
 
 
@@ -39,10 +39,12 @@ def test_atlas_site_renders_offline_with_a_forest_plot_per_criterion_of_every_fa
         page = context.new_page()
         requests, problems = [], []
         page.on("request", lambda request: requests.append(request.url))
-        page.on("console", lambda message: problems.append(message.text) if message.type == "error" else None)
+        page.on("console", lambda message: problems.append(message.text)
+                if message.type == "error" or "WARN" in message.text else None)
         page.on("pageerror", lambda error: problems.append(str(error)))
         page.goto((out / "index.html").as_uri())
-        page.wait_for_selector("#cv-distribution .main-svg")
+        page.wait_for_selector("#distribution-CV .main-svg")
+        assert page.locator("#distribution-P.js-plotly-plot").count() == 1
         assert page.locator("table tr").count() == len(results) + 1
         page.screenshot(path=str(OUTPUT / "atlas-index.png"), full_page=True)
         for result in results:
@@ -51,6 +53,7 @@ def test_atlas_site_renders_offline_with_a_forest_plot_per_criterion_of_every_fa
             page.wait_for_selector(".js-plotly-plot .main-svg")
             plots = page.locator("[id^=forest-].js-plotly-plot")
             assert plots.count() == len(result.study.quality_criteria), family
+            assert page.locator("[id^=ranks-].js-plotly-plot").count() == len(result.study.quality_criteria), family
             # every experiment of the first criterion is drawn (one y tick per row of the forest frame)
             assert page.locator("[id^=forest-] .ytick").count() > len(result.study.experiments)
             assert "Published vs recomputed" in page.content()

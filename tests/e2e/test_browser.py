@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
+
 from qra_widgets.examples import titles
 
 from .conftest import OUTPUT
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 EXAMPLE1 = titles()["qrapp_example1"]
 CV_PLOT = ("(() => { const el = document.querySelector('.qra-cv-chart'); "

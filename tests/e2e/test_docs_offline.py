@@ -19,7 +19,7 @@ import pytest
 
 from tests.browser import CHROMIUM, chromium, free_port
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 SITE = Path(__file__).parents[2] / "docs" / "_build" / "html"
 # Files other than pages: the theme's assets, and Sphinx's environment when it is kept there.

@@ -24,6 +24,8 @@ from tests.browser import running_app
 
 from .test_browser import check_no_code_or_traceback, open_app, tab
 
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
 EXAMPLE1 = titles()["qrapp_example1"]
 
 

@@ -20,7 +20,7 @@ from tests.browser import CHROMIUM_ARGS, cli_app_command, running_app
 
 from .test_browser import open_app
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 ATTACKER = "rebind.attacker.example"
 ALLOWED = "Dash.Example.Test"

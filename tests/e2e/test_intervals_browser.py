@@ -8,12 +8,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from fielddata import field_path, needs_field_data
 
 import qra_widgets as qw
 from qra_widgets.io.annotations import load_annotations
 
 from .conftest import OUTPUT
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 SPEC = Path(__file__).parents[1] / "data" / "vanmiltenburg2024" / "spec.json"  # ours
 DATA = field_path("vanmiltenburg2024")  # the published ratings (field data; the test skips without it)

@@ -12,10 +12,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from qra_widgets.examples import titles
 
 from .conftest import OUTPUT
 from .test_browser import check_no_code_or_traceback, open_app, tab
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 DOCS = Path(__file__).parents[2] / "docs"
 STATUS = "document.querySelector('.qra-status')?.innerText"

@@ -29,7 +29,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.browser import CHROMIUM, chromium, free_port, stop, wait_until_serving
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 OUTPUT = Path(__file__).parents[2] / "test-output" / "e2e"
 # chart -> the Plotly layer its marks are in (the scores chart draws one point per score)

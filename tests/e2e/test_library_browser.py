@@ -9,10 +9,13 @@ system-level CV* 12.01).
 
 from __future__ import annotations
 
+import pytest
 from fielddata import field_bytes, needs_field_data
 
 from .conftest import OUTPUT
 from .test_browser import check_no_code_or_traceback, open_app, tab
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 STATUS = "document.querySelector('.qra-status')?.innerText"
 PAIR = [{"name": "metrics-4-studies.csv", "mimeType": "text/csv", "buffer": field_bytes("qra3", "metrics-4-studies.csv")},

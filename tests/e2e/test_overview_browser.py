@@ -13,6 +13,8 @@ from tests.browser import running_app
 
 from .conftest import OUTPUT
 
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
 STUDIES = 300
 MAX_DOM_NODES = 6_000  # the stated size: the whole page, Overview shown (rows are paginated, charts aggregated)
 MAX_HTML_BYTES = 3 * 2**20

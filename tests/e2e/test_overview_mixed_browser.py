@@ -1,12 +1,14 @@
 """End to end in headless Chromium: an Overview of studies that mix W and τ, human and metric
 evaluations keeps them apart; a row click lands on the study's Assessment tab; at 800 px every
 number stays visible.  The docs' screenshots of the Overview, Charts and Intervals tabs are
-taken here (``docs/screenshot-overview.png``, ``-overview-800px``, ``-charts``, ``-intervals``)."""
+taken here (``docs/screenshot-overview.png``, ``-overview-800px``, ``-overview-qcet``, ``-charts-essay-scoring``,
+``-charts-scores``, ``-intervals``; the same views before this change are in ``docs/before/``)."""
 
 from __future__ import annotations
 
 import json
 import math
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -17,6 +19,8 @@ from qra_widgets.io.annotations import load_annotations
 from qra_widgets.store import StudyLibrary
 from tests.browser import running_app
 
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
 DOCS = Path(__file__).parents[2] / "docs"
 DATA = Path(__file__).parents[1] / "data" / "vanmiltenburg2024"
 
@@ -25,14 +29,21 @@ def mixed_study() -> Study:
     """Human Fluency in three experiments (W) and metric BLEU in two (τ), in one study."""
     fluency = [[4.1, 3.2, 2.5], [4.0, 3.5, 2.2], [3.8, 3.3, 2.6]]
     bleu = [[30.1, 25.2, 20.3], [19.0, 24.0, 29.5]]
-    scores = {**{("Fluency", s, e): v for e, row in zip(["e1", "e2", "e3"], fluency) for s, v in zip("ABC", row)},
-              **{("BLEU", s, e): v for e, row in zip(["e1", "e2"], bleu) for s, v in zip("ABC", row)}}
-    return Study("mixed-w-tau", name="Human fluency and metric BLEU", systems=["A", "B", "C"],
-                 quality_criteria=[QualityCriterion("Fluency", scale_min=1, scale_max=5, evaluation_type="human",
-                                                    qcet_id="QOG-w-3"),
-                                   QualityCriterion("BLEU", scale_min=0, scale_max=100, evaluation_type="metric",
-                                                    qcet_id="QTG-f-1")],
-                 experiments=[Experiment("e1"), Experiment("e2"), Experiment("e3")], scores=scores)
+    scores = {
+        **{("Fluency", s, e): v for e, row in zip(["e1", "e2", "e3"], fluency) for s, v in zip("ABC", row)},
+        **{("BLEU", s, e): v for e, row in zip(["e1", "e2"], bleu) for s, v in zip("ABC", row)},
+    }
+    return Study(
+        "mixed-w-tau",
+        name="Human fluency and metric BLEU",
+        systems=["A", "B", "C"],
+        quality_criteria=[
+            QualityCriterion("Fluency", scale_min=1, scale_max=5, evaluation_type="human", qcet_id="QOG-w-3"),
+            QualityCriterion("BLEU", scale_min=0, scale_max=100, evaluation_type="metric", qcet_id="QTG-f-1"),
+        ],
+        experiments=[Experiment("e1"), Experiment("e2"), Experiment("e3")],
+        scores=scores,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -74,9 +85,13 @@ def test_overview_keeps_w_and_tau_and_human_and_metric_apart_and_a_row_opens_the
     page.wait_for_selector(".qra-overview-table .qra-dt-cells")  # loaded on first show, no click
     page.click(".qra-overview-level button:has-text('Studies')")
     page.wait_for_function("() => document.querySelector('.qra-overview-where')?.innerText.includes('studies')")
-    headers = page.eval_on_selector_all(".qra-overview-table .qra-dt-head .qra-dt-cell", "hs => hs.map(h => h.innerText.trim())")
+    headers = page.eval_on_selector_all(
+        ".qra-overview-table .qra-dt-head .qra-dt-cell", "hs => hs.map(h => h.innerText.trim())"
+    )
     assert {"W", "τ"} <= {h.rstrip(" ▲▼") for h in headers} and "W / τ" not in headers
-    groups = page.eval_on_selector_all(".qra-overview-table .qra-dt-group", "gs => gs.filter(g => g.offsetParent).map(g => g.innerText)")
+    groups = page.eval_on_selector_all(
+        ".qra-overview-table .qra-dt-group", "gs => gs.filter(g => g.offsetParent).map(g => g.innerText)"
+    )
     assert [g.split(" · ")[0] for g in groups] == ["Human evaluation", "Automatic metrics", "Evaluation type not given"]
     found = rows(page)
     mixed = [r for r in found if r["key"] == "mixed-w-tau"]
@@ -95,10 +110,25 @@ def test_overview_keeps_w_and_tau_and_human_and_metric_apart_and_a_row_opens_the
     assert types == sorted(types, key=["human", "metric", "unknown"].index)  # each type ranked among itself
     assert [r["cells"]["rank"] for r in found if r["cells"]["evaluation-type"] == "metric"][:3] == ["1", "2", "3"]
     page.screenshot(path=str(DOCS / "screenshot-overview.png"), full_page=False)
+    qcet = page.locator(".qra-overview-by-qcet .js-plotly-plot")
+    qcet.scroll_into_view_if_needed()
+    ticks = page.eval_on_selector_all(".qra-overview-by-qcet .ytick text", "ts => ts.map(t => t.textContent)")
+    values = expected.values("CV*")
+    bleu_like = (
+        (values.qcet_name == "Similarity to Target Outputs (form)") & (values.evaluation_type == "metric")
+    ).sum()
+    assert (
+        f"Similarity to Target Outputs (form) · metric (n = {bleu_like})" in ticks
+    )  # long names: one line beside the box
+    qcet.screenshot(path=str(DOCS / "screenshot-overview-qcet.png"))
 
     page.click(".qra-overview-table .qra-dt-head .qra-col-p")  # sort by P, worst (lowest) first
-    page.wait_for_function("() => document.querySelector('.qra-overview-table .qra-dt-head .qra-col-p')?.innerText.includes('▲')")
-    human_p = [r["cells"]["p"] for r in rows(page) if r["cells"]["evaluation-type"] == "human" and r["cells"]["p"] != "–"]
+    page.wait_for_function(
+        "() => document.querySelector('.qra-overview-table .qra-dt-head .qra-col-p')?.innerText.includes('▲')"
+    )
+    human_p = [
+        r["cells"]["p"] for r in rows(page) if r["cells"]["evaluation-type"] == "human" and r["cells"]["p"] != "–"
+    ]
     assert human_p == sorted(human_p, key=float)
 
     page.set_viewport_size({"width": 800, "height": 900})
@@ -118,11 +148,25 @@ def test_overview_keeps_w_and_tau_and_human_and_metric_apart_and_a_row_opens_the
     assert selected.strip() == "Assessment"
     page.wait_for_selector(".qra-assessment-tab .qra-cards")
     assert "Multilingual essay scoring" in page.inner_text(".qra-dashboard .qra-study-title")
+    with page.expect_download() as download:  # one click: the file, named after the study, what and the day
+        page.click(".qra-download-md button")
+    assert download.value.suggested_filename == f"qra2022-essay-scoring-assessment-{date.today().isoformat()}.md"
+    assert (
+        Path(download.value.path()).read_text(encoding="utf-8")
+        == qw.assess(examples.load("qra2022_essay_scoring")).to_markdown()
+    )
 
     page.click(".lm-TabBar-tab:has-text('Charts')")
     page.wait_for_selector(".qra-scores-chart .js-plotly-plot")
     page.wait_for_timeout(1000)
-    page.screenshot(path=str(DOCS / "screenshot-charts.png"), full_page=True)
+    page.screenshot(path=str(DOCS / "screenshot-charts-essay-scoring.png"), full_page=True)
+    labels = page.eval_on_selector_all(".qra-scores-chart .xtick text", "ts => ts.map(t => t.textContent)")
+    assert "Caines & Buttery(2020), R" not in labels and any("reimplementation" in t for t in labels)
+    angles = page.eval_on_selector_all(
+        ".qra-scores-chart .xtick text", "ts => ts.map(t => t.getAttribute('transform') || '')"
+    )
+    assert not any("rotate" in a for a in angles)  # wrapped, not rotated
+    page.locator(".qra-scores-chart").screenshot(path=str(DOCS / "screenshot-charts-scores.png"))
 
 
 def test_intervals_use_the_template_style_with_numbers_aligned(page, mixed_server):
@@ -138,7 +182,9 @@ def test_intervals_use_the_template_style_with_numbers_aligned(page, mixed_serve
     box.locator("input[type=number]").nth(0).press("Enter")
     page.click(".qra-compute-intervals")
     page.wait_for_selector(".qra-intervals table.qra-interval-table")
-    aligned = page.eval_on_selector_all(".qra-interval-table td.qra-num", "tds => tds.map(td => getComputedStyle(td).textAlign)")
+    aligned = page.eval_on_selector_all(
+        ".qra-interval-table td.qra-num", "tds => tds.map(td => getComputedStyle(td).textAlign)"
+    )
     assert aligned and set(aligned) == {"right"}
     headers = page.eval_on_selector_all(".qra-interval-table thead th", "ths => ths.map(th => th.innerText.trim())")
     assert headers == ["Type of result", "Measure applied", "System level", "QC level", "Study level"]

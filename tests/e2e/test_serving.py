@@ -20,6 +20,8 @@ from tests.browser import cli_app_command, kernels, running_app
 
 from .test_browser import open_app
 
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
 FAULTS = Path(__file__).parent / "faults"
 REPOSITORY = Path(__file__).parents[2]
 

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.e2e.test_browser import load_example1
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 OUTPUT = Path(__file__).parents[2] / "test-output" / "e2e"
 

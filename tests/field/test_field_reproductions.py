@@ -266,11 +266,22 @@ def test_yao_three_studies_qra3_table_is_reproduced_with_a_third_experiment(fiel
         qc = row.QC or qc
         if row.System in ("GT", "PAQ", "QAG"):
             assert f"{cv_of(result, qc, row.System):.2f}" == row._4  # "System level" CV*
+            if row._5:  # "QC level": the mean of the criterion's system CV*s
+                value = frame[(frame.quality_criterion == qc) & frame.system.isna() & (frame.measure == "CV*")].value.iloc[0]
+                assert f"{value:.2f}" == row._5
         elif row.System == "all" and row._3 in ("mean r ↑", "mean ρ ↑", "W ↑", "P↑"):
             measure = {"mean r ↑": "r", "mean ρ ↑": "rho", "W ↑": "W", "P↑": "P"}[row._3]
             value = frame[(frame.quality_criterion == qc) & (frame.system.isna()) & (frame.measure == measure)].value.iloc[0]
             assert f"{value:.3f}" == row._5
     assert f"{frame[frame.quality_criterion.isna() & (frame.measure == 'CV*')].value.iloc[0]:.2f}" == "12.13"
+    # Mroczek et al.'s HEDS datacard (SamsungLabs/ReproNLP2026 datacard.json, inter-annotator agreement
+    # score per criterion): Krippendorff's alpha at ordinal level among their five annotators
+    card = json.loads((field_data / YAO / "datacard.json").read_text(encoding="utf-8"))
+    printed = card["heds-criteria-criterion-response_elicitation-inter_annotator-agreement_score"]["data"]
+    names = {"Readability": "Readability", "Question Relevance": "Question Relevancy", "Answer Relevance": "Answer Relevancy"}
+    assert set(printed) == set(names)
+    for name, value in printed.items():
+        assert f"{agreement_of(study, 'R3', names[name], 'alpha'):.3f}" == value  # 0.089, 0.397, 0.419
 
 
 # ----------------------------------------------------------------------------- Lux & Vu (2022): a Google Forms export
@@ -313,3 +324,29 @@ def test_luxvu_sign_tests_find_the_fastspeech2_preference_and_not_the_tacotron2_
     assert fs2["p"] == pytest.approx(binomtest(fs2["wins_x"], fs2["wins_x"] + fs2["wins_y"]).pvalue, rel=1e-12)
     assert fs2["p_holm"] == pytest.approx(min(1.0, 2 * fs2["p"]), rel=1e-12) and fs2["p_holm"] < 1e-40
     assert taco["p_holm"] == pytest.approx(max(taco["p"], fs2["p_holm"]), rel=1e-12) and taco["p"] > 0.5
+
+
+def test_puduppully_lab_1_from_the_atlas_workbooks_with_the_teams_answer_filter(field_data):
+    """The atlas copy of Lab 1 is van Miltenburg et al.'s combined Excel workbooks (600 HITs per
+    criterion), which still hold answers the team did not count ('5', '8', '19', lower-case a/b).
+    Keeping only rows answered A or B (``rows``) gives the published Lab 1 tables; an answer
+    outside the choices map is otherwise an error listing the answers found."""
+    data = spec("puduppully2021_rotowire_pairwise_lab1_lab2")
+    lab1 = [e for e in data["experiments"] if e["id"] == "Lab1"]
+    workbooks = {"Grammar": "Grammaticality", "Coherence": "Coherence", "Repetition": "Repetition"}
+    for entry in lab1:
+        (criterion, pair), = entry["columns"]["criteria"].items()
+        entry["file"] = f"evanmiltenburg__ReproHum-D2T/Results/Responses/Combined/{workbooks[criterion]}.xlsx"
+    data["experiments"] = [data["experiments"][0], *lab1]
+    base = field_data / "atlas/puduppully2021_rotowire_bws"
+    with pytest.raises(qw.QRAInputError, match=r"Grammaticality.xlsx: row \d+, column 'Answer.best_grammar': answer '5' "
+                                               r"is not in the choices map; the answers found are 'A' \(319\), 'B' \(277\), "
+                                               r"'5' \(4\)"):
+        load_annotations(data, base=base)
+    for entry in lab1:
+        (pair,) = entry["columns"]["criteria"].values()
+        entry["rows"] = {pair["best"]: ["A", "B"], pair["worst"]: ["A", "B"]}
+    study = load_annotations(data, base=base)
+    for criterion, name in CRITERIA.items():
+        for row in published_csv(field_data / PUDUPPULLY / f"published/lab_1_{criterion}.csv").itertuples():
+            assert round(study.scores[(name, row.System, "Lab1")], 2) == pytest.approx(row._8, abs=1e-9)

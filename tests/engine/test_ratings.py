@@ -20,7 +20,7 @@ from qra_widgets.ratings import Ratings, annotator_agreement, rater_counts
 
 # irrCAC's values on these ratings, computed once in irrCAC's own environment (it pins old scipy
 # and pandas): tests/data/reference/make_irrcac_reference.py says how.
-IRRCAC = json.loads((Path(__file__).parent / "data" / "reference" / "irrcac_vanmiltenburg2024.json").read_text())
+IRRCAC = json.loads((Path(__file__).parents[1] / "data" / "reference" / "irrcac_vanmiltenburg2024.json").read_text())
 
 
 @pytest.fixture(scope="module")

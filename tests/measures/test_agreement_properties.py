@@ -34,7 +34,7 @@ pytestmark = [
 PEERS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 Q = 4  # categories 1..Q
-IRRCAC = json.loads((Path(__file__).parent / "data" / "reference" / "irrcac_random.json").read_text())
+IRRCAC = json.loads((Path(__file__).parents[1] / "data" / "reference" / "irrcac_random.json").read_text())
 WEIGHTS = {"none": None, "linear": "linear", "quadratic": "quadratic"}
 CASES = [(index, name, np.array(case["labels"], dtype=float), case["irrcac"][name])
          for index, case in enumerate(IRRCAC["cases"]) for name in WEIGHTS]

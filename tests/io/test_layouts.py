@@ -287,3 +287,13 @@ def test_a_bootstrap_gives_no_agreement_interval_for_raw_choices_rather_than_one
     agreement = qw.assess(study, bootstrap=50, seed=3).annotator_agreement()
     alpha = agreement[agreement.measure == "alpha"].iloc[0]
     assert np.isfinite(alpha.value) and np.isnan(alpha.ci_low) and np.isnan(alpha.ci_high)
+
+
+def test_a_rater_judging_the_same_comparison_in_two_files_of_one_experiment_is_refused(tmp_path):
+    (tmp_path / "b1.csv").write_text("item,rater,left,right,answer\n" "i1,r1,x,y,A\n")
+    (tmp_path / "b2.csv").write_text("item,rater,left,right,answer\n" "i2,r1,x,y,A\n" "i1,r1,x,y,B\n")
+    entry = pairwise(files=["b1.csv", "b2.csv"])
+    del entry["file"]
+    with pytest.raises(qw.QRAInputError, match=r"b1.csv, b2.csv: b1.csv row 2 and b2.csv row 3, column 'rater': rater 'r1' rates item "
+                                               r"'i1 \[x vs y\]\|x' on 'Q' twice"):
+        load_annotations(spec(entry), base=tmp_path)

@@ -45,6 +45,14 @@ def test_manifest_holds_no_fetched_file():
     assert (folder / "manifest.json").stat().st_size < 100_000
 
 
+def test_cli_list_names_every_family_with_its_licences(capsys):
+    assert main(["atlas", "list"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split(":", 1)[0] for line in lines] == [f["id"] for f in atlas.load_manifest()["families"]]
+    assert any("NapierNLP/repronlp_2024: none found" in line for line in lines)
+    assert any("yao2022_storyqg" in line and "3 reproduction(s)" in line for line in lines)
+
+
 def test_build_reads_only_the_cache_and_says_to_fetch_first(tmp_path):
     with pytest.raises(QRAInputError, match="not in the cache .* run `qra-widgets atlas fetch` first"):
         atlas.build(cache=tmp_path, families=[SMALL])

@@ -24,7 +24,7 @@ from qra_widgets.cli import main
 from qra_widgets.io import save_study, study_to_json
 from qra_widgets.store import StudyLibrary
 
-VM = Path(__file__).parent / "data" / "vanmiltenburg2024"
+VM = Path(__file__).parents[1] / "data" / "vanmiltenburg2024"
 SPEC = (VM / "spec.json").read_bytes()
 RATINGS = "vanmiltenburg2024_fluency_ratings_long.csv"
 STUDY_ID = json.loads(SPEC)["id"]

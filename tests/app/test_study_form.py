@@ -68,7 +68,7 @@ def test_picking_a_criterion_after_a_heds_import_shows_the_filled_type():
     app = Dashboard(study)
     pick(app, "Informativeness")
     assert app.study_view.qc_evaluation.value == "unknown"
-    sheet = Path(__file__).parent / "data" / "heds3" / "heds3_two_criteria.json"
+    sheet = Path(__file__).parents[1] / "data" / "heds3" / "heds3_two_criteria.json"
     app.state.import_heds("E1", sheet.read_bytes(), sheet.name)
     assert app.study_view.criteria.value == "Informativeness"
     assert (app.study_view.qc_evaluation.value, app.study_view.qc_qcet.value) == ("human", "Informativeness (QOG-c-2)")

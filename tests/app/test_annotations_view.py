@@ -1,4 +1,4 @@
-"""The Annotations tab (issue 12 §1 "App"): upload, preview, guessed mapping, criteria scales, load.
+"""The Annotations tab: upload, preview, guessed mapping, criteria scales, load.
 
 The van Miltenburg et al. (2024) fluency ratings (published field data, skipped without
 ``$QRA_WIDGETS_FIELD_DATA``; the same rater groups as ``tests/data/vanmiltenburg2024/spec.json`` used by
@@ -22,8 +22,8 @@ from qra_widgets.widgets.annotations import NONE, AnnotationsView, parse_renames
 from qra_widgets.widgets.common import Status
 from qra_widgets.widgets.state import AppState
 
-SPEC = Path(__file__).parent / "data" / "vanmiltenburg2024" / "spec.json"  # ours; the ratings are field data
-TOY = Path(__file__).parent / "data" / "annotations"
+SPEC = Path(__file__).parents[1] / "data" / "vanmiltenburg2024" / "spec.json"  # ours; the ratings are field data
+TOY = Path(__file__).parents[1] / "data" / "annotations"
 LONG = "vanmiltenburg2024_fluency_ratings_long.csv"
 PUBLISHED = {"SVM": 3.125, "GeDi": 2.570, "DExperts": 2.275}  # van Miltenburg et al. (2024), raters 001+002
 GROUPS = (("direct", "001, 002"), ("extra", "009, 010"), ("augmented", "003, 004, 005, 006, 007, 008"))

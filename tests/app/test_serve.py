@@ -130,7 +130,7 @@ def kernel(tmp_path):
     with open(stderr_path, "w") as stderr:
         manager = KernelManager(kernel_name="python3")
         manager.start_kernel(stderr=stderr, stdout=stderr, env={**__import__("os").environ,
-                                                                 "PYTHONPATH": str(Path(__file__).parents[1])})
+                                                                 "PYTHONPATH": str(Path(__file__).parents[2])})
     client = manager.client()
     client.start_channels()
     try:

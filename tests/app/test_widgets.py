@@ -422,7 +422,8 @@ def test_template_table_is_grouped_styled_and_says_na_with_the_reason(app):
     assert "<tr class='qra-criterion-row'><th colspan='4' scope='rowgroup'>Fluency</th></tr>" in table
     assert "style='background:rgb(" in table  # the CV* colour scale
     cards = app.assessment.cards.value
-    assert "CV* (study)" in cards and "P (study)" in cards and "W / τ" in cards
+    assert "CV* (study)" in cards and "P (study)" in cards and "W / τ" not in cards
+    assert "<div class='qra-card-title'>W</div>" in cards  # QRA++ Example 1: three experiments, so W
 
 
 def test_long_template_sections_start_folded():
@@ -551,3 +552,12 @@ def test_uploads_and_buttons_use_no_icon_font(app):
     icons = {w.icon for w in _all_widgets(app.widget) if isinstance(w, (ipywidgets.Button, ipywidgets.FileUpload))
              if not any(w is b for b in _all_widgets(app.overview.widget))}
     assert icons == {""}
+
+
+def test_the_agreement_card_names_w_and_tau_apart(app):
+    from qra_widgets.widgets import tables
+
+    cards = tables.headline_cards(qw.assess(examples.load("qrapp_table4_illustrative")))  # QRA++ Table 4: two criteria, n = 2
+    assert "<div class='qra-card-title'>τ</div>" in cards
+    assert "per criterion: Overall quality τ -1.000, Socio-political acceptability τ 0.816" in cards
+

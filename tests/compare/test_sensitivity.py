@@ -12,17 +12,17 @@ from qra_widgets.errors import QRAInputError
 from qra_widgets.meta import sensitivity
 from qra_widgets.study import Experiment, QualityCriterion, Study
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).parents[1] / "data"
 
 
 def _reproducing(frame):
     return frame[frame.reproduces][["optional_exclude", "scale_shift", "small_sample_factor", "aggregation", "rounding"]].to_dict("records")
 
 
-def test_qra3_means_reproduce_yao_2022_gt_12_01_only_with_the_shift_and_without_the_small_sample_factor():
+def test_qra3_means_reproduce_yao_2022_gt_12_01_only_with_the_shift_and_without_the_small_sample_factor(field_data):
     # SamsungLabs/ReproNLP2026 qra/output-4-studies/Yao2022/table.csv prints GT CV* 12.01 from
-    # qra/metrics-4-studies.csv (the copy in tests/data/qra3)
-    study = qw.read_qra3(DATA / "qra3" / "metrics-4-studies.csv", DATA / "qra3" / "config-4-studies.json")[0]
+    # qra/metrics-4-studies.csv (the published field data)
+    study = qw.read_qra3(field_data / "qra3" / "metrics-4-studies.csv", field_data / "qra3" / "config-4-studies.json")[0]
     frame = sensitivity(study, published="12.01", quality_criterion="Readability", system="GT")
     assert _reproducing(frame) == [{"optional_exclude": "n/a", "scale_shift": True, "small_sample_factor": False,
                                     "aggregation": "n/a", "rounding": "none"}]
@@ -69,7 +69,7 @@ def test_published_digits_come_from_the_printed_text_so_trailing_zeros_count():
 
 
 def test_item_level_ratings_add_the_aggregation_choice():
-    from tests.test_meta import three_lab_study
+    from tests.compare.test_meta import three_lab_study
 
     frame = sensitivity(three_lab_study(), published="5", quality_criterion="Fluency", system="A")
     assert "aggregation" not in frame.attrs["not_applicable"]
@@ -119,7 +119,7 @@ def test_arvan_and_pardes_sep_ae_cv_star_needs_their_undocumented_exclusion(fiel
     from qra_widgets.io.annotations import load_annotations
     from qra_widgets.meta import optional_exclude_variants
 
-    spec = json.loads((Path(__file__).parent / "field" / "hosking2021_meaning_arvan2025_pairwise.json").read_text())
+    spec = json.loads((Path(__file__).parents[1] / "field" / "hosking2021_meaning_arvan2025_pairwise.json").read_text())
     r1 = spec["experiments"][1]
     r1["optional_exclude"] = {"worker": r1["exclude"].pop("worker")}
     variants = optional_exclude_variants(spec, lambda copied: load_annotations(copied, base=field_data))

@@ -19,7 +19,7 @@ from qra_widgets.widgets.annotations import AnnotationsView
 from qra_widgets.widgets.common import Status
 from qra_widgets.widgets.state import AppState
 
-FIELD_SPECS = Path(__file__).parent / "field"
+FIELD_SPECS = Path(__file__).parents[1] / "field"
 PAIRS = ("item,rater,left,right,answer\n"
          "i1,r1,x,y,A\n" "i1,r2,x,y,A\n" "i2,r1,y,z,B\n" "i2,r2,y,z,same\n" "i3,r1,x,z,A\n" "i3,r2,x,z,B\n")
 

@@ -11,7 +11,7 @@ import qra_widgets as qw
 from qra_widgets.cli import main
 from qra_widgets.io.annotations import guess_mapping, load_annotations, preview
 
-TOY = Path(__file__).parent / "data" / "annotations"
+TOY = Path(__file__).parents[1] / "data" / "annotations"
 
 
 @pytest.fixture

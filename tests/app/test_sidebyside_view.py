@@ -8,7 +8,7 @@ pytest.importorskip("ipywidgets")
 
 from qra_widgets.meta import consistency, forest
 from qra_widgets.widgets.dashboard import TITLES, Dashboard
-from tests.test_meta import three_lab_study
+from tests.compare.test_meta import three_lab_study
 
 
 def _plotly(output):

@@ -24,7 +24,7 @@ pytestmark = [
 ]
 
 SCALE = [1.0, 2.0, 3.0, 4.0]
-IRRCAC = json.loads((Path(__file__).parent / "data" / "reference" / "irrcac_vanmiltenburg2024.json").read_text())
+IRRCAC = json.loads((Path(__file__).parents[1] / "data" / "reference" / "irrcac_vanmiltenburg2024.json").read_text())
 ALL = IRRCAC["all_raters_item_by_rater"]
 KEY = {None: "none", "linear": "linear", "quadratic": "quadratic"}
 

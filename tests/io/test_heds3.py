@@ -22,7 +22,7 @@ from qra_widgets.cli import main
 from qra_widgets.io.heds import HEDSImport, detect_version, heds_from_bytes, heds_from_dict, import_heds, match_criteria
 from qra_widgets.properties import check_properties
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).parents[1] / "data"
 TWO_CRITERIA = DATA / "heds3" / "heds3_two_criteria.json"
 MESSY = DATA / "heds3" / "heds3_messy.json"
 HEDS2 = [field_path("heds2", name) for name in ("heds2_example_napiernlp_reprohum2024.json",

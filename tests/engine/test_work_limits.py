@@ -20,8 +20,8 @@ from qra_widgets import limits as reading
 from qra_widgets.io.annotations import load_annotations
 from qra_widgets.uncertainty import bootstrap, plan_reproduction
 
-VM = Path(__file__).parent / "data" / "vanmiltenburg2024"
-REPOSITORY = Path(__file__).parents[1]
+VM = Path(__file__).parents[1] / "data" / "vanmiltenburg2024"
+REPOSITORY = Path(__file__).parents[2]
 
 
 @pytest.fixture(scope="module")

@@ -359,6 +359,7 @@ def test_overview_tab_loads_when_built_filters_sorts_by_header_pages_and_opens_a
     first = next(r for r in view.table.rows if "group" not in r)
     assert first["cells"][0] == "1" and first["cells"][3] == "human"
     assert first["titles"][1] == f"Simulated {int(first['key'][4:])} ({first['key']})"  # the full name on hover
+    assert first["title"].startswith(f"Simulated {int(first['key'][4:])} ({first['key']}) · criterion: Quality · QCET: Fluency")
     view.next.click()
     assert len(view.shown_studies) == 5
     view.filters["evaluation_type"].value = "metric"
@@ -387,7 +388,7 @@ def test_the_overview_benchmark_runs_quick():
     import sys
     from pathlib import Path
 
-    script = Path(__file__).parents[1] / "benchmarks" / "overview.py"
+    script = Path(__file__).parents[2] / "benchmarks" / "overview.py"
     result = subprocess.run([sys.executable, str(script), "--quick"], capture_output=True, text=True, timeout=600, check=True)
     assert "| 30 |" in result.stdout and "| 2,000 |" in result.stdout
 
@@ -445,3 +446,21 @@ def test_opening_from_the_overview_asks_first_when_the_study_being_edited_is_uns
     app.overview.confirm.yes.click()
     assert app.state.study.id == "qrapp-example1" and not app.state.dirty
     assert app.tabs.selected_index == app.tabs.titles.index("Assessment")  # the study opens on its Assessment tab
+
+
+def test_the_overview_is_read_when_first_shown_and_again_only_after_a_save(tmp_path):
+    from qra_widgets.widgets import Dashboard
+
+    app = Dashboard(library_path=tmp_path / "lib.sqlite3")
+    app.state.library.save(examples.load("qrapp_example1"))
+    app.show_tab("Overview")
+    assert app.overview.shown_studies == ["qrapp-example1"]  # no click needed
+    first = app.overview.data
+    app.show_tab("Study")
+    app.show_tab("Overview")
+    assert app.overview.data is first  # nothing saved since: not read again
+    app.state.library.save(examples.load("qra2022_nts"))
+    app.show_tab("Study")
+    app.show_tab("Overview")
+    assert list(dict.fromkeys(app.overview.shown_studies)) == ["qrapp-example1", "qra2022-nts"]  # read again: human first
+

@@ -216,7 +216,7 @@ def test_median_aggregation_resamples_medians_on_van_miltenburg_2024(field_data,
     (medians 3, 3, 2 after shifting); the earlier engine printed a "95% CI" of (9.7, 16.9) from
     resampled means, which excludes its own value."""
     shutil.copy(field_data / "vanmiltenburg2024" / "vanmiltenburg2024_fluency_ratings_long.csv", tmp_path)
-    shutil.copy(Path(__file__).parent / "data" / "vanmiltenburg2024" / "spec.json", tmp_path)
+    shutil.copy(Path(__file__).parents[1] / "data" / "vanmiltenburg2024" / "spec.json", tmp_path)
     study = qw.load_annotations(tmp_path / "spec.json", aggregation="median")
     replicates_of_medians_are_medians(study)
     frame = qw.assess(study, bootstrap=500, seed=1).to_frame().set_index(["measure", "level", "system"])

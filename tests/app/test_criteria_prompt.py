@@ -4,9 +4,9 @@ Import many), with a suggestion from each criterion's name."""
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from pathlib import Path
 
 import pytest
+from fielddata import field_path, needs_field_data
 
 import qra_widgets as qw
 from qra_widgets.overview import classify_criteria, unclassified_criteria
@@ -14,30 +14,35 @@ from qra_widgets.properties.suggest import suggest_criterion
 from qra_widgets.store import StudyLibrary
 from qra_widgets.widgets import Dashboard
 
-QRA3 = Path(__file__).parent / "data" / "qra3"
+QRA3 = field_path("qra3")  # the published Yao 2022 QRA3 run (ReproNLP 2026), never committed
 
 
-@pytest.mark.parametrize(("name", "kind", "qcet"), [
-    ("BLEU", "metric", "QTG-f-1"),  # as the QRA 2022 Table 4 example (qra2022_nts) files it
-    ("SARI", "metric", "QTG-w-2"),  # ditto
-    ("wF1", "metric", "QTC-w-1"),  # as the QRA 2022 Table 6 example (qra2022_essay_scoring) files it
-    ("ROUGE-L", "metric", "QTG-f-1"),
-    ("Fluency", "human", "QOG-w-3"),  # the QCET criterion of that name
-    ("readability", "human", "QOG-w-2"),
-    ("GPT-4 judged fluency", "llm-as-judge", "QOG-w-3"),
-    ("Q7", "unknown", None),
-])
+@pytest.mark.parametrize(
+    ("name", "kind", "qcet"),
+    [
+        ("BLEU", "metric", "QTG-f-1"),  # as the QRA 2022 Table 4 example (qra2022_nts) files it
+        ("SARI", "metric", "QTG-w-2"),  # ditto
+        ("wF1", "metric", "QTC-w-1"),  # as the QRA 2022 Table 6 example (qra2022_essay_scoring) files it
+        ("ROUGE-L", "metric", "QTG-f-1"),
+        ("Fluency", "human", "QOG-w-3"),  # the QCET criterion of that name
+        ("readability", "human", "QOG-w-2"),
+        ("GPT-4 judged fluency", "llm-as-judge", "QOG-w-3"),
+        ("Q7", "unknown", None),
+    ],
+)
 def test_a_criterion_name_suggests_its_evaluation_type_and_qcet_criterion(name, kind, qcet):
     guess = suggest_criterion(name)
     assert (guess.evaluation_type, guess.qcet_id) == (kind, qcet)
     assert guess.reason
 
 
+@needs_field_data
 def test_qra3_studies_without_types_are_listed_with_suggestions_and_classified_as_a_new_revision(tmp_path):
     library = StudyLibrary(tmp_path / "lib.sqlite3")
     state_app = Dashboard(library_path=library.path)
-    report = state_app.state.import_qra3((QRA3 / "metrics-4-studies.csv").read_bytes(),
-                                         (QRA3 / "config-4-studies.json").read_bytes())
+    report = state_app.state.import_qra3(
+        (QRA3 / "metrics-4-studies.csv").read_bytes(), (QRA3 / "config-4-studies.json").read_bytes()
+    )
     added = [study_id for _source, study_id in report.added]
     frame = unclassified_criteria(library, added)
     yao = frame[frame.study == "Yao2022"].set_index("quality_criterion")
@@ -54,11 +59,20 @@ def test_qra3_studies_without_types_are_listed_with_suggestions_and_classified_a
         classify_criteria(library, "Yao2022", {"Readability": ("crowd", None)})
 
 
+@needs_field_data
 def test_the_library_tab_asks_after_a_qra3_import_and_saves_the_answers(tmp_path):
     app = Dashboard(library_path=tmp_path / "lib.sqlite3")
     view = app.library
-    view.qra3_upload.value = tuple({"name": name, "content": (QRA3 / name).read_bytes(), "type": "", "size": 1,
-                                    "last_modified": datetime.now(timezone.utc)} for name in ("metrics-4-studies.csv", "config-4-studies.json"))
+    view.qra3_upload.value = tuple(
+        {
+            "name": name,
+            "content": (QRA3 / name).read_bytes(),
+            "type": "",
+            "size": 1,
+            "last_modified": datetime.now(timezone.utc),
+        }
+        for name in ("metrics-4-studies.csv", "config-4-studies.json")
+    )
     view.import_qra3.click()
     prompt = view.criteria_prompt
     assert prompt.widget.layout.display == "flex"
@@ -74,11 +88,20 @@ def test_the_library_tab_asks_after_a_qra3_import_and_saves_the_answers(tmp_path
     assert overview.loc[("Yao2022", "Readability"), "evaluation_type"] == "metric"
 
 
+@needs_field_data
 def test_the_bulk_import_report_asks_too(tmp_path):
     app = Dashboard(library_path=tmp_path / "lib.sqlite3")
     view = app.library
-    view.bulk_upload.value = tuple({"name": name, "content": (QRA3 / name).read_bytes(), "type": "", "size": 1,
-                                    "last_modified": datetime.now(timezone.utc)} for name in ("metrics-4-studies.csv", "config-4-studies.json"))
+    view.bulk_upload.value = tuple(
+        {
+            "name": name,
+            "content": (QRA3 / name).read_bytes(),
+            "type": "",
+            "size": 1,
+            "last_modified": datetime.now(timezone.utc),
+        }
+        for name in ("metrics-4-studies.csv", "config-4-studies.json")
+    )
     view.import_many.click()
     assert view.criteria_prompt.widget.layout.display == "flex"
     assert {study for study, *_ in view.criteria_prompt.fields} >= {"Yao2022"}

@@ -18,7 +18,7 @@ from qra_widgets.study import Experiment, QualityCriterion, Study
 
 combine_effects = pytest.importorskip("statsmodels.stats.meta_analysis").combine_effects
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).parents[1] / "data"
 
 # The BCG vaccine trials (Colditz et al. 1994), metafor's dat.bcg: tpos, tneg, cpos, cneg.
 BCG = [(4, 119, 11, 128), (6, 300, 29, 274), (3, 228, 11, 209), (62, 13536, 248, 12619), (33, 5036, 47, 5761),
@@ -285,12 +285,12 @@ def test_forest_json_for_the_static_sites_is_plain_json_built_without_plotly():
     import subprocess
     import sys
 
-    code = ("import sys, json; sys.path.insert(0, 'tests'); from test_meta import three_lab_study; import qra_widgets as qw;"
+    code = ("import sys, json; sys.path.insert(0, 'tests/compare'); from test_meta import three_lab_study; import qra_widgets as qw;"
             "from qra_widgets import charts;"
             "spec = charts.forest_figure_json(qw.forest(qw.assess(three_lab_study()), quality_criterion='Fluency'),"
             " template=False); print(json.dumps(spec)); print('plotly' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         cwd=Path(__file__).parent.parent).stdout.splitlines()
+                         cwd=Path(__file__).parents[2]).stdout.splitlines()
     spec = json.loads(out[0])
     assert out[1] == "False"
     assert len(spec["data"]) == 4 and "template" not in spec["layout"]
@@ -369,3 +369,33 @@ def test_the_narrative_says_for_each_reproduction_where_it_lies_and_whether_it_i
     assert ("is equivalent to it within ±0.5" in text) == bool(r2.equivalent)
     with pytest.raises(QRAInputError, match="no verdict"):
         consistency_narrative(verdicts, quality_criterion="Fluency", system="Z")
+
+
+def test_the_html_report_of_a_study_with_an_original_has_a_forest_plot_per_criterion():
+    from qra_widgets.report.site import study_page_html
+
+    page = study_page_html(three_lab_study())
+    assert page.count("Forest plot: Fluency") == 1
+    assert "Pooled (random effects)" in page and "Prediction interval" in page
+
+
+def test_a_standard_error_printed_with_a_spec_score_is_used_for_the_original(tmp_path):
+    import json
+
+    rows = ["system,item,rater,fluency"] + [f"A,i{i},r{r},{v}" for i, (r, v) in enumerate([(1, 4), (2, 3), (1, 4), (2, 5)])]
+    rows += [f"B,j{i},r{r},{v}" for i, (r, v) in enumerate([(1, 2), (2, 3), (1, 2), (2, 2)])]
+    (tmp_path / "r1.csv").write_text("\n".join(rows) + "\n")
+    spec = {"schema": "qra-widgets/annotations", "version": 1, "id": "printed-se",
+            "quality_criteria": [{"name": "Fluency", "scale_min": 1, "scale_max": 5}],
+            "experiments": [{"id": "O", "role": "original", "scores": {"Fluency": {"A": {"value": 4.1, "se": 0.2, "n": 30}, "B": 2.5}}},
+                            {"id": "R1", "file": "r1.csv",
+                             "columns": {"system": "system", "item": "item", "rater": "rater", "criteria": {"Fluency": "fluency"}}}]}
+    (tmp_path / "spec.json").write_text(json.dumps(spec))
+    study = qw.load_annotations(tmp_path / "spec.json")
+    result = qw.assess(study)
+    with pytest.warns(UndefinedMeasureWarning, match="prediction interval is undefined: only 2 experiments"):
+        rows = qw.forest(result, quality_criterion="Fluency", system="A").set_index("experiment")
+    assert rows.loc["O", "se"] == 0.2 and rows.loc["O", "note"] == "published standard error"
+    verdicts = qw.consistency(result, margin=0.5).set_index("system")
+    assert verdicts.loc["A", "se_difference"] == pytest.approx(math.hypot(0.2, rows.loc["R1", "se"]))
+    assert "no standard error for the original" in verdicts.loc["B", "note"]  # B's value was printed without one
