@@ -176,7 +176,7 @@ class AppState:
         self.study, self.revision, self.dirty, self.pending = copy.deepcopy(study), revision, False, None
         self.id_edited = True
         carried = getattr(study, "conventions", None) or study.metadata.get("conventions")
-        if carried:  # a study file may say which conventions its numbers follow (issue 11 §1)
+        if carried:  # a study file may say which conventions its numbers follow (its "conventions" field)
             self.conventions = resolve(carried)
         self.reassess()
         return self._emit(StudyLoaded(message or f"Opened {study.name or study.id!r}."))
@@ -463,7 +463,7 @@ class AppState:
         return self._changed(StructureChanged(f"Added labels from {source}: the study now has {len(self.study.labels)} labels.",
                                               what="labels"))
 
-    # --- library file actions (issue 11 §2, issue 13 §3-§4): imports into the library, files of the open study
+    # --- library file actions (QRA3 files, bulk import, the HTML report): imports into the library, files of the open study
     #
     # Imports change the library, never the study being edited (opening an imported study is the
     # ordinary open_from_library, which the view guards against losing unsaved changes), so they
@@ -543,7 +543,7 @@ class AppState:
         return study_page_html(self.study, assessment=self.assessment)
 
 
-    # --- annotations and intervals (issue 12 §1 app, §2 output, §3 progress, §4 planner)
+    # --- annotations and intervals (the Annotations tab; the Intervals tab's output, progress and planner)
     # Intervals are computed on request, never on an edit.  A running bootstrap works on a
     # snapshot of the study and of the assessment it will decorate; any edit (which always
     # re-assesses, so ``self.assessment`` becomes a new object) makes that snapshot stale:
