@@ -20,9 +20,9 @@ from .io.annotations import load_annotations
 from .io.heds import import_heds
 from .meta import consistency, forest
 from .overview import Overview, overview  # binds ``overview`` to the function, as for ``assess``
+from .planning import plan_reproduction
 from .qra3 import read_qra3
 from .study import Experiment, QualityCriterion, Study
-from .uncertainty import plan_reproduction
 from .version import __version__
 
 __all__ = [

@@ -395,7 +395,7 @@ def _site(args: argparse.Namespace) -> str:
 
 def _sensitivity(args: argparse.Namespace) -> str:
     from .io import load_study
-    from .meta import sensitivity, sensitivity_report
+    from .sensitivity import sensitivity, sensitivity_report
 
     if args.config:
         from .qra3 import read_qra3

@@ -22,6 +22,12 @@ ratings -- matrix products, no Python loop per replicate or per system:
   multiplied into the ratings).  Agreement coefficients resample items only: a rater drawn
   twice would agree with its own copy (with two raters, half the replicates would give alpha = 1).
 
+Krippendorff's alpha (and every agreement coefficient) gets a *nonparametric unit bootstrap*:
+items are drawn with replacement and alpha is recomputed from the coincidences of the items
+drawn, so each item's values stay together (Efron & Tibshirani 1993 ch. 6; Zapf et al. 2016).
+This is not Hayes & Krippendorff's (2007) algorithm, which resamples pairs of values from the
+observed coincidence matrix and reports the chance of falling below a minimum alpha.
+
 **With scores only**, systems are resampled for the QC-level r, rho, tau, W and P (copies of a
 system drawn twice are one system: never a tied pair in P, never a tie in W), and a system's
 CV* gets Vangel's (1996) analytic interval for the coefficient of variation
@@ -702,94 +708,3 @@ def assessment_intervals(assessment, result: Bootstrap) -> dict:
                    "stated findings are not resampled" if measure == "P" else "not resampled")
             out[key] = (NAN, NAN, "", f"no interval: {why}", "")
     return out
-
-
-# ----------------------------------------------------------------------------- planning a reproduction
-
-
-PLAN_COLUMNS = ["items", "raters_per_item", "quality_criterion", "measure", "expected_ci_width", "expected_half_width", "runs"]
-
-
-def plan_reproduction(study, items=(100, 200, 400), raters_per_item=(2, 3), *, B: int = 500, runs: int = 5,
-                      seed: int | None = 0, ci: float = 0.95, experiment: str | None = None, conventions=None,
-                      max_work: int | None = None):
-    """Expected confidence-interval width of CV* and of the new team's annotator alpha, per design.
-
-    For each design (``items`` in total, split evenly over the systems, and
-    ``raters_per_item``), ``runs`` reproductions are simulated from the original's item-level
-    ratings (``experiment``, default: the one with role ``original``): items are drawn with
-    replacement within each system, and each rater's rating is the item's mean rating plus a
-    residual drawn from all of the original's (rating - item mean) residuals, rounded to the
-    scale and kept on it.  Each simulated reproduction is assessed against the original with
-    the same bootstrap as :func:`bootstrap` (``B`` replicates, percentile intervals), and the
-    interval widths are averaged.  "With 200 items and 3 raters, CV* is known to +/- 2" reads
-    ``expected_half_width``.
-
-    Returns a DataFrame with columns :data:`PLAN_COLUMNS` (``measure`` is ``CV*``, the mean of
-    the system CV*s, or ``alpha``, the reproduction's annotator alpha).
-    """
-    import pandas as pd
-
-    from .limits import check_plan
-    from .ratings import Ratings
-    from .study import Experiment, Study
-
-    check_plan(study, items, raters_per_item, B, runs, seed, max_work)  # before any array (limits: qra_widgets.io.reading)
-    if not study.ratings:
-        raise QRAInputError("plan_reproduction: needs a study with item-level ratings (load_annotations)")
-    originals = [e.id for e in study.experiments if e.role == "original" and e.id in study.ratings.experiments()]
-    source = experiment or (originals[0] if originals else min(study.ratings.experiments()))
-    if source not in study.ratings.experiments():
-        raise QRAInputError(f"plan_reproduction: experiment {source!r} has no ratings")
-    for name, values in (("items", items), ("raters_per_item", raters_per_item)):
-        if not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v >= (2 if name == "items" else 1)
-                   for v in values):
-            raise QRAInputError(f"plan_reproduction: {name} must be whole numbers (items >= 2, raters >= 1), got {list(values)!r}")
-    rng = np.random.default_rng(seed)
-    kept = study.ratings.select(3, [source])
-    rows = []
-    for qc in study.quality_criteria:
-        if qc.name not in kept.criteria():
-            continue
-        system, item, _e, _r, rating = kept.for_criterion(qc.name)
-        frame = pd.DataFrame({"s": system, "i": item, "v": rating})
-        item_means = frame.groupby(["s", "i"], sort=False).v.mean()
-        residuals = (frame.v - frame.groupby(["s", "i"], sort=False).v.transform("mean")).to_numpy()
-        systems = [s for s in study.systems if s in set(system)]
-        pools = {s: item_means.loc[s].to_numpy() for s in systems}
-        high = qc.scale_max if qc.scale_max is not None else np.inf
-        for n_items in items:
-            per_system = max(2, n_items // len(systems))
-            for k in raters_per_item:
-                widths: dict[str, list] = {"CV*": [], "alpha": []}
-                for _run in range(runs):
-                    columns = [[], [], [], []]
-                    for s in systems:
-                        means = rng.choice(pools[s], size=per_system, replace=True)
-                        simulated = np.clip(np.round(means[:, None] + rng.choice(residuals, size=(per_system, k))),
-                                            qc.scale_min, high)
-                        columns[0].append(np.repeat([s], per_system * k))
-                        columns[1].append(np.repeat([f"{s}-{j}" for j in range(per_system)], k))
-                        columns[2].append(np.tile([f"r{j}" for j in range(k)], per_system))
-                        columns[3].append(simulated.ravel())
-                    sim = [np.concatenate(c) for c in columns]
-                    q_original, s_original, i_original, _ee, r_original, v_original = kept.select(0, [qc.name]).columns()
-                    ratings = Ratings.from_columns(
-                        np.concatenate([q_original, np.full(len(sim[0]), qc.name, dtype=object)]),
-                        np.concatenate([s_original, sim[0]]), np.concatenate([i_original, sim[1]]),
-                        np.concatenate([np.full(len(q_original), "original", dtype=object), np.full(len(sim[0]), "planned", dtype=object)]),
-                        np.concatenate([r_original, sim[2]]), np.concatenate([v_original, sim[3]]))
-                    planned = Study(id="plan", quality_criteria=[qc], systems=systems,
-                                    experiments=[Experiment("original", role="original"), Experiment("planned")],
-                                    scores={(qc.name, s, e): v for (s, e), v in ratings.system_means(qc.name).items()},
-                                    ratings=ratings)
-                    result = bootstrap(planned, conventions, B=B, seed=int(rng.integers(2**31)), ci=ci, max_work=max_work)
-                    for key, measure in ((("CV*", "qc", qc.name, None), "CV*"), (("annotators", "planned", qc.name, "alpha"), "alpha")):
-                        if key in result.replicates:
-                            low, high_end, _note = interval(result.replicates[key], ci=ci)
-                            widths[measure].append(high_end - low)
-                for measure, values in widths.items():
-                    defined = [v for v in values if np.isfinite(v)]
-                    width = float(np.mean(defined)) if defined else NAN
-                    rows.append([per_system * len(systems), k, qc.name, measure, width, width / 2, runs])
-    return pd.DataFrame(rows, columns=PLAN_COLUMNS)

@@ -19,7 +19,7 @@ def run(capsys, *args):
 def test_report_markdown(capsys):
     status, out, _ = run(capsys, "report", str(example_path("qrapp_example1")))
     assert status == 0
-    assert "|   SVM | CV* | 19.96 |  |  |" in out and "| Type IV | P | n/a | 1 | 1 |" in out
+    assert "|   SVM | CV\\* | 19.96 |  |  |" in out and "| Type IV | P | n/a | 1 | 1 |" in out
 
 
 @pytest.mark.parametrize("fmt, check", [

@@ -173,9 +173,9 @@ def check_spec(spec: Any) -> dict:
     """Check the shape of a spec (not its files); return it.
 
     Every object is checked for unknown keys: a misspelt key is an error naming it and the
-    nearest known key (:func:`qra_widgets.io.layouts.check_keys`).
+    nearest known key (:func:`qra_widgets.io.layout_keys.check_keys`).
     """
-    from .layouts import AGREEMENT_CODINGS, CRITERION_KEYS, TOP_KEYS, check_entry, check_keys
+    from .layout_keys import AGREEMENT_CODINGS, CRITERION_KEYS, TOP_KEYS, check_entry, check_keys
 
     if not isinstance(spec, dict):
         raise QRAInputError(f"annotation spec: expected a JSON object, got {type(spec).__name__}")
@@ -314,15 +314,10 @@ def load_annotations(spec_or_path: dict | str | os.PathLike, *, base: str | os.P
     from ..labels import Labels
     from ..ratings import Choices, Ratings
     from ..study import Experiment, Study
-    from .layouts import (
-        Table,
-        check_optional_exclude,
-        read_entry,
-        reported_scores,
-        select_rows,
-        sign_test_records,
-        system_values,
-    )
+    from .layout_keys import reported_scores
+    from .layout_pairwise import sign_test_records, system_values
+    from .layout_rows import Table, check_optional_exclude, select_rows
+    from .layouts import read_entry
 
     if isinstance(spec_or_path, dict):
         spec, folder = check_spec(spec_or_path), Path(base) if base is not None else Path.cwd()
@@ -381,7 +376,7 @@ def load_annotations(spec_or_path: dict | str | os.PathLike, *, base: str | os.P
             part.rules.update(piece.rules)
         shown_names = ", ".join(PurePosixPath(n.replace("\\", "/")).name for n in names)
         if len(pieces) > 1:  # the same checks across the files of one experiment
-            from .layouts import check_items
+            from .layout_rows import check_items
 
             check_items(part.ratings, shown_names, entry.get("columns") or {})
         if not len(part.ratings["rating"]):

@@ -330,26 +330,19 @@ def _on_scale(counts: CategoryCounts, categories) -> CategoryCounts:
 # ----------------------------------------------------------------------------- the batch core (weights per unit)
 
 
-def _pair_terms(counts: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Per unit: pairable, rated, the weighted disagreement of its rater pairs
-    ``sum_kl (1 - w_kl) n_uk n_ul / (m_u (m_u - 1))`` (Gwet 2014's 1 - p_a, a sum of non-negative
-    terms) and its label shares ``n_uk / m_u``."""
+def _pair_terms(counts: np.ndarray, weights: np.ndarray, *, pair_based: bool = True):
+    """Per unit: pairable, rated and, for the pair-based coefficients, the weighted disagreement of
+    its rater pairs ``sum_kl (1 - w_kl) n_uk n_ul / (m_u (m_u - 1))`` (Gwet 2014's 1 - p_a, a sum
+    of non-negative terms) and its label shares ``n_uk / m_u`` (0 outside pairable / rated units)."""
     n = counts.astype(float)
     raters = n.sum(axis=1)
     pairable, rated = raters >= 2, raters >= 1
+    if not pair_based:
+        return pairable, rated, None, None
     with np.errstate(invalid="ignore", divide="ignore"):
-        disagreement = np.where(pairable, np.einsum("uk,kl,ul->u", n, 1.0 - weights, n) / (raters * (raters - 1)), 0.0)
+        disagreement = np.where(pairable, ((n @ (1.0 - weights)) * n).sum(axis=1) / (raters * (raters - 1)), 0.0)
         shares = np.where(rated[:, None], n / np.where(rated, raters, 1.0)[:, None], 0.0)
     return pairable, rated, disagreement, shares
-
-
-def _weighted_means(w: np.ndarray, pairable, rated, disagreement, shares):
-    """(1 - P_a, pairable weight, pi) per replicate: weighted means over units (weights w, (B, U))."""
-    pair_weight, rated_weight = w @ pairable.astype(float), w @ rated.astype(float)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        observed = (w @ disagreement) / pair_weight  # disagreement and shares are 0 outside pairable / rated units
-        pi = (w @ shares) / rated_weight[:, None]
-    return observed, pair_weight, np.nan_to_num(pi)
 
 
 def agreement_batch(counts: CategoryCounts, unit_weights_: npt.ArrayLike | None = None, *, measures=("fleiss_kappa",),
@@ -374,13 +367,37 @@ def agreement_batch(counts: CategoryCounts, unit_weights_: npt.ArrayLike | None 
     """
     cc = counts if isinstance(counts, CategoryCounts) else category_counts(counts)
     q = cc.categories.size
-    w = unit_weights(unit_weights_, cc.counts.shape[0])
+    if unit_weights_ is None:  # the estimate: units with the same counts are interchangeable, so each
+        cc, w = _distinct_units(cc)  # distinct row once, weighted by how often it occurs (weights mean repeats)
+    else:
+        w = unit_weights(unit_weights_, cc.counts.shape[0])
     size = w.shape[0]
     out: dict[str, Batch] = {}
     agreement = agreement_weights(q, weights)
-    if {"fleiss_kappa", "ac1", "bp"} & set(measures):
-        pairable, rated, disagreement, shares = _pair_terms(cc.counts, agreement)
-        observed, pair_weight, pi = _weighted_means(w, pairable, rated, disagreement, shares)
+    with_alpha = "alpha" in measures
+    if with_alpha and level not in LEVELS:
+        raise QRAInputError(f"level: must be one of {LEVELS}, got {level!r}")
+    pair_based = bool({"fleiss_kappa", "ac1", "bp"} & set(measures))
+    pairable, rated, disagreement, shares = _pair_terms(cc.counts, agreement, pair_based=pair_based)
+    # every per-unit term the coefficients need, side by side: one matrix product w @ X gives all
+    # their weighted sums (the cost of a product is reading w, not the number of columns)
+    columns = [pairable[:, None].astype(float), rated[:, None].astype(float)]
+    if pair_based:
+        columns += [disagreement[:, None], shares]
+    if with_alpha:
+        counts = cc.counts.astype(float)
+        raters = counts.sum(axis=1)
+        scaled = counts * np.where(pairable, 1.0 / np.where(pairable, raters - 1, 1.0), 0.0)[:, None]
+        products = size > 1 and q * q * counts.shape[0] <= 20_000_000  # one row of weights: o directly, below
+        columns += [scaled] + ([(scaled[:, :, None] * counts[:, None, :]).reshape(-1, q * q)] if products else [])
+    sums = w @ np.hstack(columns)
+    pair_weight, rated_weight = sums[:, 0], sums[:, 1]
+    position = 2
+    if pair_based:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            observed = sums[:, position] / pair_weight  # disagreement and shares are 0 outside pairable / rated units
+            pi = np.nan_to_num(sums[:, position + 1:position + 1 + q] / rated_weight[:, None])
+        position += 1 + q
         with np.errstate(invalid="ignore", divide="ignore"):
             if "fleiss_kappa" in measures:
                 expected = np.einsum("bk,kl,bl->b", pi, 1.0 - agreement, pi)
@@ -393,29 +410,40 @@ def agreement_batch(counts: CategoryCounts, unit_weights_: npt.ArrayLike | None 
                               np.full(size, total / q**2)) if q >= 2 else np.full(size, np.nan)
                     reasons = undefined_reasons(label, size, pairs=pair_weight, scale_size=q)
                     out[name] = Batch(((1.0 - observed) - chance) / (1.0 - chance), reasons)
-    if "alpha" in measures:
-        out["alpha"] = _alpha_batch(cc, w, level)
+    if with_alpha:
+        diagonal = sums[:, position:position + q]
+        if products:
+            o = sums[:, position + q:position + q + q * q].reshape(-1, q, q).copy()
+        elif size == 1:  # the estimate: o = (w scaled)^T n, a q x q product
+            o = ((w[0][:, None] * scaled).T @ counts)[None]
+        else:  # many categories: one product per category instead of a units x q^2 block
+            o = np.stack([w @ (scaled[:, c:c + 1] * counts) for c in range(q)], axis=1)
+        o -= diagonal[:, :, None] * np.eye(q)
+        out["alpha"] = _alpha_from_coincidences(o, pair_weight, cc.categories, level)
     return out
 
 
-def _alpha_batch(cc: CategoryCounts, w: np.ndarray, level: str) -> Batch:
-    if level not in LEVELS:
-        raise QRAInputError(f"level: must be one of {LEVELS}, got {level!r}")
-    counts = cc.counts.astype(float)
-    q = cc.categories.size
-    raters = counts.sum(axis=1)
-    pairable = raters >= 2
-    scale = np.where(pairable, 1.0 / np.where(pairable, raters - 1, 1.0), 0.0)
-    scaled = counts * scale[:, None]
-    o = np.empty((w.shape[0], q, q))
-    for c in range(q):  # o[b, c, k] = sum_u w_bu n_uc n_uk / (m_u - 1), one matrix product per category
-        o[:, c, :] = w @ (scaled[:, c:c + 1] * counts)
-    o -= (w @ scaled)[:, :, None] * np.eye(q)
+def _distinct_units(cc: CategoryCounts) -> tuple[CategoryCounts, np.ndarray]:
+    """The distinct rows of a count matrix and their multiplicities as unit weights (1, K): every
+    coefficient here is a weighted sum over units, so this is the same number from K rows instead of
+    U (K is at most a few hundred for a few raters on a small scale)."""
+    counts = np.asarray(cc.counts, dtype=np.int64)
+    units, q = counts.shape
+    base = int(counts.max(initial=0)) + 1
+    if units < 1000 or q * math.log2(base) > 62:
+        return cc, np.ones((1, units))
+    keys = counts @ (base ** np.arange(q, dtype=np.int64))
+    _keys, first, multiplicity = np.unique(keys, return_index=True, return_counts=True)
+    return CategoryCounts(counts[first], cc.categories), multiplicity[None].astype(float)
+
+
+def _alpha_from_coincidences(o: np.ndarray, pair_weight: np.ndarray, categories: np.ndarray, level: str) -> Batch:
+    """Krippendorff's alpha = 1 - (n - 1) sum o delta / sum n_c n_k delta of a (B, q, q) stack of coincidences."""
     marginals = o.sum(axis=2)
     total = marginals.sum(axis=1)
-    reasons = undefined_reasons("alpha", w.shape[0], pairs=w @ pairable.astype(float), categories_used=(marginals > 0).sum(1),
+    reasons = undefined_reasons("alpha", o.shape[0], pairs=pair_weight, categories_used=(marginals > 0).sum(1),
                                 one_category="so there is no expected disagreement")
-    delta = _distance(level, cc.categories, marginals if level == "ordinal" else marginals[0])
+    delta = _distance(level, categories, marginals if level == "ordinal" else marginals[0])
     delta = delta if delta.ndim == 3 else delta[None]
     with np.errstate(invalid="ignore", divide="ignore"):
         expected = np.einsum("bc,bk,bck->b", marginals, marginals, np.broadcast_to(delta, o.shape))
@@ -425,6 +453,8 @@ def _alpha_batch(cc: CategoryCounts, w: np.ndarray, level: str) -> Batch:
 
 def _weighted_bincount(codes: np.ndarray, w: np.ndarray, length: int) -> np.ndarray:
     """``np.bincount(codes, weights=w[b], minlength=length)`` for every row b at once (a sparse product)."""
+    if w.shape[0] == 1:
+        return np.bincount(codes, weights=w[0], minlength=length)[None]
     from scipy.sparse import csr_matrix
 
     onehot = csr_matrix((np.ones(codes.size), (codes, np.arange(codes.size))), shape=(length, codes.size))

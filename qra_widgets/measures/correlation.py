@@ -24,7 +24,7 @@ NAN = float("nan")
 
 
 PAIR_BLOCK = 1 << 20  # elements per block of system pairs (Kendall's tau-b, P): bounded memory at any size
-SORT_ABOVE = 2000  # systems; a single tau-b above this counts pairs by sorting (scipy), not in blocks
+SORT_ABOVE = 64  # systems; above this tau-b counts pairs by sorting (concordance_batch), not in blocks
 
 
 def average_ranks(values: npt.ArrayLike) -> tuple[np.ndarray, np.ndarray]:
@@ -123,9 +123,9 @@ def tau_b_batch(x: npt.ArrayLike, y: npt.ArrayLike) -> Batch:
     .. math:: \tau_b = \frac{\sum_{i<j} \operatorname{sgn}(x_i - x_j) \operatorname{sgn}(y_i - y_j)}
         {\sqrt{n_0 - n_1}\,\sqrt{n_0 - n_2}}
 
-    System pairs are taken in blocks of at most :data:`PAIR_BLOCK` elements (bounded memory);
-    a single row above :data:`SORT_ABOVE` systems counts pairs by sorting
-    (:func:`scipy.stats.kendalltau`, O(n log n)).  A pair of copies of one system (tied in
+    Up to :data:`SORT_ABOVE` systems the pairs are taken in blocks of at most
+    :data:`PAIR_BLOCK` elements (bounded memory); above it they are counted by sorting
+    (:func:`~qra_widgets.measures.ranking.concordance_batch`, O(n log^2 n) per row).  A pair of copies of one system (tied in
     both rows) counts in n_0, n_1 and n_2 alike, so copies drawn by a system bootstrap leave
     tau-b unchanged.
 
@@ -137,11 +137,14 @@ def tau_b_batch(x: npt.ArrayLike, y: npt.ArrayLike) -> Batch:
     a2, b2 = a.reshape(-1, n), b.reshape(-1, n)
     rows = a2.shape[0]
     reasons = _constant_reasons("Kendall's tau", a2, b2)
-    if rows == 1 and n > SORT_ABOVE:
-        from scipy.stats import kendalltau
+    if n > SORT_ABOVE:
+        from .ranking import concordance_batch
 
-        value = np.array([np.nan if reasons[0] else kendalltau(a2[0], b2[0], variant="b").statistic])
-        return Batch(value.reshape(shape), reasons.reshape(shape))
+        concordant, discordant, tied_x, tied_y, _both = concordance_batch(a2, b2)
+        total = n * (n - 1) // 2
+        with np.errstate(invalid="ignore", divide="ignore"):
+            tau = (concordant - discordant) / np.sqrt(total - tied_x) / np.sqrt(total - tied_y)
+        return Batch(np.clip(tau, -1.0, 1.0).reshape(shape), reasons.reshape(shape))
     first, second = np.triu_indices(n, k=1)
     total = first.size
     concordance, tied_x, tied_y = np.zeros(rows), np.zeros(rows), np.zeros(rows)

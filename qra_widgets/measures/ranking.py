@@ -13,8 +13,9 @@ from ._validation import as_score_matrix, replacement, undefined_reason
 
 NAN = float("nan")
 TIE_RULES = ("sign", "untied")
-PAIR_SIGNS_UP_TO = 128  # systems; above this P sorts instead of comparing S(S-1)/2 signs
+PAIR_SIGNS_UP_TO = 64  # systems; above this P sorts (concordance_batch) instead of comparing S(S-1)/2 signs
 PAIR_BLOCK = 1 << 21  # elements of the sign array per block of system pairs (bounded memory)
+SORT_SYSTEMS_ABOVE = PAIR_SIGNS_UP_TO
 
 
 @dataclass(frozen=True)
@@ -40,61 +41,6 @@ class RankCounts:
         return self.same / self.compared
 
 
-def _pairs_in_runs(sorted_values: np.ndarray) -> int:
-    """Pairs of equal values in a sorted array: sum of k(k-1)/2 over its runs of equal values."""
-    starts = np.flatnonzero(np.concatenate(([True], sorted_values[1:] != sorted_values[:-1], [True])))
-    lengths = np.diff(starts)
-    return int((lengths * (lengths - 1) // 2).sum())
-
-
-@dataclass(frozen=True)
-class _Ties:
-    """One experiment's scores as integer codes that are equal exactly where the scores are,
-    and how many system pairs they tie; computed once per experiment, reused by every pair."""
-
-    pairs: int
-    codes: np.ndarray
-
-    @classmethod
-    def of(cls, scores: np.ndarray) -> _Ties:
-        _, codes, counts = np.unique(scores, return_inverse=True, return_counts=True)
-        return cls(int((counts * (counts - 1) // 2).sum()), codes.astype(np.int64))
-
-    def tied_with(self, other: _Ties) -> int:
-        """Pairs tied in both experiments: equal joint codes, counted after one integer sort."""
-        joint = self.codes * (int(other.codes.max()) + 1) + other.codes
-        return _pairs_in_runs(np.sort(joint))
-
-
-def _same_sign_pairs(x: np.ndarray, y: np.ndarray, x_ties: _Ties | None = None, y_ties: _Ties | None = None,
-                     ties: str = "sign") -> RankCounts:
-    """System pairs whose differences have equal signs in x and y, in O(S log S) time.
-
-    Equal signs = concordant pairs + pairs tied in both (``ties="sign"``); with
-    ``ties="untied"`` only pairs untied in both are compared, and same = concordant.
-    C - D comes from Kendall's tau-b
-    (scipy counts it by sorting, without the S x S sign matrix); C + D from the tie counts.
-    """
-    k = x.size
-    total = k * (k - 1) // 2
-    x_ties = _Ties.of(x) if x_ties is None else x_ties
-    y_ties = _Ties.of(y) if y_ties is None else y_ties
-    tied_both = x_ties.tied_with(y_ties)
-    untied_x, untied_y = total - x_ties.pairs, total - y_ties.pairs
-    if untied_x == 0 or untied_y == 0:
-        concordant_minus_discordant = 0
-    else:
-        from scipy.stats import kendalltau
-
-        tau_b = kendalltau(x, y, variant="b").statistic
-        concordant_minus_discordant = round(tau_b * np.sqrt(float(untied_x) * float(untied_y)))
-    concordant_plus_discordant = total - x_ties.pairs - y_ties.pairs + tied_both
-    concordant = (concordant_plus_discordant + concordant_minus_discordant) // 2
-    if ties == "untied":
-        return RankCounts(concordant, concordant_plus_discordant)
-    return RankCounts(concordant + tied_both, total)
-
-
 def _check_ties(ties: str) -> str:
     if ties not in TIE_RULES:
         raise QRAInputError(f"ties: must be one of {', '.join(TIE_RULES)}, got {ties!r}")
@@ -110,10 +56,10 @@ def rank_counts(scores: npt.ArrayLike, *, ties: str = "sign") -> RankCounts:
     ``compared`` its denominator), so that
     counts can be pooled across quality criteria.
 
-    Up to :data:`PAIR_SIGNS_UP_TO` systems the signs of all pairwise differences are
-    compared directly (:func:`sign_counts`; at most 8,128 signs per experiment, and far
-    faster than sorting tiny arrays); beyond that, concordance is counted by sorting in
-    O(S log S) time and O(S) memory per experiment pair.
+    It is :func:`rank_counts_batch` on one replicate: up to :data:`PAIR_SIGNS_UP_TO` systems
+    the signs of all pairwise differences are compared in blocks (far faster than sorting tiny
+    arrays); beyond that, concordance is counted by sorting in O(S log^2 S) time and O(S)
+    memory per experiment pair (:func:`concordance_batch`).
 
     Parameters
     ----------
@@ -145,6 +91,69 @@ def rank_counts(scores: npt.ArrayLike, *, ties: str = "sign") -> RankCounts:
     return RankCounts(int(same[0]), int(compared[0]))
 
 
+def _dense_ranks(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Dense integer ranks along the last axis (equal values share one) and the tied pairs per row."""
+    order = np.argsort(values, axis=-1, kind="stable")
+    ordered = np.take_along_axis(values, order, axis=-1)
+    new = np.ones(values.shape, dtype=bool)
+    new[..., 1:] = ordered[..., 1:] != ordered[..., :-1]
+    dense = np.empty(values.shape, dtype=np.int64)
+    np.put_along_axis(dense, order, np.cumsum(new, axis=-1) - 1, axis=-1)
+    return dense, _tied_pairs(new)
+
+
+def _tied_pairs(new: np.ndarray) -> np.ndarray:
+    """Pairs within runs of equal sorted values, sum of t(t-1)/2, from the run-start flags (rows)."""
+    n = new.shape[-1]
+    position = np.broadcast_to(np.arange(n), new.shape)
+    first = np.maximum.accumulate(np.where(new, position, 0), axis=-1)
+    return (position - first).sum(axis=-1)  # each element pairs with the earlier members of its run
+
+
+def _inversions(values: np.ndarray) -> np.ndarray:
+    """Strict inversions (i < j, v_i > v_j) of each row of non-negative integers, by bottom-up merging:
+    at each of log2(n) levels, one stable sort of every block pair counts the left elements above
+    each right element.  O(n log^2 n) per row, vectorised over rows."""
+    rows, n = values.shape
+    size = 1 << max(0, (n - 1).bit_length())
+    padded = np.full((rows, size), int(values.max(initial=0)) + 1, dtype=np.int64)  # padding at the end adds none
+    padded[:, :n] = values
+    count = np.zeros(rows, dtype=np.int64)
+    half = 1
+    while half < size:
+        blocks = padded.reshape(rows, size // (2 * half), 2 * half)
+        side = np.repeat(np.array([0, 1], dtype=np.int64), half)
+        right = np.sort(blocks * 2 + side, axis=-1) & 1  # equal values: left before right; the parity is the side
+        left_before = np.cumsum(1 - right, axis=-1)
+        count += np.where(right == 1, half - left_before, 0).sum(axis=(1, 2))
+        half *= 2
+    return count
+
+
+def concordance_batch(x: npt.ArrayLike, y: npt.ArrayLike) -> tuple[np.ndarray, ...]:
+    """(concordant, discordant, tied in x, tied in y, tied in both) system pairs of each row pair of
+    ``x`` and ``y`` (B, n), by sorting: O(n log^2 n) per row, no n x n array.  Lexicographic order
+    by (x, y) leaves pairs tied in x in y order, so discordant pairs are the strict inversions of y.
+
+    >>> [int(v[0]) for v in concordance_batch([[1, 2, 3, 3]], [[1, 3, 2, 2]])]
+    [3, 2, 1, 1, 1]
+    """
+    x, y = np.atleast_2d(np.asarray(x, dtype=float)), np.atleast_2d(np.asarray(y, dtype=float))
+    n = x.shape[-1]
+    rx, tied_x = _dense_ranks(x)
+    ry, tied_y = _dense_ranks(y)
+    key = rx * n + ry
+    order = np.argsort(key, axis=-1, kind="stable")
+    ordered = np.take_along_axis(key, order, axis=-1)
+    new = np.ones(key.shape, dtype=bool)
+    new[:, 1:] = ordered[:, 1:] != ordered[:, :-1]
+    tied_both = _tied_pairs(new)
+    discordant = _inversions(np.take_along_axis(ry, order, axis=-1))
+    total = n * (n - 1) // 2
+    concordant = total - tied_x - tied_y + tied_both - discordant
+    return concordant, discordant, tied_x, tied_y, tied_both
+
+
 def rank_counts_batch(stack: npt.ArrayLike, *, ties: str = "sign", copies: npt.ArrayLike | None = None) -> tuple[np.ndarray, np.ndarray]:
     r"""Same-sign and compared system-pair counts of every replicate of ``stack`` (B, E, S),
     NaN = a missing score: the one implementation of :func:`rank_counts` and of the bootstrap.
@@ -152,13 +161,13 @@ def rank_counts_batch(stack: npt.ArrayLike, *, ties: str = "sign", copies: npt.A
     .. math:: \text{same} = \sum_{(S_m,S_n)} \left[\binom{k_+}{2} + \binom{k_-}{2} + \binom{k_0}{2}\right],\qquad
         \text{compared} = \sum_{(S_m,S_n)} \binom{k_+ + k_- + k_0}{2}
 
-    with ``k_+``, ``k_-``, ``k_0`` the experiments in which S_m scores above, below or equal to S_n (the
-    experiment pairs agreeing on the sign of the difference; ``ties="untied"`` drops ``k_0`` from
-    both).  System pairs are taken in blocks of bounded size, experiments without a loop.
+    with k_+, k_-, k_0 the experiments in which S_m scores above, below or equal to S_n (the
+    experiment pairs agreeing on the sign of the difference; ``ties="untied"`` drops k_0 from
+    both).  Up to :data:`SORT_SYSTEMS_ABOVE` systems the pairs are taken in blocks of bounded
+    size, experiments without a loop; above it, each pair of experiments is counted by sorting
+    (:func:`concordance_batch`, O(S log^2 S) per replicate, vectorised over replicates).
     ``copies`` (B, S) names the original system of each column when systems were drawn with
-    replacement: a pair of copies of one system is not a system pair and is not counted.  A
-    single replicate above :data:`PAIR_SIGNS_UP_TO` systems counts by sorting, O(S log S)
-    per experiment pair.
+    replacement: a pair of copies of one system is not a system pair and is not counted.
 
     >>> same, compared = rank_counts_batch([[[1, 2, 3], [1, 3, 2]], [[1, 2, 3], [1, 2, 3]]])
     >>> same.tolist(), compared.tolist()
@@ -167,10 +176,10 @@ def rank_counts_batch(stack: npt.ArrayLike, *, ties: str = "sign", copies: npt.A
     _check_ties(ties)
     array = np.asarray(stack, dtype=float)
     size, _experiments, systems = array.shape
-    if size == 1 and copies is None and systems > PAIR_SIGNS_UP_TO:
-        counts = _sorted_rank_counts(array[0], ties)
-        return np.array([counts.same]), np.array([counts.compared])
     ids = None if copies is None else np.asarray(copies)
+    present = ~np.isnan(array)
+    if systems > SORT_SYSTEMS_ABOVE and (present == present[:1]).all():
+        return _rank_counts_by_sorting(array, present[0], ties, ids)
     first, second = np.triu_indices(systems, k=1)
     same, compared = np.zeros(size, dtype=np.int64), np.zeros(size, dtype=np.int64)
     step = max(1, PAIR_BLOCK // max(array.shape[0] * array.shape[1], 1))
@@ -191,21 +200,30 @@ def rank_counts_batch(stack: npt.ArrayLike, *, ties: str = "sign", copies: npt.A
     return same, compared
 
 
-def _sorted_rank_counts(matrix: np.ndarray, ties: str) -> RankCounts:
-    """Counts of one replicate by sorting, pair of experiments by pair: O(S log S) time and
-    O(S) memory each (for many systems, where S(S-1)/2 signs would not fit)."""
-    scored = ~np.isnan(matrix)
-    complete = scored.all(axis=1)
-    tie_codes = [_Ties.of(row) if full else None for row, full in zip(matrix, complete)]  # reused by every pair
-    counts = RankCounts(0, 0)
-    for i, j in combinations(range(matrix.shape[0]), 2):
-        if complete[i] and complete[j]:
-            counts += _same_sign_pairs(matrix[i], matrix[j], tie_codes[i], tie_codes[j], ties)
+def _rank_counts_by_sorting(array: np.ndarray, present: np.ndarray, ties: str, ids: np.ndarray | None):
+    """:func:`rank_counts_batch` for many systems: per pair of experiments, the concordant,
+    discordant and tied pairs by sorting (:func:`concordance_batch`), never S(S-1)/2 signs.  Copies
+    of one system (``ids``) are tied in both experiments; their pairs are taken out."""
+    size, experiments, _systems = array.shape
+    same, compared = np.zeros(size, dtype=np.int64), np.zeros(size, dtype=np.int64)
+    for i, j in combinations(range(experiments), 2):
+        both = present[i] & present[j]
+        k = int(both.sum())
+        if k < 2:
             continue
-        both = scored[i] & scored[j]
-        if both.sum() >= 2:
-            counts += _same_sign_pairs(matrix[i, both], matrix[j, both], ties=ties)
-    return counts
+        concordant, discordant, _tx, _ty, tied_both = concordance_batch(array[:, i, both], array[:, j, both])
+        copy_pairs = 0
+        if ids is not None:
+            drawn = ids[:, both]
+            counts = np.apply_along_axis(np.bincount, -1, drawn, minlength=int(drawn.max()) + 1)
+            copy_pairs = (counts * (counts - 1) // 2).sum(-1)
+        if ties == "untied":
+            same += concordant
+            compared += concordant + discordant
+        else:
+            same += concordant + tied_both - copy_pairs
+            compared += k * (k - 1) // 2 - copy_pairs
+    return same, compared
 
 
 def rank_agreement(scores: npt.ArrayLike, *, ties: str = "sign", replace_undefined_by: float = NAN) -> float:
@@ -227,7 +245,7 @@ def rank_agreement(scores: npt.ArrayLike, *, ties: str = "sign", replace_undefin
     in both are compared, and P is pooled: the sum of same-sign pairs over the sum of
     compared pairs (with no missing scores this is exactly eq. 4).
 
-    Each experiment pair costs O(S log S) time and O(S) memory (concordance counted by
+    Each experiment pair costs O(S log^2 S) time and O(S) memory (concordance counted by
     sorting, never an S x S matrix) once there are more than :data:`PAIR_SIGNS_UP_TO`
     systems; below that the pair signs are compared directly.  P compares signs only, so
     the scale of the scores plays no part.

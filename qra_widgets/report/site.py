@@ -172,7 +172,7 @@ def _study_context(study, assessment=None) -> dict:
 
         with warnings.catch_warnings():  # an undefined pooled value is nan with its reason in the frame
             warnings.simplefilter("ignore", UndefinedMeasureWarning)
-            figures += [charts.forest_figure(forest(result, quality_criterion=qc.name)) for qc in study.quality_criteria
+            figures += [charts.forest_figure_json(forest(result, quality_criterion=qc.name)) for qc in study.quality_criteria
                         if any(k[0] == qc.name for k in study.scores)][:6]
     context["charts"] = [_figure_html(f) for f in figures]
     context["_assessment"] = result

@@ -615,7 +615,7 @@ class AppState:
                                         cancelled=cancelled)
         return self.apply_intervals(run, result)
 
-    def plan(self, items, raters_per_item, *, B: int = 200, runs: int = 3, seed: int | None = 0,
+    def plan(self, items, raters_per_item, *, B: int = 200, runs: int = 3, seed: int | None = 0, design: str = "new items",
              progress: Callable[[int, int], None] | None = None, cancelled: Callable[[], bool] | None = None):
         """Expected interval widths per design (:func:`~qra_widgets.plan_reproduction`) for the study being edited.
 
@@ -626,7 +626,7 @@ class AppState:
         """
         import pandas as pd
 
-        from ..uncertainty import plan_reproduction
+        from ..planning import plan_reproduction
 
         study = copy.deepcopy(self.study)  # safe in a background thread while the study is edited
         designs = [(n, k) for n in items for k in raters_per_item]
@@ -637,7 +637,7 @@ class AppState:
             if cancelled is not None and cancelled():
                 return None
             frames.append(plan_reproduction(study, items=[n], raters_per_item=[k], B=B, runs=runs, seed=seed,
-                                            conventions=self.conventions))
+                                            conventions=self.conventions, design=design))
             if progress is not None:
                 progress(done, len(designs))
         return pd.concat(frames, ignore_index=True)

@@ -24,7 +24,7 @@ from .. import charts
 from ..errors import QRAInputError
 from ..limits import check_plan
 from . import tables
-from .annotations import split_list
+from .annotation_cards import split_list
 from .common import Status, button, guarded, labelled, run_reported
 from .results import clear_figure, show_figure
 from .state import AppState, IntervalsComputed, IntervalsDropped
@@ -129,6 +129,7 @@ class UncertaintyView:
         self.plan_items = w.Text(value="100, 200, 400", layout=w.Layout(width="12em"))
         self.plan_raters = w.Text(value="2, 3", layout=w.Layout(width="8em"))
         self.plan_replicates = w.BoundedIntText(value=200, min=10, max=10_000, layout=w.Layout(width="7em"))
+        self.plan_design = w.Dropdown(options=["new items", "same items"], value="new items", layout=w.Layout(width="9em"))
         self.plan_button = button("Plan", "qra-plan")
         self.plan_progress = w.IntProgress(value=0, min=0, max=1, layout=w.Layout(width="20em"))
         self.plan_table = w.HTML()
@@ -153,8 +154,11 @@ class UncertaintyView:
             w.HBox([self.compute, self.cancel, self.progress], layout=w.Layout(flex_flow="row wrap", align_items="center")),
             self.message, self.intervals, self.cv_chart, self.agreement,
             w.HTML("<h4>Plan a reproduction</h4><p>From the original experiment's ratings: the expected width of the 95% "
-                   "interval of CV* and of the new team's α, for each number of items and of raters per item.</p>"),
+                   "interval of CV* and of the new team's α, for each number of items and of raters per item, with its "
+                   "spread over the simulated reproductions (sd, 10th and 90th percentile). <i>same items</i>: the "
+                   "reproduction rates the original's items.</p>"),
             w.HBox([labelled("Items", self.plan_items, "4em"), labelled("Raters per item", self.plan_raters, "8em"),
+                    labelled("Design", self.plan_design, "4em"),
                     labelled("Replicates", self.plan_replicates, "6em"), self.plan_button, self.plan_progress],
                    layout=w.Layout(flex_flow="row wrap", align_items="center", grid_gap="0.5em")),
             self.plan_table, self.plan_chart])
@@ -230,6 +234,7 @@ class UncertaintyView:
         items = [_whole(v, "plan: items") for v in split_list(self.plan_items.value)]
         raters = [_whole(v, "plan: raters per item") for v in split_list(self.plan_raters.value)]
         B = int(self.plan_replicates.value)
+        design = self.plan_design.value
         if not self.state.study.ratings:
             raise QRAInputError("plan: needs a study with item-level ratings (load them on the Annotations tab)")
         check_plan(self.state.study, items, raters, B, PLAN_RUNS)  # the default limits: the page cannot raise them
@@ -238,7 +243,8 @@ class UncertaintyView:
         self.plan_table.value = "<p>Simulating reproductions…</p>"
 
         def work():
-            return self.state.plan(items, raters, B=B, runs=PLAN_RUNS, progress=lambda done, _total: setattr(self.plan_progress, "value", done),
+            return self.state.plan(items, raters, B=B, runs=PLAN_RUNS, design=design,
+                                   progress=lambda done, _total: setattr(self.plan_progress, "value", done),
                                    cancelled=lambda: self.plan_job.cancel.is_set())
 
         def done(result):
@@ -252,7 +258,8 @@ class UncertaintyView:
         self.plan_job.start(work, done)
 
     def show_plan(self, frame) -> None:
-        shown = frame.drop(columns=["runs"]).round({"expected_ci_width": 3, "expected_half_width": 3})
+        shown = frame.drop(columns=["runs"]).round({c: 3 for c in ("expected_ci_width", "expected_half_width", "ci_width_sd",
+                                                                   "ci_width_p10", "ci_width_p90")})
         self.plan_table.value = tables.frame_table(shown, caption="Expected 95% interval width of each design")
         show_figure(self.plan_chart, charts.plan_chart(frame))
 

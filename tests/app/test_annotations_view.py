@@ -18,7 +18,8 @@ import pytest
 from fielddata import field_bytes, needs_field_data
 
 from qra_widgets.io.annotations import load_annotations
-from qra_widgets.widgets.annotations import NONE, AnnotationsView, parse_renames
+from qra_widgets.widgets.annotation_cards import NONE
+from qra_widgets.widgets.annotations import AnnotationsView, parse_renames
 from qra_widgets.widgets.common import Status
 from qra_widgets.widgets.state import AppState
 

@@ -21,7 +21,7 @@ import pytest
 import qra_widgets as qw
 from qra_widgets import examples
 from qra_widgets.io.annotations import load_annotations
-from qra_widgets.uncertainty import plan_reproduction
+from qra_widgets.planning import plan_reproduction
 from qra_widgets.widgets.common import Status
 from qra_widgets.widgets.state import AppState, IntervalsDropped
 from qra_widgets.widgets.uncertainty import UncertaintyView
@@ -176,3 +176,16 @@ def test_the_planner_is_plan_reproduction_design_by_design(study):
     view.plan_items.value = "40, many"
     view.on_plan()
     assert "plan: items: 'many' is not a whole number" in html.unescape(view.status.value)
+
+
+def test_the_plan_box_plans_the_same_items_design_when_asked(study):
+    view = tab(study)
+    view.plan_items.value, view.plan_raters.value, view.plan_replicates.value = "40", "2", 30
+    view.plan_design.value = "same items"
+    view.on_plan()
+    view.plan_job.join(300)
+    assert view.plan_button.disabled is False
+    expected = plan_reproduction(study, items=[40], raters_per_item=[2], B=30, runs=3, seed=0, design="same items")
+    assert "same items" in view.plan_table.value and "ci_width_p90" in view.plan_table.value
+    np.testing.assert_array_equal(view.state.plan([40], [2], B=30, design="same items").expected_ci_width.to_numpy(),
+                                  expected.expected_ci_width.to_numpy())

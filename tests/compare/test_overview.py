@@ -320,8 +320,8 @@ def test_the_permutation_test_rebuilds_the_observed_groups_from_the_pairs():
     slot_a = np.array([index[(s, a)] for s, a in zip(pairs.study, pairs.experiment_a)])
     slot_b = np.array([index[(s, b)] for s, b in zip(pairs.study, pairs.experiment_b)])
     for pid in ("G.test_dataset", "H4.2.1", "H2.1"):
-        same = pairs.same.map(lambda ids: pid in ids).to_numpy()
-        differ = pairs.differs.map(lambda ids: pid in ids).to_numpy()
+        same = pairs.same.map(lambda ids, p=pid: p in ids).to_numpy()
+        differ = pairs.differs.map(lambda ids, p=pid: p in ids).to_numpy()
         labels = _answer_classes(slot_a, slot_b, len(index), same, differ)
         assert ((labels[slot_a] == labels[slot_b]) == same).all() and (labels[slot_a] >= 0).all()
 

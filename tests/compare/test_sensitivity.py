@@ -9,7 +9,7 @@ import pytest
 import qra_widgets as qw
 from qra_widgets.cli import main
 from qra_widgets.errors import QRAInputError
-from qra_widgets.meta import sensitivity
+from qra_widgets.sensitivity import sensitivity
 from qra_widgets.study import Experiment, QualityCriterion, Study
 
 DATA = Path(__file__).parents[1] / "data"
@@ -117,7 +117,7 @@ def test_arvan_and_pardes_sep_ae_cv_star_needs_their_undocumented_exclusion(fiel
     import json
 
     from qra_widgets.io.annotations import load_annotations
-    from qra_widgets.meta import optional_exclude_variants
+    from qra_widgets.sensitivity import optional_exclude_variants
 
     spec = json.loads((Path(__file__).parents[1] / "field" / "hosking2021_meaning_arvan2025_pairwise.json").read_text())
     r1 = spec["experiments"][1]

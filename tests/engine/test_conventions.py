@@ -106,10 +106,10 @@ def test_report_example_with_qra3_prints_cv_without_the_factor(capsys):
     assert main(["report", "--example", "qrapp_example1", "--conventions", "qra3"]) == 0
     out = capsys.readouterr().out
     assert out.splitlines()[0].endswith("(n = 3; conventions: qra3)**")
-    assert "|   SVM | CV* | 18.43 |  |  |" in out and "|   GeDi | CV* | 27.6 |  |  |" in out and "|   DExperts | CV* | 28.4 |  |  |" in out
+    assert "|   SVM | CV\\* | 18.43 |  |  |" in out and "|   GeDi | CV\\* | 27.6 |  |  |" in out and "|   DExperts | CV\\* | 28.4 |  |  |" in out
     assert main(["report", "--example", "qrapp_example1"]) == 0
     out = capsys.readouterr().out
-    assert "conventions: qrapp" in out and "|   SVM | CV* | 19.96 |  |  |" in out
+    assert "conventions: qrapp" in out and "|   SVM | CV\\* | 19.96 |  |  |" in out
 
 
 def test_report_file_conventions_and_formats(capsys, tmp_path):

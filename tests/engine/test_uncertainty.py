@@ -1,7 +1,6 @@
 """The bootstrap engine: exact at weights 1, seeded, vectorised measures equal to the measures module,
 coverage on simulated data with a known truth, scores-only intervals and the reproduction planner."""
 
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -134,8 +133,8 @@ def test_plan_reproduction_widths_shrink_with_items_and_raters(vm):
     width = plan.set_index(["items", "raters_per_item", "measure"]).expected_ci_width
     assert width[(300, 2, "CV*")] < width[(60, 2, "CV*")]
     assert width[(300, 4, "alpha")] < width[(300, 2, "alpha")]
-    assert list(plan.columns) == ["items", "raters_per_item", "quality_criterion", "measure", "expected_ci_width",
-                                  "expected_half_width", "runs"]
+    assert list(plan.columns) == ["design", "items", "raters_per_item", "quality_criterion", "measure", "expected_ci_width",
+                                  "expected_half_width", "ci_width_sd", "ci_width_p10", "ci_width_p90", "runs"]
 
 
 def test_bad_bootstrap_options(vm):

@@ -18,7 +18,8 @@ import qra_widgets as qw
 from qra_widgets import examples
 from qra_widgets import limits as reading
 from qra_widgets.io.annotations import load_annotations
-from qra_widgets.uncertainty import bootstrap, plan_reproduction
+from qra_widgets.planning import plan_reproduction
+from qra_widgets.uncertainty import bootstrap
 
 VM = Path(__file__).parents[1] / "data" / "vanmiltenburg2024"
 REPOSITORY = Path(__file__).parents[2]

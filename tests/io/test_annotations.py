@@ -44,7 +44,7 @@ def test_wide_csv_and_long_tsv_with_system_names_and_missing_markers():
     # item q7 was rated only in the repeat: allowed and reported
     assert study.metadata["annotations"]["items_not_in_all_experiments"] == 1
     assert study.ratings.coverage()["not_in_all"] == [("GT", "q7")]
-    # Type III labels: ordinal -> lower median of the item's ratings (q1 in O: 5 and 4 -> 4)
+    # Type III labels: ordinal -> median of the item's ratings, between two points the even one (q1 in O: 5 and 4 -> 4)
     assert study.labels[("Readability", "GT", "q1", "O")] == 4.0
     result = qw.assess(study)
     assert not result.annotator_agreement().empty

@@ -406,7 +406,7 @@ def test_qra3_command_reproduces_the_three_criterion_run_cell_for_cell(field_dat
     study-level CV* 12.13 and P 0.889 are printed on Answer Relevancy's rows; P's ``n`` is the pairs
     ranked the same way and ``d`` the pairs compared (Answer Relevancy has a tie: 6 of 9)."""
     folder = field_data / "qra3"
-    status, out, err = run(capsys, "qra3", "--input", folder / "metrics-3-studies.csv", "--config",
+    status, _out, err = run(capsys, "qra3", "--input", folder / "metrics-3-studies.csv", "--config",
                            folder / "config-3-studies.json", "--out-dir", tmp_path, "--force")
     assert (status, err) == (0, "")
     published = folder / "output-3-studies" / "Yao2022"
