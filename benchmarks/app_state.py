@@ -1,4 +1,4 @@
-"""Benchmarks of the dashboard in the kernel (no browser): issue 14 §1's targets.
+"""Benchmarks of the dashboard in the kernel (no browser), against their targets.
 
     python benchmarks/app_state.py [--edits 200] [--big-edits 60] [--out benchmarks/app-state-latest.md]
 

@@ -1,4 +1,4 @@
-"""Benchmarks of the organisers' view (issue 13 section 1).
+"""Benchmarks of the organisers' view.
 
     python benchmarks/overview.py            # 10, 100, 1,000 studies; 1,000 to 20,000 systems
     python benchmarks/overview.py --quick    # small sizes: proves it still runs (CI)

@@ -174,7 +174,7 @@ def annotation_study(experiments: int, items: int, criteria: int, raters: int = 
 
 
 def bootstrap_cases(B: int, experiments: int, items: int, criteria: int, peer_runs: int) -> list[Case]:
-    """Issue 12 section 3: the whole bootstrap against a plain loop of assess() calls and against
+    """The whole bootstrap against a plain loop of assess() calls and against
     the krippendorff package's alpha in a loop over replicates (both extrapolated from ``peer_runs``)."""
     import pandas as pd
 

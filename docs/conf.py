@@ -168,7 +168,7 @@ PAGE_ORDER = {
     "": ["install", "user-guide/index", "measures", "conventions", "intervals", "intervals-engine", "coverage",
          "file-formats", "app", "serving", "cli", "api/index", "examples/index", "decisions",
          "performance", "contributing", "references", "changelog"],
-    "user-guide": ["researcher", "organiser", "teacher"],
+    "user-guide": ["researcher", "organiser", "teacher"],  # then the topic pages, alphabetically
 }
 
 

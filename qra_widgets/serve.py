@@ -45,7 +45,7 @@ from urllib.parse import urlsplit
 WEBSOCKET_MAX_MESSAGE_BYTES = 64 * 2**20
 TEMPLATE = "qra"
 SHARE = Path(__file__).parent / "share" / "jupyter"
-#: ``qra-widgets app``'s defaults; see the README's "Serving and deploying" section for the measurements behind them.
+#: ``qra-widgets app``'s defaults; see the "Serving and deploying" section of docs/app.md for the measurements behind them.
 POOL_SIZE = 2
 #: Seconds Voila waits after handing out a preheated kernel before starting its replacement (Voila's default: 1).
 FILL_DELAY = 1.0

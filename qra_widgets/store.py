@@ -56,7 +56,7 @@ CREATE TABLE IF NOT EXISTS revisions (
 );
 """
 
-# Stored results (issue 13 section 1): the headline results of every saved revision, written in
+# Stored results: the headline results of every saved revision, written in
 # the same transaction as the revision, so the overview never assesses anything.
 RESULTS_VERSION = "1"  # raise when a measure or what is stored changes: stale results are recomputed lazily
 _RESULTS_SCHEMA = """

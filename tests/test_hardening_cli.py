@@ -1,4 +1,4 @@
-"""The CLI and the study library under hostile input (issue 15 §3, §4): one line on stderr
+"""The CLI and the study library under hostile input: one line on stderr
 naming the file and the problem, exit status 2, never a traceback; restores that never pick
 the wrong file or half-succeed silently."""
 

@@ -1,7 +1,7 @@
 """Every published number we can recompute, to the digit printed, named by paper and table.
 
-Known inconsistencies in the papers are tested too, as what they are (see README,
-"Decisions where the papers disagree").
+Known inconsistencies in the papers are tested too, as what they are (see docs/decisions.md,
+"Where the papers disagree").
 """
 
 from itertools import product

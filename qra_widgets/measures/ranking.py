@@ -161,8 +161,8 @@ def rank_counts_batch(stack: npt.ArrayLike, *, ties: str = "sign", copies: npt.A
     .. math:: \text{same} = \sum_{(S_m,S_n)} \left[\binom{k_+}{2} + \binom{k_-}{2} + \binom{k_0}{2}\right],\qquad
         \text{compared} = \sum_{(S_m,S_n)} \binom{k_+ + k_- + k_0}{2}
 
-    with k_+, k_-, k_0 the experiments in which S_m scores above, below or equal to S_n (the
-    experiment pairs agreeing on the sign of the difference; ``ties="untied"`` drops k_0 from
+    with ``k_+``, ``k_-``, ``k_0`` the experiments in which S_m scores above, below or equal to S_n (the
+    experiment pairs agreeing on the sign of the difference; ``ties="untied"`` drops ``k_0`` from
     both).  Up to :data:`SORT_SYSTEMS_ABOVE` systems the pairs are taken in blocks of bounded
     size, experiments without a loop; above it, each pair of experiments is counted by sorting
     (:func:`concordance_batch`, O(S log^2 S) per replicate, vectorised over replicates).

@@ -187,7 +187,7 @@ def test_saved_state_and_dirty_flag(state):
 
 
 def test_conventions_reassess(state):
-    """QRA3 leaves out the (1 + 1/(4n)) small-sample factor of CV* (issue 11, Belz & Thomson 2026)."""
+    """QRA3 leaves out the (1 + 1/(4n)) small-sample factor of CV* (Belz & Thomson 2026)."""
     example(state)
     qrapp = state.assessment.value("CV*", "system", "Fluency", "SVM")
     state.set_conventions("qra3")

@@ -1,5 +1,5 @@
 """An edit re-assesses and redraws only what it changed, with the values and figures of doing
-everything from scratch (issue 14 §1: edit -> chart under 150 ms on a 200-system study).
+everything from scratch (the target: edit -> chart under 150 ms on a 200-system study).
 
 ``assess(study, reuse=earlier)`` takes over an unchanged criterion's rows and an unchanged
 system's CV*; the app's charts are built as plain Plotly JSON rather than ``go.Figure``s.

@@ -1,6 +1,6 @@
 """A new study's first render (what every ``qra-widgets app`` tab's kernel does) imports no
-pandas, scipy or plotly, draws no chart and builds only the Study tab: issue 14 §4 "Arrivals"
-(20 tabs opened at once)."""
+pandas, scipy or plotly, draws no chart and builds only the Study tab, for
+20 tabs opened at once."""
 
 from __future__ import annotations
 

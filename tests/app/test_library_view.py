@@ -1,4 +1,4 @@
-"""The Library tab's file actions (issue 11 §2, issue 13 §3-§4), driven as a user would without a
+"""The Library tab's file actions (QRA3 files, bulk import, the HTML report), driven as a user would without a
 browser: upload bytes, click, read the status line, the report table and the download links.
 
 The QRA3 numbers asserted are the organisers' tool's own output for Yao et al. 2022's readability

@@ -168,7 +168,7 @@ warnings.warn("undefined measure (marker-7432)", UserWarning)
 
 
 def test_in_a_kernel_without_configure_the_traceback_goes_to_the_front_end(kernel):
-    """The problem (issue 15 §1): Python's last-resort handler writes to the kernel's stderr stream."""
+    """The problem: Python's last-resort handler writes to the kernel's stderr stream."""
     client, _stderr = kernel
     streamed = "".join(m["content"].get("text", "") for m in _run(client, FAILING_CALLBACK) if m["msg_type"] == "stream")
     assert "marker-7431" in streamed

@@ -1,4 +1,4 @@
-"""The Study form's evaluation type and QCET picker (issue 13 section 2): what the form sets is
+"""The Study form's evaluation type and QCET picker: what the form sets is
 the study's criterion field, and the organisers' Overview splits on it.
 
 The study is the bundled QRA++ example 1 (QRA++ Table 4, Fluency of three systems, 1-4 scale).

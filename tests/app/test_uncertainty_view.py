@@ -1,4 +1,4 @@
-"""The Intervals tab (issue 12 §2 output, §3 progress, §4 planner) on the van Miltenburg et al. (2024)
+"""The Intervals tab (output, progress, planner) on the van Miltenburg et al. (2024)
 fluency ratings (published field data, with our spec ``tests/data/vanmiltenburg2024/spec.json``:
 three rater groups as three experiments; skipped without ``$QRA_WIDGETS_FIELD_DATA``).
 

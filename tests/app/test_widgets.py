@@ -323,7 +323,7 @@ def test_dashboard_is_importable_from_the_package_without_loading_widgets_early(
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
-# ---------------------------------------------------------------------- issue 14: no silent defaults, no traps
+# ---------------------------------------------------------------------- no silent defaults, no traps
 
 
 def test_a_new_dashboard_is_empty_with_a_first_run_guide(app):
@@ -407,7 +407,7 @@ def test_experiment_id_change_from_the_form_keeps_scores(app):
     assert view.experiments.value == "li"
 
 
-# ---------------------------------------------------------------------- issue 14: a page that looks finished
+# ---------------------------------------------------------------------- a page that looks finished
 
 
 def test_template_table_is_grouped_styled_and_says_na_with_the_reason(app):

@@ -51,7 +51,7 @@ def test_subset_comparison_on_qra2022_table6_conditions():
         assert column.iloc[1] == direct.value("W", "qc", "wF1")
         assert column.iloc[2] == direct.value("P", "study")
     assert by_conditions.table.iloc[:, 0].tolist() == explicit.table.iloc[:, 0].tolist()
-    # QRA++ Table 6(b) prints W = 0.509, which these data reproduce; (a) and the CV*/P values differ (see README)
+    # QRA++ Table 6(b) prints W = 0.509, which these data reproduce; (a) and the CV*/P values differ (see docs/decisions.md)
     assert round(explicit.table.iloc[1, 1], 3) == 0.509
     assert explicit.table.iloc[0, 0] < explicit.table.iloc[0, 1]
 

@@ -1,4 +1,4 @@
-"""The organisers' overview (issue 13 sections 1-2): stored results, levels, filters, worst-first
+"""The organisers' overview: stored results, levels, filters, worst-first
 order, and the experiment-pair property analysis on simulated libraries."""
 
 from __future__ import annotations
@@ -433,7 +433,7 @@ def test_a_failure_computing_results_never_loses_the_save(tmp_path, monkeypatch)
 
 
 def test_opening_from_the_overview_asks_first_when_the_study_being_edited_is_unsaved(tmp_path):
-    """Issue 14 §2: opening a study never discards unsaved work without asking."""
+    """Opening a study never discards unsaved work without asking."""
     from qra_widgets.widgets import Dashboard
 
     lib = StudyLibrary(tmp_path / "lib.sqlite3")

@@ -185,7 +185,7 @@ def test_ten_simultaneous_sessions_save_without_loss(tmp_path, browser):
 
 
 def test_no_server_path_in_the_page_or_any_websocket_frame(server, page):
-    """Issue 14 §4: the page never shows a server path (the library's, the home directory)."""
+    """The page never shows a server path (the library's, the home directory)."""
     import os
 
     url, library, _log = server

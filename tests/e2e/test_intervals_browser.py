@@ -1,4 +1,4 @@
-"""End to end (issue 12 §1 "App", §2, §3): in headless Chromium, upload the van Miltenburg et al.
+"""End to end: in headless Chromium, upload the van Miltenburg et al.
 (2024) fluency ratings on the Annotations tab, map two rater groups (001+002, 009+010) as two
 experiments, load, then compute intervals on the Intervals tab and read the bracketed CV*
 interval of SVM, which must be the one ``assess(study, bootstrap=500, seed=3)`` gives."""

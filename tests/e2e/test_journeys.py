@@ -1,11 +1,11 @@
-"""The three journeys of issue 14, through the real page (Voilà + headless Chromium):
+"""The three users' journeys (researcher, organiser, teacher), through the real page (Voilà + headless Chromium):
 
 - a researcher starting from the empty study (and an upload that needs a scale);
 - an organiser loading and saving studies (the unsaved-changes guard, the header's saved
   state, two tabs each saving a new study);
 - a teacher reading a paper example's published numbers beside the computed ones.
 
-The README screenshots are taken here (``docs/screenshot-*.png``).
+The README's and the docs' screenshots are taken here (``docs/screenshot-*.png``).
 """
 
 from __future__ import annotations

@@ -1,11 +1,11 @@
-"""The Dashboard inside JupyterLab (issue 14 section 4), the way the README tells people to use it.
+"""The Dashboard inside JupyterLab, the way the docs (docs/app.md) tell people to use it.
 
 A real ``jupyter lab`` (token disabled, loopback, a free port, a temporary root folder with its
 own settings and workspaces) serves a notebook whose first cell is
 ``Dashboard(examples.load("qrapp_example1"))`` (QRA++ example 1: Fluency of SVM, GeDi and
 DExperts).  Headless Debian Chromium opens it and runs the cell with Shift+Enter, then:
 
-- every chart draws at once, before any edit (issue 14: ``ChartsView`` used to stay empty until
+- every chart draws at once, before any edit (``ChartsView`` used to stay empty until
   the first edit): the CV*, P/W and scores charts are Plotly plots with their bars;
 - an edit in the page (renaming a system on the Study tab) reaches the dashboard's study and
   its chart, and the caller's ``study`` object is unchanged (the Dashboard edits a copy, as

@@ -105,7 +105,7 @@ def test_no_request_leaves_the_server(server, page):
 
 
 def test_the_page_loads_two_extensions_and_never_animates_while_loading(server, page):
-    """Issue 14, arrivals: what each visitor's browser must run before the dashboard draws."""
+    """Arrivals: what each visitor's browser must run before the dashboard draws."""
     url, _library, _log = server
     open_app(page, url)
     extensions = page.evaluate("() => JSON.parse(document.getElementById('jupyter-config-data').textContent)"
@@ -121,7 +121,7 @@ def test_the_page_loads_two_extensions_and_never_animates_while_loading(server, 
 
 
 def test_a_failing_callback_sends_no_traceback_and_logs_it(tmp_path, browser):
-    """Issue 15 §1: an unexpected error in a callback reaches the server log, not the page."""
+    """An unexpected error in a callback reaches the server log, not the page."""
     environment = {"PYTHONPATH": os.pathsep.join([str(REPOSITORY), str(FAULTS)]), "QRA_WIDGETS_TEST_FAULT": "examples.load"}
     old = {key: os.environ.get(key) for key in environment}
     os.environ.update(environment)

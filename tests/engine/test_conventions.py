@@ -1,4 +1,4 @@
-"""Conventions: the presets, their documented table, and every output naming them (issue 11 section 1)."""
+"""Conventions: the presets, their documented table, and every output naming them."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from qra_widgets.io import study_from_dict, study_to_dict
 
 
 def docstring_table() -> dict[str, tuple[str, str]]:
-    """The module docstring's table (the README's "Conventions" table): field -> (qrapp, qra3) text."""
+    """The module docstring's table (the one docs/conventions.md shows): field -> (qrapp, qra3) text."""
     lines = conv.__doc__.splitlines()
     rules = [i for i, line in enumerate(lines) if line.startswith("=====")]
     first, last = rules[0], rules[2]
@@ -78,7 +78,7 @@ def test_bad_conventions(value, message):
 
 
 def tied_study() -> qw.Study:
-    """The published QRA3 run with ties (issue 11): 3 systems, 3 experiments, one tie in one experiment."""
+    """A published QRA3 run with ties: 3 systems, 3 experiments, one tie in one experiment."""
     table = {"O": (1.0, 2.0, 3.0), "R1": (2.0, 1.0, 3.0), "R2": (1.0, 1.0, 3.0)}
     return qw.Study("ties", quality_criteria=[qw.QualityCriterion("Q")], systems=["a", "b", "c"],
                     experiments=[qw.Experiment("O", role="original"), qw.Experiment("R1"), qw.Experiment("R2")],
@@ -86,7 +86,7 @@ def tied_study() -> qw.Study:
 
 
 def test_w_without_tie_correction_is_qra3s():
-    """QRA3 prints W = 0.750 where the tie-corrected W is 0.818 (issue 11, another published QRA3 run)."""
+    """QRA3 prints W = 0.750 where the tie-corrected W is 0.818 (another published QRA3 run)."""
     study = tied_study()
     assert round(qw.assess(study, conventions="qra3").value("W", "qc", "Q"), 3) == 0.750
     assert round(qw.assess(study, conventions="qrapp").value("W", "qc", "Q"), 3) == 0.818

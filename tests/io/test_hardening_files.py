@@ -1,4 +1,4 @@
-"""Hostile files (issue 15 §2, §4, §5): resource caps, misleading table messages, metadata
+"""Hostile files: resource caps, misleading table messages, metadata
 that a JSON round trip would change, and formula cells in CSV exports.
 
 Each refusal is a QRAInputError whose message names the file (row, column, field) and the
@@ -48,7 +48,7 @@ def workbook(*sheets) -> bytes:
 SCORES = [["experiment", "quality_criterion", "system", "score"], ["A", "Q", "s1", 3], ["B", "Q", "s1", 3.5]]
 
 
-# ----------------------------------------------------------------------------- §2 zip bombs and caps
+# ----------------------------------------------------------------------------- zip bombs and caps
 
 
 def test_a_zip_bomb_xlsx_is_refused_from_its_directory(tmp_path):
@@ -121,7 +121,7 @@ def test_nan_in_a_study_files_metadata_is_refused_on_load(tmp_path):
         load_study(path)
 
 
-# ----------------------------------------------------------------------------- §3 a round trip loses nothing
+# ----------------------------------------------------------------------------- a round trip loses nothing
 
 
 def test_metadata_keys_1_and_text_1_are_refused_not_merged():
@@ -150,7 +150,7 @@ def test_labels_from_columns_of_different_lengths_is_an_input_error():
         Labels.from_columns(["Q"], ["s"], ["i"], ["A"], [])
 
 
-# ----------------------------------------------------------------------------- §4 messages name the real problem
+# ----------------------------------------------------------------------------- messages name the real problem
 
 
 @pytest.mark.parametrize("data, message", [
@@ -251,7 +251,7 @@ def test_a_full_disk_leaves_the_old_file_and_says_so(tmp_path, monkeypatch):
     assert path.read_text() == "old" and [p.name for p in tmp_path.iterdir()] == ["study.json"]
 
 
-# ----------------------------------------------------------------------------- §5 CSV injection (OWASP)
+# ----------------------------------------------------------------------------- CSV injection (OWASP)
 
 
 def formula_study() -> Study:

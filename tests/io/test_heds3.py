@@ -1,4 +1,4 @@
-"""HEDS 3.0 datasheets (issue 11 section 3) and malformed HEDS files (issue 15 section 4).
+"""HEDS 3.0 datasheets and malformed HEDS files.
 
 The HEDS 3.0 fixtures in ``tests/data/heds3/`` were saved by the official HEDS 3.0 form in
 headless Chromium (``tests/data/heds3/make_fixtures.py`` fills it in and clicks "download
@@ -117,7 +117,7 @@ def test_match_criteria_rules():
     assert only.qcet_ids == {"Fluency": "QOG-w-3"}
 
 
-# ----------------------------------------------------------------------------- malformed files (issue 15 section 4)
+# ----------------------------------------------------------------------------- malformed files
 
 CRITERIA = "heds-criteria-criterion"
 EVALUATORS = "heds-sample_evaluators_design-evaluators-number_of_evaluators"
@@ -163,7 +163,7 @@ def test_unreadable_heds_bytes(raw, message):
 
 
 def test_cli_report_on_a_heds_file_is_one_line(tmp_path, capsys):
-    """A HEDS file given where a study is expected: one line, exit 2 (issue 15 section 4)."""
+    """A HEDS file given where a study is expected: one line, exit 2."""
     path = tmp_path / "heds.json"
     path.write_bytes(TWO_CRITERIA.read_bytes())
     assert main(["report", str(path)]) == 2
@@ -209,7 +209,7 @@ def test_fuzzed_bytes_never_crash(raw):
 BASE = json.loads(TWO_CRITERIA.read_text())
 
 
-# ---------------------------------------------------------------- evaluation type and QCET id of the study's criteria (issue 13 §2)
+# ---------------------------------------------------------------- evaluation type and QCET id of the study's criteria
 
 
 def test_heds3_sheet_gives_each_criterion_human_and_its_qcet_id():

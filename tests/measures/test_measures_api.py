@@ -1,4 +1,4 @@
-"""The measures' API to the anchors' standard (issue 15, section 8): keyword-only options,
+"""The measures' API to scikit-learn's standard: keyword-only options,
 ``replace_undefined_by`` checked everywhere, numpydoc sections with DOIs, ``npt.ArrayLike``
 array arguments, and a public ``encode_values``."""
 

@@ -1,6 +1,6 @@
-"""Numbers stay right at the extremes, and the undefined rule is one rule (issue 15, section 6).
+"""Numbers stay right at the extremes, and the undefined rule is one rule.
 
-First the bugs the issue lists, each with the value a peer library or exact arithmetic
+First the bugs found in earlier versions, each with the value a peer library or exact arithmetic
 gives; then, for every measure, Hypothesis tests on near-degenerate input (a category used
 once in 10^5 items, values one ulp apart, values near 1e-300 and 1e300, means that cancel)
 against exact rational arithmetic (:mod:`fractions`), scikit-learn or scipy.
@@ -23,7 +23,7 @@ from qra_widgets.measures._validation import CANCELLATION_RTOL
 # local settings (not a global profile, which would change every other module's tests)
 EXTREMES = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
-# the 4-point data whose Pearson r is 0.727 and 0.351 (issue 15, section 6)
+# the 4-point data whose Pearson r is 0.727 and 0.351
 R_0727 = (np.array([2.0, 6.0, 6.0, 4.0]), np.array([3.0, 6.0, 7.0, 1.0]))
 R_0351 = (np.array([4.0, 3.0, 2.0, 6.0]), np.array([7.0, 7.0, 2.0, 5.0]))
 
@@ -46,7 +46,7 @@ def kappa_pair(agree_0: int, agree_1: int, a1_b0: int, a0_b1: int):
 
 
 def test_kappa_with_chance_agreement_near_one_matches_scikit_learn():
-    """Issue 15: 2 categories, 10^6 items, one disagreement.  The old code called chance
+    """2 categories, 10^6 items, one disagreement.  The old code called chance
     agreement 0.999995 'exactly 1' and returned nan; scikit-learn gives 0.80."""
     from sklearn.metrics import cohen_kappa_score
 
@@ -67,7 +67,7 @@ def test_kappa_with_chance_agreement_near_one_matches_scikit_learn():
 
 
 def test_cv_star_mean_that_cancels_to_zero_is_undefined_with_a_reason():
-    """Issue 15: a mean that is 0 up to rounding gave CV* = 3.6e17 with no warning."""
+    """A mean that is 0 up to rounding gave CV* = 3.6e17 with no warning."""
     value, reasons = quiet(m.cv_star, [0.1, 0.2, -0.3])  # mean 1.85e-17 in floating point
     assert math.isnan(value.cv_star)
     assert reasons == ["CV* is undefined: the mean of the (shifted) values is 0 (to the precision of the input)"]
@@ -78,7 +78,7 @@ def test_cv_star_mean_that_cancels_to_zero_is_undefined_with_a_reason():
 
 
 def test_cv_star_refuses_values_below_scale_min():
-    """Issue 15: the study model refuses them, the measure must too.  The issue's
+    """The study model refuses them, the measure must too.  The old bug report's
     ``cv_star([1.1, 0.9], scale_min=1)`` is such an input (0.9 < 1): malformed, not nan."""
     with pytest.raises(QRAInputError, match=r"values: value 0.9 at position 1 is below scale_min 1.0"):
         m.cv_star([1.1, 0.9], scale_min=1)
@@ -89,7 +89,7 @@ def test_cv_star_refuses_values_below_scale_min():
 
 @pytest.mark.parametrize("factor", [1e160, 1e-200, 1e300, 1e-300])
 def test_cv_star_does_not_depend_on_scale(factor):
-    """Issue 15: ``inf`` near 1e160, 0.0 after x 1e-200.  QRA 2022 Table 4 NTS_def BLEU values."""
+    """It gave ``inf`` near 1e160, 0.0 after x 1e-200.  QRA 2022 Table 4 NTS_def BLEU values."""
     values = np.array([84.51, 84.50, 87.46, 85.60, 84.20, 86.61, 86.20])
     plain, scaled = m.cv_star(values), m.cv_star(values * factor)
     assert scaled.cv_star == pytest.approx(plain.cv_star, rel=1e-12)
@@ -103,7 +103,7 @@ def test_cv_star_does_not_depend_on_scale(factor):
 @pytest.mark.parametrize("factor, data, expected", [(1e-190, R_0727, 0.727), (1e200, R_0351, 0.351),
                                                      (1e-300, R_0727, 0.727), (1e300, R_0351, 0.351)])
 def test_pearson_r_does_not_depend_on_scale(factor, data, expected):
-    """Issue 15: r was 1.0 near 1e-190 (expected 0.727) and nan near 1e200 (expected 0.351)."""
+    """r was 1.0 near 1e-190 (expected 0.727) and nan near 1e200 (expected 0.351)."""
     from scipy.stats import pearsonr
 
     x, y = data

@@ -83,7 +83,7 @@ def test_assess_uses_the_studys_conventions(yao):
     assert result.value("W", "qc", "Readability") == two["kendall"]["v"] == 1.0
     assert set(result.to_frame()["conventions"]) == {"qra3"}
     # an explicit choice wins over the study's own
-    assert round(qw.assess(yao, conventions="qrapp").value("CV*", "system", "Readability", "GT"), 2) == 12.77  # issue 11: 12.77 where QRA3 prints 12.01
+    assert round(qw.assess(yao, conventions="qrapp").value("CV*", "system", "Readability", "GT"), 2) == 12.77  # the papers' small-sample factor: 12.77 where QRA3 prints 12.01
 
 
 def test_read_qra3_several_studies_and_criteria(tmp_path):

@@ -1,4 +1,4 @@
-"""The static site (issue 13 section 4): built from a folder of study files and from a library,
+"""The static site: built from a folder of study files and from a library,
 opened in headless Debian Chromium from file:// with every other request recorded -- all pages
 load offline and every chart draws."""
 
