@@ -363,7 +363,8 @@ def summary(state: dict) -> list[str]:
                 cells.append(f"{100 * mean:.1f} ({100 * se:.1f})")
         low, where = worst.get((measure, mode, method), (float("nan"), ""))
         target = STATED["vangel" if method == "vangel" else mode]
-        lines.append(f"| {measure} | {mode} | {method} | {target} | " + " | ".join(cells) + f" | {100 * low:.0f}% ({where}) |")
+        worst_text = f"{100 * low:.0f}% ({where})" if where else "-"
+        lines.append(f"| {measure} | {mode} | {method} | {target} | " + " | ".join(cells) + f" | {worst_text} |")
     return lines + [""]
 
 
