@@ -30,3 +30,9 @@ def test_app_benchmark_runs():
     for expected in ("first render, preheated kernel", "grid edit -> CV* chart updated", "websocket bytes received per page load",
                      "3 tabs opened at once", "kernel memory per tab"):
         assert expected in result.stdout
+
+
+def test_site_benchmark_runs_without_plotly():
+    result = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "site.py"), "--quick"],
+                            capture_output=True, text=True, timeout=600, check=True)
+    assert "10 studies:" in result.stdout and "plotly imported: False" in result.stdout

@@ -54,10 +54,16 @@ def safe_frame(frame):
     >>> safe_frame(frame).iloc[0].tolist()
     ["'=1+1", "'@x", "'-2+3"]
     """
-    frame = frame.copy()
-    for column in frame.columns:
-        if _may_hold_text(frame[column].dtype):
-            frame[column] = frame[column].map(safe_cell)
+    import pandas as pd
+
+    frame = frame.copy(deep=False)  # columns are replaced, never changed in place
+    for position, dtype in enumerate(frame.dtypes):
+        if not _may_hold_text(dtype):
+            continue
+        values = frame.iloc[:, position].tolist()  # a scan of plain values: most columns need nothing
+        if any(isinstance(v, str) and v.startswith(FORMULA_STARTS) for v in values):
+            frame.isetitem(position, pd.Series([safe_cell(v) for v in values], index=frame.index,
+                                               dtype=object if isinstance(dtype, pd.CategoricalDtype) else dtype))
     frame.columns = [safe_cell(c) for c in frame.columns]
     if _may_hold_text(frame.index.dtype):
         frame.index = frame.index.map(safe_cell)

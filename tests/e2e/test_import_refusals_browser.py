@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 
 import pytest
+
 from tests.io.test_safe_import import RATINGS, RATINGS_CSV, SPEC, STUDY_ID, bad_members_zip, zipped
 
 from .test_browser import check_no_code_or_traceback, open_app, tab
