@@ -312,8 +312,10 @@ def subset_comparison(comparison) -> go.Figure:
 
 
 def to_html(figure: go.Figure) -> str:
-    """A standalone HTML page of the figure (plotly.js inlined, so it works offline)."""
-    return figure.to_html(include_plotlyjs=True, full_html=True)
+    """A standalone HTML page of the figure (plotly.js inlined, so it works offline), with a
+    doctype whatever the plotly version (5.x leaves it out, and the page then renders in quirks mode)."""
+    page = figure.to_html(include_plotlyjs=True, full_html=True)
+    return page if page.lstrip().lower().startswith("<!doctype") else "<!DOCTYPE html>\n" + page
 
 
 # ----------------------------------------------------------------------------- organisers' overview
