@@ -408,7 +408,7 @@ def _sensitivity(args: argparse.Namespace) -> str:
         from pathlib import Path
 
         from .io.annotations import load_annotations, load_spec
-        from .meta import optional_exclude_variants
+        from .sensitivity import optional_exclude_variants
 
         spec = load_spec(args.study)
         variants = optional_exclude_variants(spec, lambda copied: load_annotations(copied, base=Path(args.study).parent))

@@ -180,6 +180,7 @@ def _save_many(path, worker, count):
         library.save(study)
 
 
+@pytest.mark.slow
 def test_four_processes_save_one_hundred_studies(tmp_path):
     path = tmp_path / "shared.sqlite3"
     StudyLibrary(path)

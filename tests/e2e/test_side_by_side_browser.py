@@ -3,7 +3,11 @@ QRA++ Example 1 in one table (it showed nothing on pandas 3: the callback failed
 
 from __future__ import annotations
 
+import pytest
+
 from .test_browser import check_no_code_or_traceback, load_example1
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
 def test_ticking_side_by_side_shows_both_presets(page, server):

@@ -206,6 +206,7 @@ def _import_folder(db: str, folder: str, barrier) -> None:
     import_paths(StudyLibrary(db), [folder])
 
 
+@pytest.mark.slow
 def test_four_processes_importing_the_same_forty_studies_store_each_once(tmp_path):
     folder = tmp_path / "studies"
     folder.mkdir()

@@ -43,6 +43,7 @@ def test_the_site_has_an_index_a_page_per_study_and_downloads(site):
     assert "overview-criteria.csv" in (site / "index.html").read_text()
 
 
+@pytest.mark.browser
 def test_every_page_loads_offline_and_its_charts_draw_in_chromium(site):
     if not Path(CHROMIUM).exists():
         pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium")
