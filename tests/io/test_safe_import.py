@@ -17,6 +17,8 @@ import warnings
 import zipfile
 from pathlib import Path
 
+import pytest
+
 from qra_widgets import examples
 from qra_widgets.bulk import import_bytes, import_paths
 from qra_widgets.cli import main
