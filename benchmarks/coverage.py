@@ -66,9 +66,10 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from qra_widgets.assess import assess
+from qra_widgets.intervals import assessment_intervals
 from qra_widgets.ratings import Ratings
 from qra_widgets.study import Experiment, QualityCriterion, Study
-from qra_widgets.uncertainty import Bootstrap, assessment_intervals
+from qra_widgets.uncertainty import Bootstrap
 from qra_widgets.uncertainty import bootstrap as run_bootstrap
 
 SYSTEMS = 5

@@ -233,7 +233,7 @@ def assess(study: Study, conventions: str | Conventions | None = None, *, bootst
         pooled += _assess_qc(assessment, qc.name, None if reuse is None else reuse._reusable.get(qc.name, _Kept(None)))
     _study_level(assessment, pooled)
     if bootstrap:
-        from .uncertainty import assessment_intervals
+        from .intervals import assessment_intervals
         from .uncertainty import bootstrap as run_bootstrap
 
         result = run_bootstrap(study, conventions, B=bootstrap, seed=seed, ci=ci, ci_method=ci_method,

@@ -262,10 +262,11 @@ def plan_reproduction(study, items=(100, 200, 400), raters_per_item=(2, 3), *, B
     """
     import pandas as pd
 
+    from .intervals import interval
     from .limits import check_plan
     from .ratings import Ratings
     from .study import Experiment, Study
-    from .uncertainty import bootstrap, interval
+    from .uncertainty import bootstrap
 
     check_plan(study, items, raters_per_item, B, runs, seed, max_work)  # before any array (limits: qra_widgets.io.reading)
     if not study.ratings:

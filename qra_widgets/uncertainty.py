@@ -31,7 +31,7 @@ observed coincidence matrix and reports the chance of falling below a minimum al
 **With scores only**, systems are resampled for the QC-level r, rho, tau, W and P (copies of a
 system drawn twice are one system: never a tied pair in P, never a tie in W), and a system's
 CV* gets Vangel's (1996) analytic interval for the coefficient of variation
-(:func:`cv_interval`), which generalises over experiments rather than items.
+(:func:`~qra_widgets.intervals.cv_interval`), which generalises over experiments rather than items.
 
 What each interval covers is its ``ci_over``: ``items`` (these experiments and raters, other
 items), ``items+raters`` (other items and raters), ``systems`` (other systems) or
@@ -39,12 +39,11 @@ items), ``items+raters`` (other items and raters), ``systems`` (other systems) o
 (``ci_method``): ``percentile``, ``bca`` (Efron & Tibshirani 1993 ch. 14, acceleration from a
 grouped jackknife, linear in the items), ``vangel``, and at a boundary ``upper-one-sided``
 (CV* near 0) or ``lower-one-sided`` (r, rho, tau, W, P, kappa, alpha near 1); see
-:func:`interval_at`.  The same ``seed`` gives the same intervals (numpy ``default_rng``).
+:func:`~qra_widgets.intervals.interval_at`.  The same ``seed`` gives the same intervals (numpy ``default_rng``).
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
@@ -53,83 +52,12 @@ import numpy as np
 
 from . import measures as m
 from .errors import QRAInputError
+from .intervals import CI_METHODS, ci_over_of
 
-CI_METHODS = ("percentile", "bca")
 RESAMPLE = ("items", "items+raters", "systems")
-CI_OVER = ("items", "items+raters", "systems", "experiments")
 NAN = float("nan")
 MAX_CATEGORIES = 64  # agreement is resampled on q x q coincidence matrices; more distinct ratings get no interval
 JACKKNIFE_GROUPS = 200  # BCa's acceleration from at most this many leave-a-group-out estimates (linear time)
-LOWER_BOUNDED = {"CV*"}  # 0 is the boundary: a perfect reproduction
-UPPER_BOUNDED = {"r", "rho", "tau", "W", "P", "kappa", "fleiss_kappa", "alpha", "ac1", "bp"}  # 1 is the boundary
-
-
-# ----------------------------------------------------------------------------- analytic CV interval
-
-
-def cv_interval(values, scale_min: float = 0.0, *, ci: float = 0.95) -> tuple[float, float]:
-    r"""Vangel's interval for the coefficient of variation (in percent), never below zero.
-
-    .. math::
-
-        \left[\frac{k}{\sqrt{\left(\frac{u_1+2}{\nu+1}-1\right)k^2+\frac{u_1}{\nu}}},\;
-              \frac{k}{\sqrt{\left(\frac{u_2+2}{\nu+1}-1\right)k^2+\frac{u_2}{\nu}}}\right]
-
-    with ``k = s/|mean|`` of the shifted values, nu = n - 1, u_1 and u_2 the chi-square(nu)
-    quantiles at 1 - a/2 and a/2 (a = 1 - ci).  Vangel (1996), "Confidence intervals for a
-    normal coefficient of variation", The American Statistician 50(1), eq. 6 (McKay 1932's
-    interval with u+2 in place of u).  The upper end is infinite when its radicand is not
-    positive.  It covers the population CV sigma/mu of normal measurements (``ci_over``
-    ``experiments``), of which CV* (QRA 2022 section 3.1) is the small-sample estimate.
-
-    Parameters
-    ----------
-    values : sequence of float
-        At least two measured values of one system and measurand.
-    scale_min : float
-        Subtracted first (QRA 2022 section 3.1).
-    ci : float
-        Coverage, e.g. 0.95.
-
-    Returns
-    -------
-    tuple of float
-        Lower and upper end, in percent.
-
-    References
-    ----------
-    Vangel, M. G. (1996). Confidence intervals for a normal coefficient of variation.
-    The American Statistician, 50(1), 21-26.
-
-    Examples
-    --------
-    PASS Fluency, QRA 2022 Table 2 (5.36 and 6.14 on 1..7): the t-based s* interval is
-    (-3.26, 4.65); this one stays positive.
-
-    >>> low, high = cv_interval([5.36, 6.14], scale_min=1)
-    >>> round(low, 2), round(high, 1)
-    (5.16, 369.3)
-    """
-    from scipy.stats import chi2
-
-    shifted = np.asarray(values, dtype=float) - float(scale_min)
-    n = shifted.size
-    if n < 2 or not np.isfinite(shifted).all():
-        raise QRAInputError(f"values: need at least 2 finite values, got {values!r}")
-    if not 0 < ci < 1:
-        raise QRAInputError(f"ci: must be between 0 and 1, got {ci!r}")
-    mean = float(shifted.mean())
-    if mean == 0:
-        return (NAN, NAN)
-    k = float(shifted.std(ddof=1)) / abs(mean)
-    nu = n - 1
-    u1, u2 = chi2.ppf(1 - (1 - ci) / 2, nu), chi2.ppf((1 - ci) / 2, nu)
-
-    def end(u: float) -> float:
-        radicand = ((u + 2) / (nu + 1) - 1) * k * k + u / nu
-        return k / math.sqrt(radicand) * 100 if radicand > 0 else math.inf
-
-    return (end(u1), end(u2))
 
 
 # ----------------------------------------------------------------------------- Type II and IV on a stack of means
@@ -515,11 +443,6 @@ def _type_three_values(study, qc, conventions, design: Design, weights: np.ndarr
     return out
 
 
-def ci_over_of(resample: str) -> str:
-    """What a bootstrap with this ``resample`` generalises over (the ``ci_over`` word)."""
-    return {"items": "items", "items+raters": "items+raters", "systems": "systems"}[resample]
-
-
 def bootstrap(study, conventions=None, *, B: int = 2000, seed: int | None = None, ci: float = 0.95,
               ci_method: str = "percentile", resample: str = "items", progress=None, max_work: int | None = None) -> Bootstrap:
     """Resample the study ``B`` times and recompute every measure (see the module docstring).
@@ -588,123 +511,3 @@ def _in_chunks(compute, B: int, progress, size: int = 500) -> dict:
         if progress is not None:
             progress(min(B, start + size))
     return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]} if parts else {}
-
-
-# ----------------------------------------------------------------------------- intervals
-
-
-def interval(replicates: np.ndarray, *, ci: float = 0.95, method: str = "percentile", estimate: float = NAN,
-             jackknife: np.ndarray | None = None) -> tuple[float, float, str]:
-    """(low, high, note) from bootstrap replicates: percentile, or BCa (Efron & Tibshirani 1993, eq. 14.9-14.15).
-    Two-sided, without the boundary rule (:func:`interval_at` adds it).
-
-    >>> rng = np.random.default_rng(0)
-    >>> low, high, note = interval(rng.normal(size=4000))
-    >>> round(low, 1), round(high, 1), note
-    (-1.9, 2.0, '')
-    """
-    from scipy.stats import norm
-
-    values = np.asarray(replicates, dtype=float)
-    finite = values[np.isfinite(values)]
-    if len(finite) < 0.5 * len(values) or len(finite) < 10:
-        return NAN, NAN, f"no interval: the measure is undefined in {len(values) - len(finite)} of {len(values)} replicates"
-    dropped = (f"interval over the {len(finite)} of {len(values)} replicates where the measure is defined"
-               if len(finite) < len(values) else "")
-    alpha = (1 - ci) / 2
-    levels = np.array([alpha, 1 - alpha])
-    if method == "bca":
-        if not np.isfinite(estimate) or jackknife is None:
-            return NAN, NAN, "no BCa interval: no estimate or jackknife"
-        below = (np.mean(finite < estimate) + 0.5 * np.mean(finite == estimate))
-        if below in (0.0, 1.0):
-            return NAN, NAN, "no BCa interval: every replicate lies on one side of the estimate"
-        z0 = norm.ppf(below)
-        jack = np.asarray(jackknife, dtype=float)
-        jack = jack[np.isfinite(jack)]
-        d = jack.mean() - jack
-        denominator = 6 * (d**2).sum() ** 1.5
-        a = float((d**3).sum() / denominator) if denominator > 0 else 0.0
-        z = norm.ppf(levels)
-        levels = norm.cdf(z0 + (z0 + z) / (1 - a * (z0 + z)))
-    low, high = np.quantile(finite, levels)
-    return float(low), float(high), dropped
-
-
-def interval_at(measure: str, replicates: np.ndarray, *, ci: float = 0.95, method: str = "percentile",
-                estimate: float = NAN, jackknife: np.ndarray | None = None) -> tuple[float, float, str, str]:
-    r"""(low, high, note, method word): :func:`interval` with the boundary rule.
-
-    CV* cannot go below 0, and r, rho, tau, W, P, kappa and alpha cannot go above 1: a perfect
-    reproduction sits on the boundary, where every replicate lies on one side of the truth and a
-    two-sided interval would exclude it.  The rule: when the *basic* bootstrap interval
-    :math:`[2\hat\theta - q_{1-a/2},\; 2\hat\theta - q_{a/2}]` reaches the boundary (the data are
-    consistent with a perfect reproduction), the interval is one-sided at the full level ``ci``:
-    ``[0, q_{ci}]`` for CV* (``upper-one-sided``: an upper bound) and ``[q_{1-ci}, 1]`` for the
-    others (``lower-one-sided``); otherwise it is the two-sided ``method`` interval.  For CV*
-    this is the ``2 CV* <= q_{1-a/2}`` test: with two experiments, a true CV of 0 passes it in
-    about 1 - a/2 of studies.  ``benchmarks``/tests simulate it.
-
-    >>> rng = np.random.default_rng(0)
-    >>> interval_at("CV*", np.abs(rng.normal(0.5, 1, size=2000)), estimate=0.5)[::3]
-    (0.0, 'upper-one-sided')
-    """
-    finite = np.asarray(replicates, dtype=float)
-    finite = finite[np.isfinite(finite)]
-    alpha = (1 - ci) / 2
-    if np.isfinite(estimate) and len(finite) >= max(10, 0.5 * np.size(replicates)):
-        if measure in LOWER_BOUNDED and 2 * estimate - np.quantile(finite, 1 - alpha) <= 0:
-            low, high, note = 0.0, float(np.quantile(finite, ci)), ""
-            return low, high, note, "upper-one-sided"
-        if measure in UPPER_BOUNDED and 2 * estimate - np.quantile(finite, alpha) >= 1:
-            return float(np.quantile(finite, 1 - ci)), 1.0, "", "lower-one-sided"
-    low, high, note = interval(replicates, ci=ci, method=method, estimate=estimate, jackknife=jackknife)
-    return low, high, note, (method if np.isfinite(low) else "")
-
-
-# ----------------------------------------------------------------------------- attaching intervals to an assessment
-
-
-def method_label(info: dict) -> str:
-    """One line for captions: ``percentile bootstrap over items (B = 2000, paired, seed 7)``."""
-    name = "BCa" if info["ci_method"] == "bca" else "percentile"
-    pairing = {True: ", paired", False: ", unpaired"}.get(info.get("paired"), "")
-    return f"{name} bootstrap over {info.get('ci_over', ci_over_of(info['resample']))} (B = {info['B']}{pairing}, seed {info['seed']})"
-
-
-def assessment_intervals(assessment, result: Bootstrap) -> dict:
-    """``{(measure, level, quality_criterion, system): (low, high, method, note, over)}`` for an
-    assessment's rows (and ``("annotators", experiment, quality_criterion, measure)`` for the
-    annotator agreement, ``("mean", experiment, quality_criterion, system)`` for system means).
-
-    ``method`` is the method word only (``percentile``, ``bca``, ``upper-one-sided``,
-    ``lower-one-sided``, ``vangel``); ``over`` the ``ci_over`` word.  Rows the bootstrap did not
-    reach get NaN and a note; a system's CV* without item-level data gets Vangel's interval
-    (:func:`cv_interval`, over ``experiments``)."""
-    info = result.info
-    over = info.get("ci_over", ci_over_of(info["resample"]))
-    out: dict = {}
-    study = assessment.study
-    rated = set(study.ratings.criteria()) if study.ratings else set()
-    keys = [(r.measure, r.level, r.quality_criterion, r.system) for r in assessment.rows]
-    keys += [k for k in result.replicates if k[0] in ("annotators", "mean")]
-    for key in keys:
-        measure, level, qc, system = key
-        if key in result.replicates:
-            name = system if measure == "annotators" else measure
-            low, high, note, word = interval_at(name, result.replicates[key], ci=info["ci"], method=info["ci_method"],
-                                                estimate=result.estimates.get(key, NAN), jackknife=result.jackknife.get(key))
-            out[key] = (low, high, word, note, over if np.isfinite(low) else "")
-        elif measure == "CV*" and level == "system" and (qc not in rated or info["resample"] == "systems") \
-                and (qc, system) in assessment.cv:
-            values = [study.scores[(qc, system, e)] for e in study.experiment_ids if (qc, system, e) in study.scores]
-            shift = study.quality_criterion(qc).scale_min if assessment.conventions.scale_shift else 0.0
-            low, high = cv_interval(values, shift, ci=info["ci"])
-            defined = bool(np.isfinite(low))
-            out[key] = (low, high, "vangel" if defined else "", "" if defined else "no interval: the mean is 0",
-                        "experiments" if defined else "")
-        else:
-            why = ("CV* at QC and study level needs items to resample (item-level ratings)" if measure == "CV*" else
-                   "stated findings are not resampled" if measure == "P" else "not resampled")
-            out[key] = (NAN, NAN, "", f"no interval: {why}", "")
-    return out

@@ -103,7 +103,7 @@ class AssessmentFormats:
         info = self.bootstrap_info
         if not info:
             return ""
-        from ..uncertainty import method_label
+        from ..intervals import method_label
 
         used = {(found[2], found[4]) for found in self.intervals.values() if found[2]}
         parts = [f"Brackets: {info['ci']:.0%} confidence intervals, {method_label(info)}"]

@@ -11,10 +11,11 @@ import pytest
 
 import qra_widgets as qw
 from qra_widgets import measures as m
+from qra_widgets.intervals import interval
 from qra_widgets.planning import PLAN_COLUMNS, _model_for, plan_reproduction, simulate_team
 from qra_widgets.ratings import Ratings
 from qra_widgets.study import Experiment, QualityCriterion, Study
-from qra_widgets.uncertainty import bootstrap, interval
+from qra_widgets.uncertainty import bootstrap
 
 QC = QualityCriterion("Quality", scale_min=1, scale_max=5, label_level="ordinal")
 MU = np.array([2.6, 3.0, 3.4, 3.8])  # four systems

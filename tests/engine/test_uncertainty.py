@@ -9,8 +9,9 @@ import qra_widgets as qw
 from qra_widgets import measures as m
 from qra_widgets.conventions import QRA3, QRAPP
 from qra_widgets.examples import load as load_example
+from qra_widgets.intervals import cv_interval, interval
 from qra_widgets.ratings import Ratings
-from qra_widgets.uncertainty import bootstrap, cv_interval, interval
+from qra_widgets.uncertainty import bootstrap
 
 
 @pytest.fixture(scope="module")

@@ -13,8 +13,9 @@ import qra_widgets as qw
 from qra_widgets import QRAInputError, UndefinedMeasureWarning
 from qra_widgets import measures as m
 from qra_widgets.examples import load as load_example
+from qra_widgets.intervals import interval_at
 from qra_widgets.ratings import Ratings
-from qra_widgets.uncertainty import bootstrap, interval_at
+from qra_widgets.uncertainty import bootstrap
 
 
 def scalar(function, *args, **kwargs):
