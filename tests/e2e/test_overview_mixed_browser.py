@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import json
 import math
+import shutil
 from datetime import date
 from pathlib import Path
 
 import pytest
+from conftest import field_data_folder
 
 import qra_widgets as qw
 from qra_widgets import Experiment, QualityCriterion, Study, examples
@@ -53,7 +55,11 @@ def mixed_server(tmp_path_factory):
     for name in examples.titles():
         library.save(examples.load(name))
     library.save(mixed_study())
-    library.save(load_annotations(json.loads((DATA / "spec.json").read_text()), base=DATA))
+    field = field_data_folder()
+    if field is not None:  # van Miltenburg et al. (2024): published ratings, read from the field data beside our spec
+        shutil.copy(DATA / "spec.json", folder / "spec.json")
+        shutil.copy(field / "vanmiltenburg2024" / "vanmiltenburg2024_fluency_ratings_long.csv", folder)
+        library.save(load_annotations(json.loads((folder / "spec.json").read_text()), base=folder))
     with running_app(folder) as (url, _process):
         yield url, library
 
@@ -76,7 +82,7 @@ def shown(value: float, places: int) -> str:
     return "–" if math.isnan(value) else f"{value:.{places}f}"
 
 
-def test_overview_keeps_w_and_tau_and_human_and_metric_apart_and_a_row_opens_the_assessment(page, mixed_server):
+def test_overview_keeps_w_and_tau_and_human_and_metric_apart_and_a_row_opens_the_assessment(field_data, page, mixed_server):
     url, library = mixed_server
     expected = qw.overview(library)
     page.goto(url, wait_until="commit")
@@ -169,7 +175,7 @@ def test_overview_keeps_w_and_tau_and_human_and_metric_apart_and_a_row_opens_the
     page.locator(".qra-scores-chart").screenshot(path=str(DOCS / "screenshot-charts-scores.png"))
 
 
-def test_intervals_use_the_template_style_with_numbers_aligned(page, mixed_server):
+def test_intervals_use_the_template_style_with_numbers_aligned(field_data, page, mixed_server):
     url, _library = mixed_server
     page.goto(url, wait_until="commit")
     page.wait_for_selector(".qra-dashboard")
