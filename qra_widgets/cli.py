@@ -64,6 +64,9 @@ def _sign_test_frame(study):
 
 def _with_sign_tests(text: str, study, fmt: str) -> str:
     """The report, with each pairwise experiment's sign tests (two-sided binomial, Holm-adjusted) added."""
+    from .report.csvsafe import frame_to_csv
+    from .report.formats import frame_markdown
+
     frame = _sign_test_frame(study)
     if frame is None or fmt not in ("markdown", "csv", "json"):
         return text
@@ -74,10 +77,10 @@ def _with_sign_tests(text: str, study, fmt: str) -> str:
         data["sign_tests"] = frame.to_dict(orient="records")
         return json.dumps(data, indent=1) + "\n"
     if fmt == "csv":
-        return text.rstrip("\n") + "\n\n" + frame.to_csv(index=False)
+        return text.rstrip("\n") + "\n\n" + frame_to_csv(frame)
     return (text.rstrip("\n") + "\n\n## Pairwise sign tests\n\nTwo-sided binomial test per system pair (ties left "
             "out), p adjusted by Holm's method within each experiment and criterion.\n\n"
-            + frame.to_markdown(index=False, floatfmt=".3g") + "\n")
+            + frame_markdown(frame, floatfmt=".3g") + "\n")
 
 
 def _one_experiment_report(study, args: argparse.Namespace) -> str:
@@ -88,6 +91,8 @@ def _one_experiment_report(study, args: argparse.Namespace) -> str:
 
     from .conventions import resolve, stored_conventions
     from .ratings import annotator_agreement
+    from .report.csvsafe import frame_to_csv
+    from .report.formats import frame_markdown
 
     conventions = resolve(args.conventions) if args.conventions is not None else (
         stored_conventions(study.metadata) or resolve(None))
@@ -108,13 +113,13 @@ def _one_experiment_report(study, args: argparse.Namespace) -> str:
             data["sign_tests"] = frame.to_dict(orient="records")
         return json.dumps(data, indent=1) + "\n"
     if args.format == "csv":
-        text = values.to_csv(index=False) + ("\n" + agreement.to_csv(index=False) if not agreement.empty else "")
+        text = frame_to_csv(values) + ("\n" + frame_to_csv(agreement) if not agreement.empty else "")
         return _with_sign_tests(text, study, "csv")
     lines = [f"# {study.name or study.id}", "", f"Note: {note}", "", "## System values", "",
-             values.to_markdown(index=False, floatfmt=".4g")]
+             frame_markdown(values, floatfmt=".4g")]
     if not agreement.empty:
         lines += ["", "## Annotator agreement within each experiment", "",
-                  agreement.to_markdown(index=False, floatfmt=".3f")]
+                  frame_markdown(agreement, floatfmt=".3f")]
     return _with_sign_tests("\n".join(lines) + "\n", study, "markdown")
 
 

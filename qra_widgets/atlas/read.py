@@ -204,11 +204,11 @@ def _pairwise(entry, path, where, family, systems, criteria, out: Collected) -> 
                                 f"{sorted(choices)} (map them, or drop their rows with exclude)")
         judged = judged.assign(choice=judged.answer.map(choices))
         if entry.get("aggregate") == "majority":
-            def majority(group):
-                counts = group.choice.value_counts()
+            def majority(choice):
+                counts = choice.value_counts()
                 top = counts[counts == counts.max()].index
                 return "tie" if len(top) > 1 else top[0]
-            winners = judged.groupby(["item", "a", "b"], sort=False).apply(majority, include_groups=False)
+            winners = judged.groupby(["item", "a", "b"], sort=False)["choice"].apply(majority)  # any pandas 2.x
             judged = winners.rename("choice").reset_index().assign(rater="majority")
         a = np.array([names.get(v, v) for v in judged.a], dtype=object)
         b = np.array([names.get(v, v) for v in judged.b], dtype=object)

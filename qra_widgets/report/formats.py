@@ -285,3 +285,24 @@ def _measure_label(row: _Row, result_type: str) -> str:
     if result_type == "III":
         return f"(mean) {label}"
     return label
+
+
+def frame_markdown(frame, *, floatfmt: str = ".3g") -> str:
+    """A frame as a Markdown pipe table, each cell through :func:`~qra_widgets.report.escape.markdown_cell`
+    (no ``tabulate`` needed, and a name cannot end a row or start markup).
+
+    >>> import pandas as pd
+    >>> print(frame_markdown(pd.DataFrame({"system": ["A|B"], "value": [0.123456]})))
+    | system | value |
+    |---|---|
+    | A\\|B | 0.123 |
+    """
+    def cell(value) -> str:
+        if isinstance(value, (float, np.floating)):
+            return "nan" if np.isnan(value) else format(float(value), floatfmt)
+        return str(value)
+
+    lines = ["| " + " | ".join(markdown_cell(str(c)) for c in frame.columns) + " |",
+             "|" + "|".join("---" for _ in frame.columns) + "|"]
+    lines += ["| " + " | ".join(markdown_cell(cell(v)) for v in row) + " |" for row in frame.itertuples(index=False)]
+    return "\n".join(lines)

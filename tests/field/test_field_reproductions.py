@@ -51,7 +51,8 @@ def agreement_of(study, experiment: str, qc: str, measure: str) -> float:
 
 
 def published_csv(path: Path) -> pd.DataFrame:
-    return pd.read_csv(path)
+    """A team's published CSV, its numbers read as printed (pandas' default float parser can be an ulp off)."""
+    return pd.read_csv(path, float_precision="round_trip")
 
 
 # ----------------------------------------------------------------------------- Hosking & Lapata (2021), Arvan & Parde (2025)
