@@ -278,21 +278,23 @@ def cells() -> list[Cell]:
 
 
 def run(reps: int, B: int, seed: int, state_path: Path | None, out: Path, round_size: int, command: str,
-        resume: bool = False, limit_seconds: float | None = None, draws: int = 4000) -> dict:
-    all_cells = cells()
+        resume: bool = False, limit_seconds: float | None = None, draws: int = 4000,
+        shard: tuple[int, int] = (0, 1)) -> dict:
+    all_cells = cells()  # a cell's seed is its index in the full list, so shards and whole runs draw the same numbers
+    mine = [c for k, c in enumerate(all_cells) if k % shard[1] == shard[0]]
     state = {"seed": seed, "B": B, "command": command, "cells": {}}
     if resume and state_path is not None and state_path.exists():
         state = json.loads(state_path.read_text())
         if state["seed"] != seed or state["B"] != B:
             raise SystemExit(f"{state_path}: made with seed {state['seed']} and B {state['B']}, not {seed} and {B}")
     started = time.perf_counter()
-    for c in all_cells:
+    for c in mine:
         entry = state["cells"].setdefault(c.name, {"reps": 0, "seconds": 0.0, "sums": {}, "cv_population": None})
         if entry["cv_population"] is None:
             entry["cv_population"] = population_cv(c.tau, c.raters, np.random.default_rng([seed, 7, all_cells.index(c)]),
                                                    draws).tolist()
     while True:
-        pending = [c for c in all_cells if state["cells"][c.name]["reps"] < reps]
+        pending = [c for c in mine if state["cells"][c.name]["reps"] < reps]
         if not pending:
             break
         for c in pending:
@@ -316,6 +318,22 @@ def run(reps: int, B: int, seed: int, state_path: Path | None, out: Path, round_
                 return state
     out.write_text(report(state))
     return state
+
+
+def merge_states(paths: list[Path]) -> dict:
+    """One state from the shards' files (their cells are disjoint; seed and B must agree)."""
+    states = [json.loads(p.read_text()) for p in paths]
+    merged = {**states[0], "cells": {}}
+    for path, state in zip(paths, states):
+        if (state["seed"], state["B"]) != (merged["seed"], merged["B"]):
+            raise SystemExit(f"{path}: seed {state['seed']} and B {state['B']} differ from {paths[0]}")
+        for name, entry in state["cells"].items():
+            if name in merged["cells"] and merged["cells"][name]["reps"] >= entry["reps"]:
+                continue
+            merged["cells"][name] = entry
+    order = [c.name for c in cells()]
+    merged["cells"] = dict(sorted(merged["cells"].items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order)))
+    return merged
 
 
 def coverage(s: list) -> tuple[float, float, int]:
@@ -424,25 +442,37 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--B", type=int, default=500)
     parser.add_argument("--seed", type=int, default=20261125)
     parser.add_argument("--round", type=int, default=10, help="replications per cell per round")
-    parser.add_argument("--state", type=Path, default=None, help="JSON file saved after every round")
+    parser.add_argument("--state", type=Path, default=None, action="append",
+                        help="JSON file saved after every round; with --report-only, several shards' files are merged")
+    parser.add_argument("--shard", default="0/1", help="K/N: run only the cells whose index is K modulo N "
+                        "(one process per core; merge with --report-only --state A --state B)")
     parser.add_argument("--resume", action="store_true", help="continue the run saved in --state")
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--minutes", type=float, default=None, help="stop after the cell's round that passes this")
     parser.add_argument("--report-only", action="store_true", help="write --out from --state without running anything")
     args = parser.parse_args(argv)
     if args.report_only:
-        if args.state is None or not args.state.exists():
-            parser.error("--report-only needs --state FILE")
-        (args.out or ROOT / "benchmarks" / "coverage-latest.md").write_text(report(json.loads(args.state.read_text())))
+        if not args.state or not all(p.exists() for p in args.state):
+            parser.error("--report-only needs --state FILE (one per shard)")
+        (args.out or ROOT / "benchmarks" / "coverage-latest.md").write_text(report(merge_states(args.state)))
         return 0
+    if args.state and len(args.state) > 1:
+        parser.error("a run writes one --state file (merge shards with --report-only)")
+    state_path = args.state[0] if args.state else None
+    try:
+        shard = tuple(int(x) for x in args.shard.split("/"))
+        if len(shard) != 2 or not 0 <= shard[0] < shard[1]:
+            raise ValueError
+    except ValueError:
+        parser.error(f"--shard: expected K/N with 0 <= K < N, got {args.shard!r}")
     command = "python benchmarks/coverage.py " + " ".join(a for a in (argv if argv is not None else sys.argv[1:]))
     if args.quick:
         args.reps, args.B, args.round = 2, 100, 2
     out = args.out or (Path("/dev/stdout") if args.quick else ROOT / "benchmarks" / "coverage-latest.md")
     started = time.perf_counter()
-    state = run(args.reps, args.B, args.seed, args.state, out if not args.quick else Path("/dev/null"), args.round, command,
+    state = run(args.reps, args.B, args.seed, state_path, out if not args.quick else Path("/dev/null"), args.round, command,
                 resume=args.resume, limit_seconds=None if args.minutes is None else 60 * args.minutes,
-                draws=500 if args.quick else 4000)
+                draws=500 if args.quick else 4000, shard=shard)
     text = report(state)
     if args.quick:
         print(text)
