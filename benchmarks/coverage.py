@@ -227,12 +227,12 @@ def _measured(matrix: np.ndarray, cell: Cell) -> dict:
 # ----------------------------------------------------------------------------- one replication
 
 
-def intervals(study: Study, mode: str, B: int, seed: int) -> dict:
+def intervals(study: Study, mode: str, B: int, seed: int, assessment=None) -> dict:
     """``{(method, key): (low, high)}`` from one bootstrap per mode: percentile and BCa share the replicates.
     ``method`` is ``percentile``, ``bca`` or ``vangel``; ``key`` is (measure, level, system or experiment)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        assessment = assess(study, "qrapp")
+        assessment = assessment if assessment is not None else assess(study, "qrapp")
         result = run_bootstrap(study, assessment.conventions, B=B, seed=seed, ci_method="bca", resample=mode)
         out = {}
         for method in METHODS:
@@ -258,8 +258,11 @@ def replicate(cell: Cell, rng: np.random.Generator, B: int, cv_population: np.nd
     study, c, b = cell.simulate(rng)
     truths = cell.truths(c, b, cv_population)
     hits: dict = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assessment = assess(study, "qrapp")  # once: the modes differ only in the bootstrap
     for mode in MODES:
-        found = intervals(study, mode, B, int(rng.integers(2**31)))
+        found = intervals(study, mode, B, int(rng.integers(2**31)), assessment)
         for (method, key), (low, high) in found.items():
             for target, values in truths.items():
                 truth = values.get(key)
