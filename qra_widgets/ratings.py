@@ -85,6 +85,25 @@ class Ratings:
     def __bool__(self) -> bool:
         return len(self) > 0
 
+    def answer_counts(self) -> tuple[int, int]:
+        """``(direct ratings, comparative judgements)``: the answers raters gave.  A pairwise or
+        best-worst judgement is one answer, though it is stored as one rating per system shown
+        (two for a pair), so ``len(ratings)`` counts it twice or more.
+
+        >>> r = Ratings.from_columns(["Q"] * 4, ["x", "y", "x", "y"], ["u|x", "u|y", "v|x", "v|y"],
+        ...                          ["E"] * 4, ["r1"] * 4, [100, -100, -100, 100])
+        >>> r.choices = Choices.from_columns(["Q"] * 2, ["E"] * 2, ["u", "v"], ["r1"] * 2, ["x", "y"], ["a", "b"],
+        ...                                  coding={"E": "system"})
+        >>> len(r), r.answer_counts()
+        (4, (0, 2))
+        """
+        if self.choices is None or not len(self.choices):
+            return len(self), 0
+        judged = set(zip(self.choices._columns[0], self.choices._columns[1]))  # (criterion, experiment)
+        derived = np.fromiter(((q, e) in judged for q, e in zip(self._columns[0], self._columns[3])), dtype=bool,
+                              count=len(self))
+        return int((~derived).sum()), len(self.choices)
+
     def __eq__(self, other) -> bool:
         if not isinstance(other, Ratings):
             return NotImplemented

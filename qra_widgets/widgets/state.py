@@ -459,15 +459,19 @@ class AppState(IntervalCommands):
         the one being edited (its ratings keep the spec, so both are saved with the study)."""
         from ..io.annotations import load_annotations
 
-        for i, entry in enumerate(spec.get("experiments") or []):
-            name = entry.get("file") if isinstance(entry, dict) else None
-            if name not in files:  # the app reads uploads only, never the server's disk
-                raise QRAInputError(f"annotation spec: experiments[{i}].file {name!r} was not uploaded; "
-                                    f"uploaded: {sorted(files)}")
-        study = load_annotations(spec, files=files)
-        n = len(study.ratings)
-        return self.load(study, None, message=f"Loaded {n} ratings from {len(study.experiments)} experiments "
+        study = load_annotations(spec, files=dict(files))  # uploads only: a name not uploaded is refused, never read
+        return self.load(study, None, message=f"Loaded {answers_said(study.ratings)} from {len(study.experiments)} "
+                                              f"experiment{'' if len(study.experiments) == 1 else 's'} "
                                               f"({', '.join(study.experiment_ids)}). Save it in the Library to keep it.")
+
+
+def answers_said(ratings) -> str:
+    """How many answers a study's ratings hold, as the app says it: a pairwise or best-worst
+    judgement is one answer (:meth:`~qra_widgets.ratings.Ratings.answer_counts`), not one per system shown."""
+    direct, judged = ratings.answer_counts()
+    plural = lambda n, what: f"{n} {what}{'' if n == 1 else 's'}"
+    said = [plural(direct, "rating")] if direct or not judged else []
+    return " and ".join(said + ([plural(judged, "comparative judgement")] if judged else []))
 
 
 def _qra3_texts(studies) -> dict[str, str]:
