@@ -6,6 +6,7 @@ from __future__ import annotations
 import io as _io
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -67,13 +68,19 @@ def _cells(data: dict) -> list[dict]:
     return rows
 
 
-def _plain(cell: tuple | None) -> str:
+def _cell_text(cell: tuple | None, cv: Callable[[float], str], other: Callable[[float], str]) -> str:
+    """A table cell ``(kind, value)`` as text: blank when absent, ``n/a`` where the measure does
+    not apply, else ``cv(value)`` for a CV* and ``other(value)`` for the rest."""
     if cell is None:
         return ""
     kind, value = cell
     if kind == "na" or value is None:
         return "n/a"
-    return f"{value:.2f}" if kind == "cv" else f"{value:.3f}"
+    return cv(value) if kind == "cv" else other(value)
+
+
+def _plain(cell: tuple | None) -> str:
+    return _cell_text(cell, lambda value: f"{value:.2f}", lambda value: f"{value:.3f}")
 
 
 _CSV_MEASURES = {"cv": "(mean) CV*↓", "r": "r ↑", "rho": "ρ ↑", "W": "W ↑", "P": "P↑"}
@@ -107,17 +114,15 @@ def table_csv(data: dict) -> str:
     return out.getvalue()
 
 
+def _tex_cv(value: float) -> str:
+    """A CV* padded with phantoms so the column's decimal points line up."""
+    digits = len(str(int(abs(value)))) if abs(value) < 1e15 else 3
+    pad = "0" * max(0, 3 - digits) + ("-" if value >= 0 else "")
+    return (rf"\phantom{{{pad}}}" if pad else "") + f"{value:.2f}" + r"\phantom{00}"
+
+
 def _tex_number(cell: tuple | None) -> str:
-    if cell is None:
-        return ""
-    kind, value = cell
-    if kind == "na" or value is None:
-        return "n/a"
-    if kind == "cv":
-        digits = len(str(int(abs(value)))) if abs(value) < 1e15 else 3
-        pad = "0" * max(0, 3 - digits) + ("-" if value >= 0 else "")
-        return (rf"\phantom{{{pad}}}" if pad else "") + f"{value:.2f}" + r"\phantom{00}"
-    return (r"\phantom{-}" if value >= 0 else "") + f"{value:.3f}"
+    return _cell_text(cell, _tex_cv, lambda value: (r"\phantom{-}" if value >= 0 else "") + f"{value:.3f}")
 
 
 def tex_escape(text: str) -> str:
