@@ -302,10 +302,15 @@ def outputs(study: Study, conventions: str | Conventions | None = None, *, sourc
     return {
         "table.csv": table_csv(data),
         "table.tex": table_tex(data, settings),
-        "data.json": json.dumps(data, indent=2, ensure_ascii=False) + "\n",
+        "data.json": _json_text(data),
         "references.bib": references_bib(settings),
-        "config.json": json.dumps(output_config(study, conventions), indent=2, ensure_ascii=False) + "\n",
+        "config.json": _json_text(output_config(study, conventions)),
     }
+
+
+def _json_text(data) -> str:
+    """A JSON output file as QRA3 writes it: indented by two, non-ASCII kept, a final newline."""
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
 def _safe_folder(name: str) -> str:
@@ -333,7 +338,7 @@ def write_outputs(studies: list[Study], out_dir: str | os.PathLike, *, force: bo
     combined: dict[str, dict] = {}
     for study in studies:
         combined.update(export([study])[1])
-    planned[out / "config.json"] = json.dumps(combined, indent=2, ensure_ascii=False) + "\n"
+    planned[out / "config.json"] = _json_text(combined)
     if not force:
         existing = [path for path in planned if path.exists()]
         if existing:
@@ -399,11 +404,18 @@ def export(studies: list[Study]) -> tuple[str, dict]:
     return out.getvalue(), config
 
 
+def export_texts(studies: list[Study]) -> dict[str, str]:
+    """:func:`export` as the two files' texts, ``{"metrics.csv": text, "config.json": text}``
+    (what :func:`export_files` writes and the app downloads)."""
+    text, config = export(studies)
+    return {"metrics.csv": text, "config.json": _json_text(config)}
+
+
 def export_files(studies: list[Study], out_dir: str | os.PathLike, *, force: bool = False) -> list[Path]:
     """Write ``out_dir/metrics.csv`` and ``out_dir/config.json`` (refusing to overwrite unless ``force``)."""
     from ..io import atomic_write_text
 
-    text, config = export(studies)
+    texts = export_texts(studies)
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
         raise QRAInputError(f"{out}: --out-dir is a file, not a folder")
@@ -414,8 +426,8 @@ def export_files(studies: list[Study], out_dir: str | os.PathLike, *, force: boo
                 raise QRAInputError(f"{target}: exists; use --force to overwrite")
     try:
         out.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(targets[0], text)
-        atomic_write_text(targets[1], json.dumps(config, indent=2, ensure_ascii=False) + "\n")
+        for target in targets:
+            atomic_write_text(target, texts[target.name])
     except OSError as error:
         raise QRAInputError(f"{out}: cannot write ({error.strerror or error})") from None
     return targets
