@@ -18,7 +18,7 @@ import ipywidgets as w
 from ..errors import QRAInputError
 from ..io import parse
 from ..io.annotations import SCHEMA, SCHEMA_VERSION, guess_mapping, preview
-from .annotation_cards import CriterionRow, ExperimentCard, split_list
+from .annotation_cards import CriterionRow, ExperimentCard, equals_lines, split_list
 from .common import (
     Confirm,
     Status,
@@ -49,14 +49,9 @@ def parse_renames(text: str) -> dict[str, str]:
     {'SVM-RERANK-NEWS': 'SVM', 'GEDI-NEWS': 'GeDi'}
     """
     renames = {}
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        if "=" not in line:
-            raise QRAInputError(f"system names, line {number}: write 'name in the file = name in the study', got {line.strip()!r}")
-        old, new = (part.strip() for part in line.rsplit("=", 1))
+    for number, line, old, new in equals_lines(text, "system names", "name in the file = name in the study"):
         if not old or not new:
-            raise QRAInputError(f"system names, line {number}: both names are needed, got {line.strip()!r}")
+            raise QRAInputError(f"system names, line {number}: both names are needed, got {line!r}")
         renames[old] = new
     return renames
 
