@@ -112,7 +112,7 @@ class Ratings:
         """
         if self.choices is None or not len(self.choices):
             return len(self), 0
-        judged = set(zip(self.choices._columns[0], self.choices._columns[1]))  # (criterion, experiment)
+        judged = self.choices.judged()
         derived = np.fromiter(((q, e) in judged for q, e in zip(self._columns[0], self._columns[3])), dtype=bool,
                               count=len(self))
         return int((~derived).sum()), len(self.choices)
@@ -312,6 +312,10 @@ class Choices:
         if not isinstance(other, Choices):
             return NotImplemented
         return self.coding == other.coding and all(np.array_equal(a, b) for a, b in zip(self._columns, other._columns))
+
+    def judged(self) -> set[tuple[str, str]]:
+        """The ``(quality criterion, experiment)`` pairs answered by judgements."""
+        return set(zip(self._columns[0], self._columns[1]))
 
     def has(self, quality_criterion: str, experiment: str) -> bool:
         return bool(((self._columns[0] == quality_criterion) & (self._columns[1] == experiment)).any())

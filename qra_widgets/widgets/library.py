@@ -233,15 +233,18 @@ class LibraryView:
     def on_delete(self, _=None) -> None:
         study_id = self._chosen()
         self.state.library.delete(study_id)
-        self.refresh()
-        self.status.ok(f"Deleted {study_id!r}; tick 'show deleted studies' and Restore to bring it back.")
+        self._listed_after(f"Deleted {study_id!r}; tick 'show deleted studies' and Restore to bring it back.")
 
     @guarded(lambda self: self.status)
     def on_restore(self, _=None) -> None:
         study_id = self._chosen()
         self.state.library.restore(study_id)
+        self._listed_after(f"Restored {study_id!r}.")
+
+    def _listed_after(self, message: str) -> None:
+        """After a change to the library: list it again and say what was done."""
         self.refresh()
-        self.status.ok(f"Restored {study_id!r}.")
+        self.status.ok(message)
 
     # ------------------------------------------------------------------ file actions
 
