@@ -261,3 +261,18 @@ def test_oversized_uploads_are_refused_before_parsing(app, files, message):
     app.library.import_many.click()
     assert status(app) == message
     assert app.state.library.list() == [] and app.library.import_report.value == ""
+
+
+def test_the_cli_export_and_the_library_download_write_the_same_qra3_files(app, tmp_path, capsys):
+    from qra_widgets.cli import main
+
+    app.state.load_example("qrapp_example1")
+    app.state.save()
+    _name, metrics = app.library.download_qra3["metrics.csv"].click()
+    _name, config = app.library.download_qra3["config.json"].click()
+    assert main(["export-qra3", "qrapp-example1", "--db", str(tmp_path / "library.sqlite3"),
+                 "--out-dir", str(tmp_path / "out")]) == 0
+    assert capsys.readouterr().out.count("wrote ") == 2
+    assert (tmp_path / "out" / "metrics.csv").read_bytes() == metrics
+    assert (tmp_path / "out" / "config.json").read_bytes() == config
+    assert metrics.decode().splitlines()[1].startswith("qrapp-example1,")
