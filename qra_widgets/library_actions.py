@@ -11,8 +11,9 @@ the state.  ``library`` is a :class:`~qra_widgets.store.StudyLibrary`.
 >>> import json, tempfile, pathlib
 >>> from qra_widgets.store import StudyLibrary
 >>> library = StudyLibrary(pathlib.Path(tempfile.mkdtemp()) / "library.sqlite3")
+>>> values = [("O", "A", 4.2), ("O", "B", 3.1), ("R1", "A", 4.0), ("R1", "B", 3.3)]
 >>> metrics = "Key,Study,Experiment,System,Criterion,Result\\n" + "".join(
-...     f"Demo,Demo,{e},{s},Fluency,{v}\\n" for e, s, v in [("O", "A", 4.2), ("O", "B", 3.1), ("R1", "A", 4.0), ("R1", "B", 3.3)])
+...     f"Demo,Demo,{e},{s},Fluency,{v}\\n" for e, s, v in values)
 >>> config = {"Demo": {"scale_starts_at": 1, "experiments": {"O": "original", "R1": "repeat"}, "citation": "original",
 ...           "criteria": {"F": {"map": "Fluency", "apply_over_correction": False, "normal_data": True}}}}
 >>> import_qra3(library, metrics.encode(), json.dumps(config).encode()).added
@@ -107,7 +108,7 @@ def report_html(study, assessment, problem: str = "") -> str:
     from .report.site import study_page_html
 
     if assessment is None:
-        raise QRAInputError(f"report: nothing to report yet ({problem})" if problem else "report: nothing to report yet")
+        raise QRAInputError("report: nothing to report yet" + (f" ({problem})" if problem else ""))
     return study_page_html(study, assessment=assessment)
 
 

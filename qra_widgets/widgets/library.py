@@ -140,11 +140,11 @@ class LibraryView:
         self.import_report = w.HTML()
         self.criteria_prompt = CriteriaPrompt(state, status)  # asks the evaluation type and QCET criterion of what came in
         # downloads: one click builds the file from the study or library as it is then, and saves it
-        self.download_qra3 = {name: DownloadButton(f"QRA3 {name}", lambda n=name: self.study_qra3_file(n), status=status,
-                                                   tooltip=f"The study being edited as QRA3's {name}")
+        self.download_qra3 = {name: DownloadButton(f"QRA3 {name}", lambda n=name: self.study_qra3_file(n),
+                                                   status=status, tooltip=f"The study being edited as QRA3's {name}")
                               for name in QRA3_FILES}
         self.download_report = DownloadButton("Report (HTML)", self.report_file, status=status,
-                                              tooltip="The study being edited as a one-file HTML report (opens offline)")
+                                              tooltip="The study being edited as a one-file offline HTML report")
         self.download_library_qra3 = {name: DownloadButton(f"{name} of the whole library",
                                                            lambda n=name: self.library_qra3_file(n), status=status,
                                                            tooltip=f"Every study of the library in one QRA3 {name}")
@@ -180,7 +180,8 @@ class LibraryView:
             self.import_report, self.criteria_prompt.widget,
             w.HTML("<h4>Downloads</h4><p>The study being edited as QRA3's two input files (hand both to the organisers "
                    "as they are) or as a one-file HTML report (template table, charts, conventions; opens offline); or "
-                   "every study in the library as one pair of QRA3 files. Each button saves its file in one click.</p>"),
+                   "every study in the library as one pair of QRA3 files. Each button saves its file in one "
+                   "click.</p>"),
             labelled("This study", row(*self.download_qra3.values(), self.download_report), "8em"),
             labelled("The library", row(*self.download_library_qra3.values()), "8em"),
         ])

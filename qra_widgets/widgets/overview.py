@@ -42,12 +42,14 @@ def _measure_columns(scope: str = "") -> list[tuple]:
     return [("mean CV*", "Mean CV*", "CV*", False, "mean of the system-level CV* (lower is better)"),
             ("P", "P", "P", False, "share of system pairs ranked the same way in every pair of experiments"),
             ("W", "W", "W", False, f"Kendall's W (three or more experiments){scope}"),
-            ("τ", "τ", "τ", False, f"Kendall's τ (two experiments){scope}"), ("α", "α", "α", False, "Krippendorff's α")]
+            ("τ", "τ", "τ", False, f"Kendall's τ (two experiments){scope}"),
+            ("α", "α", "α", False, "Krippendorff's α")]
 
 
 #: Per level: (column, header, kind, optional, hint); kind "rank", "text" or a measure (its decimals).
 COLUMNS = {
-    "studies": [_RANK, _STUDY, _TYPE, ("criteria", "Criteria", "count", True, "quality criteria of this evaluation type"),
+    "studies": [_RANK, _STUDY, _TYPE,
+                ("criteria", "Criteria", "count", True, "quality criteria of this evaluation type"),
                 *_measure_columns("; a study shows it for one criterion"), _N,
                 ("systems", "Systems", "count", True, ""), ("problem", "Note", "text", True, "")],
     "criteria": [_RANK, _STUDY, _CRITERION, _TYPE,

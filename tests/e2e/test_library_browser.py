@@ -79,6 +79,7 @@ def test_import_qra3_files_open_the_study_refuse_a_repeat_and_download_the_repor
             page.locator(f".qra-download-qra3-{what} button").click()
         assert download.value.suggested_filename == f"Yao2022-qra3-{what}-{day}.{suffix}"
         download.value.save_as(tmp_path / f"{what}.{suffix}")
-    assert read_qra3_bytes((tmp_path / "metrics.csv").read_bytes(), (tmp_path / "config.json").read_bytes())[0].id == "Yao2022"
+    [study] = read_qra3_bytes((tmp_path / "metrics.csv").read_bytes(), (tmp_path / "config.json").read_bytes())
+    assert study.id == "Yao2022"
     page.screenshot(path=str(OUTPUT / "library-file-actions.png"), full_page=True)
     check_no_code_or_traceback(page)
