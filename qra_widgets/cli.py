@@ -136,26 +136,10 @@ def _qra3(args: argparse.Namespace) -> str:
 
 def _export_qra3(args: argparse.Namespace) -> str:
     """Study files or library ids -> QRA3 metrics.csv + config.json, to hand to the organisers."""
-    from pathlib import Path
-
-    from .io import load_study
+    from .library_actions import studies_named
     from .qra3 import export_files
 
-    studies = []
-    library = None
-    for name in args.studies:
-        if Path(name).exists() or Path(name).suffix.lower() in (".json", ".csv", ".xlsx"):
-            studies.append(load_study(name))
-            continue
-        if library is None:
-            from .store import StudyLibrary
-
-            library = StudyLibrary(args.db)
-        try:
-            studies.append(library.open(name))
-        except KeyError:
-            raise QRAInputError(f"{name}: neither a study file nor a study id in the library {library.path}") from None
-    written = export_files(studies, args.out_dir, force=args.force)
+    written = export_files(studies_named(args.studies, args.db), args.out_dir, force=args.force)
     return "".join(f"wrote {path}\n" for path in written)
 
 

@@ -45,6 +45,19 @@ def _objects(values) -> np.ndarray:
     return array
 
 
+def _check_columns(data: Any, fields: tuple[str, ...], text_fields: tuple[str, ...], where: str) -> None:
+    """A stored column-wise object: a dict with one list per field, the ``text_fields`` all text."""
+    if not isinstance(data, dict):
+        raise QRAInputError(f"{where}: expected an object with one list per field {list(fields)}")
+    missing = [f for f in fields if not isinstance(data.get(f), list)]
+    if missing:
+        raise QRAInputError(f"{where}: missing list(s) {missing}")
+    for name in text_fields:
+        bad = [i for i, v in enumerate(data[name]) if not isinstance(v, str)]
+        if bad:
+            raise QRAInputError(f"{where}.{name}[{bad[0]}]: expected text, got {data[name][bad[0]]!r}")
+
+
 class Ratings:
     """Ratings keyed by ``(quality_criterion, system, item, experiment, rater)``, column-wise.
 
@@ -84,6 +97,25 @@ class Ratings:
 
     def __bool__(self) -> bool:
         return len(self) > 0
+
+    def answer_counts(self) -> tuple[int, int]:
+        """``(direct ratings, comparative judgements)``: the answers raters gave.  A pairwise or
+        best-worst judgement is one answer, though it is stored as one rating per system shown
+        (two for a pair), so ``len(ratings)`` counts it twice or more.
+
+        >>> r = Ratings.from_columns(["Q"] * 4, ["x", "y", "x", "y"], ["u|x", "u|y", "v|x", "v|y"],
+        ...                          ["E"] * 4, ["r1"] * 4, [100, -100, -100, 100])
+        >>> r.choices = Choices.from_columns(["Q"] * 2, ["E"] * 2, ["u", "v"], ["r1"] * 2, ["x", "y"], ["a", "b"],
+        ...                                  coding={"E": "system"})
+        >>> len(r), r.answer_counts()
+        (4, (0, 2))
+        """
+        if self.choices is None or not len(self.choices):
+            return len(self), 0
+        judged = self.choices.judged()
+        derived = np.fromiter(((q, e) in judged for q, e in zip(self._columns[0], self._columns[3])), dtype=bool,
+                              count=len(self))
+        return int((~derived).sum()), len(self.choices)
 
     def __eq__(self, other) -> bool:
         if not isinstance(other, Ratings):
@@ -138,15 +170,7 @@ class Ratings:
 
     @classmethod
     def from_dict(cls, data: Any, spec: dict | None = None, where: str = "ratings") -> Ratings:
-        if not isinstance(data, dict):
-            raise QRAInputError(f"{where}: expected an object with one list per field {list(FIELDS)}")
-        missing = [f for f in FIELDS if not isinstance(data.get(f), list)]
-        if missing:
-            raise QRAInputError(f"{where}: missing list(s) {missing}")
-        for name in KEY_FIELDS:
-            bad = [i for i, v in enumerate(data[name]) if not isinstance(v, str)]
-            if bad:
-                raise QRAInputError(f"{where}.{name}[{bad[0]}]: expected text, got {data[name][bad[0]]!r}")
+        _check_columns(data, FIELDS, KEY_FIELDS, where)
         bad = [i for i, v in enumerate(data["rating"]) if isinstance(v, bool) or not isinstance(v, (int, float))]
         if bad:
             raise QRAInputError(f"{where}.rating[{bad[0]}]: expected a number, got {data['rating'][bad[0]]!r}")
@@ -289,6 +313,10 @@ class Choices:
             return NotImplemented
         return self.coding == other.coding and all(np.array_equal(a, b) for a, b in zip(self._columns, other._columns))
 
+    def judged(self) -> set[tuple[str, str]]:
+        """The ``(quality criterion, experiment)`` pairs answered by judgements."""
+        return set(zip(self._columns[0], self._columns[1]))
+
     def has(self, quality_criterion: str, experiment: str) -> bool:
         return bool(((self._columns[0] == quality_criterion) & (self._columns[1] == experiment)).any())
 
@@ -324,15 +352,7 @@ class Choices:
 
     @classmethod
     def from_dict(cls, data: Any, where: str = "choices") -> Choices:
-        if not isinstance(data, dict):
-            raise QRAInputError(f"{where}: expected an object with one list per field {list(CHOICE_FIELDS)}")
-        missing = [f for f in CHOICE_FIELDS if not isinstance(data.get(f), list)]
-        if missing:
-            raise QRAInputError(f"{where}: missing list(s) {missing}")
-        for name in CHOICE_FIELDS:
-            bad = [i for i, v in enumerate(data[name]) if not isinstance(v, str)]
-            if bad:
-                raise QRAInputError(f"{where}.{name}[{bad[0]}]: expected text, got {data[name][bad[0]]!r}")
+        _check_columns(data, CHOICE_FIELDS, CHOICE_FIELDS, where)
         coding = data.get("coding") or {}
         if not isinstance(coding, dict):
             raise QRAInputError(f"{where}.coding: expected an object")
@@ -345,16 +365,23 @@ def choice_counts(choices: Choices, quality_criterion: str, experiment: str, cod
     import pandas as pd
 
     unit, rater, code = choices.codes(quality_criterion, experiment, coding)
-    unit_codes, unit_index = pd.factorize(unit, sort=True)
-    rater_codes, rater_index = pd.factorize(rater, sort=True)
     code_codes, categories = pd.factorize(code, sort=True)
+    return _counted(unit, rater, code_codes, np.asarray(categories, dtype=object))
+
+
+def _counted(units, rater: np.ndarray, codes: np.ndarray, categories: np.ndarray) -> RaterCounts:
+    """:class:`RaterCounts` of coded answers (``codes`` index ``categories``) by unit and rater."""
+    import pandas as pd
+
+    unit_codes, unit_index = pd.factorize(units, sort=True)
+    rater_codes, rater_index = pd.factorize(rater, sort=True)
     q = max(len(categories), 1)
-    counts = np.bincount(unit_codes * q + code_codes, minlength=len(unit_index) * q).reshape(len(unit_index), q)
+    counts = np.bincount(unit_codes * q + codes, minlength=len(unit_index) * q).reshape(len(unit_index), q)
     pair = None
     if len(rater_index) == 2:
         pair = np.full((2, len(unit_index)), -1, dtype=np.int64)
-        pair[rater_codes, unit_codes] = code_codes
-    return RaterCounts(counts, np.asarray(categories, dtype=object), list(unit_index), [str(r) for r in rater_index], pair)
+        pair[rater_codes, unit_codes] = codes
+    return RaterCounts(counts, categories, list(unit_index), [str(r) for r in rater_index], pair)
 
 
 def _ordinal_label(ratings: np.ndarray) -> float:
@@ -399,17 +426,8 @@ def rater_counts(ratings: Ratings, quality_criterion: str, experiment: str, cate
     system, item, rater, rating = system[keep], item[keep], rater[keep], rating[keep]
     if not len(rating):  # an experiment given by its system values only (or not rating this criterion)
         return RaterCounts(np.zeros((0, 1), dtype=np.int64), np.array([], dtype=float), [], [], None)
-    units = pd.MultiIndex.from_arrays([system, item])
-    unit_codes, unit_index = pd.factorize(units, sort=True)
-    rater_codes, rater_index = pd.factorize(rater, sort=True)
     codes, found = encode_values(rating, categories=categories)
-    q = max(len(found), 1)
-    counts = np.bincount(unit_codes * q + codes, minlength=len(unit_index) * q).reshape(len(unit_index), q)
-    pair = None
-    if len(rater_index) == 2:
-        pair = np.full((2, len(unit_index)), -1, dtype=np.int64)
-        pair[rater_codes, unit_codes] = codes
-    return RaterCounts(counts, found, list(unit_index), [str(r) for r in rater_index], pair)
+    return _counted(pd.MultiIndex.from_arrays([system, item]), rater, codes, found)
 
 
 def scale_categories(criterion) -> np.ndarray | None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import QRAInputError
+from ..limits import shown as _shown
 from .layout_pairwise import _check_range, _pairwise_encoding, judgements_from, outcomes, pairwise_ratings
 from .layout_rows import (
     RATING_FIELDS,
@@ -20,7 +21,6 @@ from .layout_rows import (
     _present,
     check_items,
 )
-from .reading import shown as _shown
 
 
 def read_items_in_columns(table: Table, entry: dict, criteria: dict, systems_map: dict, missing: set,
@@ -43,8 +43,8 @@ def read_items_in_columns(table: Table, entry: dict, criteria: dict, systems_map
         item_id = str(spec_item.get("item") or (ref if isinstance(ref, str) else f"column {ref}"))
         kind = "pairwise" if "system_a" in spec_item else "rating"
         if kinds.setdefault(qc, kind) != kind:
-            raise QRAInputError(f"{where}: quality criterion {qc!r} has both rated and compared items; an experiment "
-                                f"reads one or the other per criterion")
+            raise QRAInputError(f"{where}: quality criterion {_shown(qc)} has both rated and compared items; an "
+                                f"experiment reads one or the other per criterion")
         cells = table.frame.iloc[:, position].to_numpy(dtype=object)
         present = _present(cells, missing)
         at, answers = table.rows[present], cells[present]
@@ -64,7 +64,8 @@ def read_items_in_columns(table: Table, entry: dict, criteria: dict, systems_map
             outside = (numbers < q.scale_min) | ((numbers > q.scale_max) if q.scale_max is not None else False)
             if outside.any():
                 i = int(np.argmax(outside))
-                raise QRAInputError(f"{table.source}: row {at[i]}, {label}: {numbers[i]:g} is outside the scale of {qc!r}")
+                raise QRAInputError(f"{table.source}: row {at[i]}, {label}: {numbers[i]:g} is outside the scale "
+                                    f"of {_shown(qc)}")
             system = systems_map.get(spec_item["system"], spec_item["system"])
             rating_rows["quality_criterion"].append(np.full(len(at), qc, dtype=object))
             rating_rows["system"].append(np.full(len(at), system, dtype=object))
@@ -75,7 +76,8 @@ def read_items_in_columns(table: Table, entry: dict, criteria: dict, systems_map
             rating_rows["column"].append(np.full(len(at), label, dtype=object))
         else:
             outcome = outcomes(answers, choices, table, at, label)
-            _check_range(criteria[qc], *_pairwise_encoding(score, ties)[1], f"the pairwise score {score!r}", table.source)
+            _check_range(criteria[qc], *_pairwise_encoding(score, ties)[1], f"the pairwise score {_shown(score)}",
+                         table.source)
             a = systems_map.get(spec_item["system_a"], spec_item["system_a"])
             b = systems_map.get(spec_item["system_b"], spec_item["system_b"])
             pair_rows.append((qc, judgements_from(table, qc=qc, item=np.full(len(at), item_id, dtype=object), rater=who,

@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import QRAInputError
+from ..limits import shown as _shown  # the one quoting rule for values from users' files and specs
 from .reading import require as _require
-from .reading import shown as _shown  # one quoting rule for values from users' files and specs
 
 LAYOUTS = ("long", "wide", "pairwise", "best_worst", "items_in_columns")
 PAIRWISE_SCORES = ("preference", "win_rate", "bradley_terry")
@@ -58,7 +58,7 @@ def check_keys(data: dict, known, where: str) -> None:
         if key in known:
             continue
         close = difflib.get_close_matches(str(key), list(known), n=1, cutoff=0.6)
-        hint = f"did you mean {close[0]!r}?" if close else f"known keys: {', '.join(known)}"
+        hint = f"did you mean {_shown(close[0])}?" if close else f"known keys: {', '.join(known)}"
         raise QRAInputError(f"{where}: unknown key {_shown(key)}; {hint}")
 
 
@@ -117,7 +117,7 @@ def check_entry(entry: Any, where: str, criteria: list[str]) -> None:
     if layout not in LAYOUTS:
         close = difflib.get_close_matches(str(layout), LAYOUTS, n=1)
         raise QRAInputError(f"{where}.layout: {_shown(layout)} is not one of {', '.join(LAYOUTS)}"
-                            + (f"; did you mean {close[0]!r}?" if close else ""))
+                            + (f"; did you mean {_shown(close[0])}?" if close else ""))
     columns = _require(entry, "columns", dict, where, default={} if layout == "items_in_columns" else ...)
     check_keys(columns, COLUMN_KEYS[layout], f"{where}.columns")
     cw = f"{where}.columns"
@@ -225,7 +225,7 @@ def check_entry(entry: Any, where: str, criteria: list[str]) -> None:
 
 def _suggest(name: Any, known) -> str:
     close = difflib.get_close_matches(str(name), [str(k) for k in known], n=1, cutoff=0.6)
-    return f"; did you mean {close[0]!r}?" if close else f" ({', '.join(map(str, known))})"
+    return f"; did you mean {_shown(close[0])}?" if close else f" ({', '.join(map(str, known))})"
 
 
 def _check_scores(scores: Any, where: str, criteria: list[str]) -> None:

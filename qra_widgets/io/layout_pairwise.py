@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import QRAInputError
+from ..limits import shown as _shown
 from .layout_keys import OUTCOMES, _suggest
 from .layout_rows import (
     JUDGEMENT_FIELDS,
@@ -25,7 +26,6 @@ from .layout_rows import (
     _system_names,
     check_items,
 )
-from .reading import shown as _shown
 
 
 def _pairwise_encoding(score: str, ties: str) -> tuple[dict[str, float], tuple[float, float]]:
@@ -37,8 +37,9 @@ def _pairwise_encoding(score: str, ties: str) -> tuple[dict[str, float], tuple[f
 
 def _check_range(qc, low: float, high: float, what: str, source: str) -> None:
     if qc.scale_min > low or (qc.scale_max is not None and qc.scale_max < high):
-        raise QRAInputError(f"{source}: {what} gives values {low:g}..{high:g}, but quality criterion {qc.name!r} has the "
-                            f"scale {qc.scale_min:g}..{'' if qc.scale_max is None else f'{qc.scale_max:g}'}; set its "
+        raise QRAInputError(f"{source}: {what} gives values {low:g}..{high:g}, but quality criterion "
+                            f"{_shown(qc.name)} has the scale "
+                            f"{qc.scale_min:g}..{'' if qc.scale_max is None else f'{qc.scale_max:g}'}; set its "
                             f"scale_min and scale_max to {low:g} and {high:g}")
 
 
@@ -117,7 +118,8 @@ def read_pairwise(table: Table, entry: dict, criteria: dict, systems_map: dict, 
         if qc not in criteria:
             raise QRAInputError(f"{table.source}: columns.criteria names {_shown(qc)}, not a quality criterion of the spec"
                                 + _suggest(qc, list(criteria)))
-        _check_range(criteria[qc], *_pairwise_encoding(score, ties)[1], f"the pairwise score {score!r}", table.source)
+        _check_range(criteria[qc], *_pairwise_encoding(score, ties)[1], f"the pairwise score {_shown(score)}",
+                     table.source)
         cells = table.column(ref, qc)
         present = _present(cells, missing)
         at = table.rows[present]

@@ -13,8 +13,9 @@ from typing import Any
 import numpy as np
 
 from ..errors import QRAInputError
+from ..limits import shown as _shown
+from ..limits import shown_values as _shown_values
 from .layout_keys import JOIN, _suggest, entry_layout
-from .reading import shown as _shown
 
 
 @dataclass
@@ -48,8 +49,9 @@ class Table:
         found = [i for i, name in enumerate(names) if name == ref]
         if not found:
             close = difflib.get_close_matches(str(ref), [str(n) for n in names], n=1, cutoff=0.6)
-            hint = f"; did you mean {close[0]!r}?" if close else ""
-            raise QRAInputError(f"{self.source}: column {ref!r} is missing{hint}; found {names[:30]}")
+            hint = f"; did you mean {_shown(close[0])}?" if close else ""
+            raise QRAInputError(f"{self.source}: column {_shown(ref)} is missing{hint}; "
+                                f"found {_shown_values(names, 30)}")
         if len(found) > 1:
             raise QRAInputError(f"{self.source}: {len(found)} columns are named {_shown(ref)} (columns "
                                 f"{', '.join(str(i + 1) for i in found)}); name the {role} column by its 1-based position")
@@ -62,7 +64,7 @@ class Table:
         if isinstance(ref, int) and not isinstance(ref, bool):
             return f"column {ref} ({_shown(self.frame.columns[ref - 1])})" if 1 <= ref <= len(self.frame.columns) \
                 else f"column {ref}"
-        return f"column {ref!r}"
+        return f"column {_shown(ref)}"
 
     def keep(self, mask: np.ndarray) -> Table:
         return Table(self.frame[mask], self.source, self.rows[mask])
@@ -79,8 +81,9 @@ def select_rows(table: Table, entry: dict, *, optional: bool = False) -> Table:
         for column, wanted in (entry.get(key) or {}).items():
             if column not in table.frame.columns:
                 close = difflib.get_close_matches(str(column), [str(c) for c in table.frame.columns], n=1, cutoff=0.6)
-                raise QRAInputError(f"{table.source}: column {column!r} (in {key}) is missing"
-                                    + (f"; did you mean {close[0]!r}?" if close else f"; found {list(table.frame.columns)[:30]}"))
+                raise QRAInputError(f"{table.source}: column {_shown(column)} (in {key}) is missing"
+                                    + (f"; did you mean {_shown(close[0])}?" if close
+                                       else f"; found {_shown_values(table.frame.columns, 30)}"))
             cells = table.column(column, key)
             hit = np.isin(cells, np.array(values_of(wanted), dtype=object))
             table = table.keep(hit if keep else ~hit)
@@ -91,8 +94,8 @@ def check_optional_exclude(table: Table, entry: dict) -> None:
     """``optional_exclude`` is not applied by default, but its columns must exist."""
     for column in entry.get("optional_exclude") or {}:
         if column not in table.frame.columns:
-            raise QRAInputError(f"{table.source}: column {column!r} (in optional_exclude) is missing; "
-                                f"found {list(table.frame.columns)[:30]}")
+            raise QRAInputError(f"{table.source}: column {_shown(column)} (in optional_exclude) is missing; "
+                                f"found {_shown_values(table.frame.columns, 30)}")
 
 
 # ----------------------------------------------------------------------------- what a layout gives
@@ -204,7 +207,7 @@ def read_ratings(table: Table, entry: dict, criteria: dict, systems_map: dict, m
         for value, name in criterion_of.items():
             if not (criterion_cells == value).any():
                 raise QRAInputError(f"{source}: {table.label(columns['criterion'])} has no rows for quality criterion "
-                                    f"{name!r} (value {value!r})")
+                                    f"{_shown(name)} (value {_shown(value)})")
         known = np.isin(criterion_cells, np.array(list(criterion_of), dtype=object))
         qc_names = np.array([criterion_of.get(c, "") for c in criterion_cells], dtype=object)
         blocks = [(qc_names[known], table.column(columns["rating"], "rating")[known], columns["rating"], known)]
@@ -216,7 +219,8 @@ def read_ratings(table: Table, entry: dict, criteria: dict, systems_map: dict, m
                                     f"spec" + _suggest(name, list(criteria)))
         for name in wanted:
             if name not in columns["criteria"]:
-                raise QRAInputError(f"{source}: the spec gives no column for quality criterion {name!r} (columns.criteria)")
+                raise QRAInputError(f"{source}: the spec gives no column for quality criterion {_shown(name)} "
+                                    "(columns.criteria)")
         blocks = [(np.full(len(table.frame), name, dtype=object), table.column(columns["criteria"][name], name),
                    columns["criteria"][name], np.ones(len(table.frame), dtype=bool)) for name in columns["criteria"]]
     out = _empty_ratings()
@@ -242,7 +246,8 @@ def read_ratings(table: Table, entry: dict, criteria: dict, systems_map: dict, m
             if outside.any():
                 i = int(np.argmax(outside))
                 raise QRAInputError(f"{source}: row {at[i]}, {table.label(ref)}: {numbers[i]:g} is outside the scale "
-                                    f"{qc.scale_min:g}..{'' if qc.scale_max is None else f'{qc.scale_max:g}'} of {name!r}")
+                                    f"{qc.scale_min:g}..{'' if qc.scale_max is None else f'{qc.scale_max:g}'} "
+                                    f"of {_shown(name)}")
         out["quality_criterion"].append(names)
         out["system"].append(system[rows][present])
         out["item"].append(item[rows][present])
@@ -268,8 +273,9 @@ def check_items(merged: dict, source: str, columns: dict) -> None:
     if clash.any():
         i = int(np.argmax(clash))
         earlier = int(frame.row[(frame["item"] == frame["item"].iat[i]) & (frame.system == first_system.iat[i])].iat[0])
-        raise QRAInputError(f"{source}: row {frame.row.iat[i]}, column {item_label!r}: item {frame['item'].iat[i]!r} is "
-                            f"rated under system {frame.system.iat[i]!r} here and {first_system.iat[i]!r} in row {earlier}")
+        raise QRAInputError(f"{source}: row {frame.row.iat[i]}, column {_shown(item_label)}: item "
+                            f"{_shown(frame['item'].iat[i])} is rated under system {_shown(frame.system.iat[i])} here "
+                            f"and {_shown(first_system.iat[i])} in row {earlier}")
     twice = frame.duplicated(["quality_criterion", "item", "rater"], keep="first").to_numpy()
     if twice.any() and columns.get("rater"):
         j = int(np.argmax(twice))
@@ -281,6 +287,7 @@ def check_items(merged: dict, source: str, columns: dict) -> None:
             where = f"{files[i]} row {frame.row.iat[i]} and {files[j]} row {frame.row.iat[j]}"
         else:
             where = f"rows {frame.row.iat[i]} and {frame.row.iat[j]}"
-        raise QRAInputError(f"{source}: {where}, column {columns['rater']!r}: rater {frame.rater.iat[i]!r} rates item "
-                            f"{frame['item'].iat[i]!r} on {frame.quality_criterion.iat[i]!r} twice")
+        raise QRAInputError(f"{source}: {where}, column {_shown(columns['rater'])}: rater "
+                            f"{_shown(frame.rater.iat[i])} rates item {_shown(frame['item'].iat[i])} "
+                            f"on {_shown(frame.quality_criterion.iat[i])} twice")
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import io as _io
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -67,13 +68,19 @@ def _cells(data: dict) -> list[dict]:
     return rows
 
 
-def _plain(cell: tuple | None) -> str:
+def _cell_text(cell: tuple | None, cv: Callable[[float], str], other: Callable[[float], str]) -> str:
+    """A table cell ``(kind, value)`` as text: blank when absent, ``n/a`` where the measure does
+    not apply, else ``cv(value)`` for a CV* and ``other(value)`` for the rest."""
     if cell is None:
         return ""
     kind, value = cell
     if kind == "na" or value is None:
         return "n/a"
-    return f"{value:.2f}" if kind == "cv" else f"{value:.3f}"
+    return cv(value) if kind == "cv" else other(value)
+
+
+def _plain(cell: tuple | None) -> str:
+    return _cell_text(cell, lambda value: f"{value:.2f}", lambda value: f"{value:.3f}")
 
 
 _CSV_MEASURES = {"cv": "(mean) CV*↓", "r": "r ↑", "rho": "ρ ↑", "W": "W ↑", "P": "P↑"}
@@ -107,17 +114,15 @@ def table_csv(data: dict) -> str:
     return out.getvalue()
 
 
+def _tex_cv(value: float) -> str:
+    """A CV* padded with phantoms so the column's decimal points line up."""
+    digits = len(str(int(abs(value)))) if abs(value) < 1e15 else 3
+    pad = "0" * max(0, 3 - digits) + ("-" if value >= 0 else "")
+    return (rf"\phantom{{{pad}}}" if pad else "") + f"{value:.2f}" + r"\phantom{00}"
+
+
 def _tex_number(cell: tuple | None) -> str:
-    if cell is None:
-        return ""
-    kind, value = cell
-    if kind == "na" or value is None:
-        return "n/a"
-    if kind == "cv":
-        digits = len(str(int(abs(value)))) if abs(value) < 1e15 else 3
-        pad = "0" * max(0, 3 - digits) + ("-" if value >= 0 else "")
-        return (rf"\phantom{{{pad}}}" if pad else "") + f"{value:.2f}" + r"\phantom{00}"
-    return (r"\phantom{-}" if value >= 0 else "") + f"{value:.3f}"
+    return _cell_text(cell, _tex_cv, lambda value: (r"\phantom{-}" if value >= 0 else "") + f"{value:.3f}")
 
 
 def tex_escape(text: str) -> str:
@@ -297,10 +302,15 @@ def outputs(study: Study, conventions: str | Conventions | None = None, *, sourc
     return {
         "table.csv": table_csv(data),
         "table.tex": table_tex(data, settings),
-        "data.json": json.dumps(data, indent=2, ensure_ascii=False) + "\n",
+        "data.json": _json_text(data),
         "references.bib": references_bib(settings),
-        "config.json": json.dumps(output_config(study, conventions), indent=2, ensure_ascii=False) + "\n",
+        "config.json": _json_text(output_config(study, conventions)),
     }
+
+
+def _json_text(data) -> str:
+    """A JSON output file as QRA3 writes it: indented by two, non-ASCII kept, a final newline."""
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
 def _safe_folder(name: str) -> str:
@@ -328,7 +338,7 @@ def write_outputs(studies: list[Study], out_dir: str | os.PathLike, *, force: bo
     combined: dict[str, dict] = {}
     for study in studies:
         combined.update(export([study])[1])
-    planned[out / "config.json"] = json.dumps(combined, indent=2, ensure_ascii=False) + "\n"
+    planned[out / "config.json"] = _json_text(combined)
     if not force:
         existing = [path for path in planned if path.exists()]
         if existing:
@@ -394,11 +404,18 @@ def export(studies: list[Study]) -> tuple[str, dict]:
     return out.getvalue(), config
 
 
+def export_texts(studies: list[Study]) -> dict[str, str]:
+    """:func:`export` as the two files' texts, ``{"metrics.csv": text, "config.json": text}``
+    (what :func:`export_files` writes and the app downloads)."""
+    text, config = export(studies)
+    return {"metrics.csv": text, "config.json": _json_text(config)}
+
+
 def export_files(studies: list[Study], out_dir: str | os.PathLike, *, force: bool = False) -> list[Path]:
     """Write ``out_dir/metrics.csv`` and ``out_dir/config.json`` (refusing to overwrite unless ``force``)."""
     from ..io import atomic_write_text
 
-    text, config = export(studies)
+    texts = export_texts(studies)
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
         raise QRAInputError(f"{out}: --out-dir is a file, not a folder")
@@ -409,8 +426,8 @@ def export_files(studies: list[Study], out_dir: str | os.PathLike, *, force: boo
                 raise QRAInputError(f"{target}: exists; use --force to overwrite")
     try:
         out.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(targets[0], text)
-        atomic_write_text(targets[1], json.dumps(config, indent=2, ensure_ascii=False) + "\n")
+        for target in targets:
+            atomic_write_text(target, texts[target.name])
     except OSError as error:
         raise QRAInputError(f"{out}: cannot write ({error.strerror or error})") from None
     return targets

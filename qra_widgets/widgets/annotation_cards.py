@@ -27,6 +27,22 @@ CHOICE_GUESSES = {"a": "a", "b": "b", "tie": "tie", "same": "tie", "equal": "tie
 PREVIEW_ROWS = 5
 
 
+def equals_lines(text: str, what: str, form: str):
+    """Each non-blank ``left = right`` line of a form field as ``(line number, line, left, right)``,
+    split at its last ``=``; a line without one is refused, quoting ``form`` (the shape to write).
+
+    >>> list(equals_lines("a = b\\n\\nx=y=z", "names", "old = new"))
+    [(1, 'a = b', 'a', 'b'), (3, 'x=y=z', 'x=y', 'z')]
+    """
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        if "=" not in line:
+            raise QRAInputError(f"{what}, line {number}: write '{form}', got {line.strip()!r}")
+        left, right = (part.strip() for part in line.rsplit("=", 1))
+        yield number, line.strip(), left, right
+
+
 def parse_answer_map(text: str, what: str) -> dict:
     """``answer = value`` lines (the value map of ratings or choices); numbers become numbers.
 
@@ -34,12 +50,7 @@ def parse_answer_map(text: str, what: str) -> dict:
     {'Sehr gut': 5, 'Audio 1': 'a'}
     """
     mapped: dict = {}
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        if "=" not in line:
-            raise QRAInputError(f"{what}, line {number}: write 'answer = value', got {line.strip()!r}")
-        answer, value = (part.strip() for part in line.rsplit("=", 1))
+    for number, _line, answer, value in equals_lines(text, what, "answer = value"):
         if not value:
             raise QRAInputError(f"{what}, line {number}: give the value of answer {answer!r}")
         try:

@@ -18,7 +18,7 @@ import ipywidgets as w
 from ..errors import QRAInputError
 from ..io import parse
 from ..io.annotations import SCHEMA, SCHEMA_VERSION, guess_mapping, preview
-from .annotation_cards import CriterionRow, ExperimentCard, split_list
+from .annotation_cards import CriterionRow, ExperimentCard, equals_lines, split_list
 from .common import (
     Confirm,
     Status,
@@ -28,9 +28,9 @@ from .common import (
     labelled,
     replace_children,
     run_reported,
-    safe_file_stem,
     set_options,
 )
+from .datatable import DownloadButton, download_name
 from .library import guard_unsaved
 from .state import AppState
 
@@ -49,19 +49,19 @@ def parse_renames(text: str) -> dict[str, str]:
     {'SVM-RERANK-NEWS': 'SVM', 'GEDI-NEWS': 'GeDi'}
     """
     renames = {}
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        if "=" not in line:
-            raise QRAInputError(f"system names, line {number}: write 'name in the file = name in the study', got {line.strip()!r}")
-        old, new = (part.strip() for part in line.rsplit("=", 1))
+    for number, line, old, new in equals_lines(text, "system names", "name in the file = name in the study"):
         if not old or not new:
-            raise QRAInputError(f"system names, line {number}: both names are needed, got {line.strip()!r}")
+            raise QRAInputError(f"system names, line {number}: both names are needed, got {line!r}")
         renames[old] = new
     return renames
 
 
 
+
+
+def spec_text(spec: dict) -> str:
+    """An annotation spec as the file the app hands out (JSON, one-space indent, non-ASCII kept)."""
+    return json.dumps(spec, indent=1, ensure_ascii=False)
 
 
 class AnnotationsView:
@@ -89,8 +89,9 @@ class AnnotationsView:
         self.agreement_coding = w.Dropdown(options=[("the chosen system", "system"), ("the answer's position", "position")],
                                            value="system", layout=w.Layout(width="14em"))
         self.load = button("Load the annotations", "qra-annotations-load", primary=True)
-        self.download = button("Download spec", "qra-annotations-download")
-        self.download.on_click(self.on_download)
+        self.download = DownloadButton("Download spec", self.spec_file, status=status,
+                                       tooltip="The spec this form describes, to keep beside the annotation files")
+        self.download.add_class("qra-annotations-download")
         self.spec_view = w.HTML()
         self.confirm = Confirm(lambda action: run_reported(self.status, action))
         self.upload.observe(self.on_upload, "value")
@@ -205,18 +206,18 @@ class AnnotationsView:
         return ["", *split_list(self.missing.value)]
 
     def spec_link(self, spec: dict) -> str:
-        return download_link(json.dumps(spec, indent=1, ensure_ascii=False), f"{safe_file_stem(spec['id'])}-annotations.json",
+        return download_link(spec_text(spec), download_name(spec["id"], "annotations", "json"),
                              "application/json", "Download this annotation spec (JSON)")
 
-    @guarded(lambda self: self.status)
-    def on_download(self, _=None) -> None:
-        """The spec the form describes, as a file to keep beside the annotation files (checked first)."""
+    def spec_file(self) -> tuple[str, str, str]:
+        """The spec the form describes (checked first), as the file the Download spec button saves in one click."""
         from ..io.annotations import check_spec
 
         spec = check_spec(self.spec())
-        self.spec_view.value = self.spec_link(spec)
-        self.status.ok("The annotation spec is ready: save it beside the files it names, then "
+        name = download_name(spec["id"], "annotations", "json")
+        self.status.ok(f"Downloaded the annotation spec as {name}: save it beside the files it names, then "
                        "`qra-widgets report SPEC.json` gives the same study.")
+        return name, "application/json", spec_text(spec)
 
     @guarded(lambda self: self.status)
     def on_load(self, _=None) -> None:

@@ -10,6 +10,7 @@ import html
 
 import ipywidgets as w
 
+from ..overview import unclassified_criteria
 from ..properties import qcet_taxonomy
 from ..study import EVALUATION_TYPES
 from .common import Status, button, guarded
@@ -45,7 +46,7 @@ class CriteriaPrompt:
     @guarded(lambda self: self.status)
     def ask(self, study_ids) -> None:
         """Show a row for each criterion of these (library) studies that has no evaluation type or QCET criterion."""
-        frame = self.state.unclassified_criteria(list(study_ids))
+        frame = unclassified_criteria(self.state.library, list(study_ids))
         if not len(frame):
             self.hide()
             return

@@ -9,28 +9,28 @@ from pathlib import PurePosixPath
 
 import ipywidgets as w
 
-from .. import examples
+from .. import examples, library_actions
 from ..errors import QRAInputError
 from ..io.reading import check_size
 from .common import (
     Confirm,
     Status,
     button,
-    download_link,
     guard_unsaved,
     guarded,
     labelled,
     run_reported,
-    safe_file_stem,
     selected,
 )
 from .criteria_prompt import CriteriaPrompt
+from .datatable import DownloadButton, download_name
 from .overview import OverviewView  # noqa: F401  (moved to widgets/overview.py; kept importable from here)
 from .state import AppState
 
 MAX_UPLOAD_TOTAL_BYTES = 40 * 2**20  # well under the app's websocket message limit (serve.WEBSOCKET_MAX_MESSAGE_BYTES)
 REPORT_ROWS_SHOWN = 200
 BULK_TYPES = ".json,.csv,.tsv,.txt,.xlsx,.zip"
+QRA3_FILES = {"metrics.csv": ("metrics", "text/csv"), "config.json": ("config", "application/json")}
 
 
 def uploaded_files(upload: w.FileUpload) -> dict[str, bytes]:
@@ -139,21 +139,25 @@ class LibraryView:
         self.import_many = button("Import many", "qra-import-many")
         self.import_report = w.HTML()
         self.criteria_prompt = CriteriaPrompt(state, status)  # asks the evaluation type and QCET criterion of what came in
-        self.download_qra3 = button("QRA3 files (metrics.csv + config.json)", "qra-download-qra3")
-        self.download_report = button("Report (HTML)", "qra-download-report")
-        self.download_library_qra3 = button("QRA3 files of the whole library", "qra-download-library-qra3")
-        self.downloads = w.HTML()
+        # downloads: one click builds the file from the study or library as it is then, and saves it
+        self.download_qra3 = {name: DownloadButton(f"QRA3 {name}", lambda n=name: self.study_qra3_file(n),
+                                                   status=status, tooltip=f"The study being edited as QRA3's {name}")
+                              for name in QRA3_FILES}
+        self.download_report = DownloadButton("Report (HTML)", self.report_file, status=status,
+                                              tooltip="The study being edited as a one-file offline HTML report")
+        self.download_library_qra3 = {name: DownloadButton(f"{name} of the whole library",
+                                                           lambda n=name: self.library_qra3_file(n), status=status,
+                                                           tooltip=f"Every study of the library in one QRA3 {name}")
+                                      for name in QRA3_FILES}
+        for name, (what, _mime) in QRA3_FILES.items():
+            self.download_qra3[name].add_class(f"qra-download-qra3-{what}")
+            self.download_library_qra3[name].add_class(f"qra-download-library-qra3-{what}")
+        self.download_report.add_class("qra-download-report")
         self.qra3_upload.add_class("qra-qra3-upload")
         self.bulk_upload.add_class("qra-bulk-upload")
         self.import_report.add_class("qra-import-report")
-        self.downloads.add_class("qra-library-downloads")
         self.import_qra3.on_click(self.on_import_qra3)
         self.import_many.on_click(self.on_import_many)
-        self.download_qra3.on_click(self.on_download_qra3)
-        self.download_report.on_click(self.on_download_report)
-        self.download_library_qra3.on_click(self.on_download_library_qra3)
-        for channel in ("study", "scores", "saved"):  # a link built for the study as it was is not offered after it changed
-            state.on(channel, self._forget_downloads)
         column = lambda *children: w.VBox(list(children), layout=w.Layout(align_items="flex-start"))
         row = lambda *children: w.HBox(list(children), layout=w.Layout(flex_flow="row wrap", align_items="center", grid_gap="0.5em"))
         self.widget = w.VBox([
@@ -174,11 +178,12 @@ class LibraryView:
             labelled("QRA3 files", row(self.qra3_upload, self.import_qra3), "8em"),
             labelled("Many files", row(self.bulk_upload, self.import_many), "8em"),
             self.import_report, self.criteria_prompt.widget,
-            w.HTML("<h4>Downloads</h4><p>The study being edited as QRA3's input files (hand them to the organisers as "
-                   "they are) or as a one-file HTML report (template table, charts, conventions; opens offline); or every "
-                   "study in the library as one pair of QRA3 files.</p>"),
-            row(self.download_qra3, self.download_report, self.download_library_qra3),
-            self.downloads,
+            w.HTML("<h4>Downloads</h4><p>The study being edited as QRA3's two input files (hand both to the organisers "
+                   "as they are) or as a one-file HTML report (template table, charts, conventions; opens offline); or "
+                   "every study in the library as one pair of QRA3 files. Each button saves its file in one "
+                   "click.</p>"),
+            labelled("This study", row(*self.download_qra3.values(), self.download_report), "8em"),
+            labelled("The library", row(*self.download_library_qra3.values()), "8em"),
         ])
         self.widget.add_class("qra-library-tab")
 
@@ -229,20 +234,20 @@ class LibraryView:
     def on_delete(self, _=None) -> None:
         study_id = self._chosen()
         self.state.library.delete(study_id)
-        self.refresh()
-        self.status.ok(f"Deleted {study_id!r}; tick 'show deleted studies' and Restore to bring it back.")
+        self._listed_after(f"Deleted {study_id!r}; tick 'show deleted studies' and Restore to bring it back.")
 
     @guarded(lambda self: self.status)
     def on_restore(self, _=None) -> None:
         study_id = self._chosen()
         self.state.library.restore(study_id)
+        self._listed_after(f"Restored {study_id!r}.")
+
+    def _listed_after(self, message: str) -> None:
+        """After a change to the library: list it again and say what was done."""
         self.refresh()
-        self.status.ok(f"Restored {study_id!r}.")
+        self.status.ok(message)
 
     # ------------------------------------------------------------------ file actions
-
-    def _forget_downloads(self, _event=None) -> None:
-        self.downloads.value = ""
 
     def _show_in_list(self, study_id: str) -> None:
         self.refresh()
@@ -254,7 +259,7 @@ class LibraryView:
         files = uploaded_files(self.qra3_upload)
         metrics, config = qra3_pair(files)
         try:
-            report = self.state.import_qra3(files[metrics], files[config], (metrics, config))
+            report = library_actions.import_qra3(self.state.library, files[metrics], files[config], (metrics, config))
         finally:
             self.qra3_upload.value = ()
         self.import_report.value = report_table(report) if report.refused else ""
@@ -276,7 +281,7 @@ class LibraryView:
     def on_import_many(self, _=None) -> None:
         files = uploaded_files(self.bulk_upload)
         try:
-            report = self.state.import_files(files)
+            report = library_actions.import_files(self.state.library, files)
         finally:
             self.bulk_upload.value = ()
         self.refresh()
@@ -284,29 +289,32 @@ class LibraryView:
         self.status.ok(summary_line(report, f" from {len(files)} file{'s' if len(files) != 1 else ''}"))
         self.criteria_prompt.ask([study_id for _source, study_id in report.added])
 
-    def _stem(self) -> str:
-        return safe_file_stem(self.state.study.name or self.state.study.id)
+    def study_qra3_file(self, name: str) -> tuple[str, str, str]:
+        """The study being edited as QRA3's ``name`` (``metrics.csv`` or ``config.json``), built when clicked:
+        ``<study id>-qra3-<metrics|config>-<date>.<csv|json>``."""
+        study = self.state.study
+        what, mime = QRA3_FILES[name]
+        text = library_actions.study_qra3_files(study)[name]
+        file_name = download_name(study.id, f"qra3-{what}", PurePosixPath(name).suffix[1:])
+        self.status.ok(f"Downloaded QRA3's {name} of {study.id!r} as {file_name}: give it, with the "
+                       f"{'config.json' if what == 'metrics' else 'metrics.csv'}, to `qra-widgets qra3 --input ... "
+                       "--config ...` or the organisers' tool.")
+        return file_name, mime, text
 
-    @guarded(lambda self: self.status)
-    def on_download_qra3(self, _=None) -> None:
-        files, stem = self.state.qra3_files(), self._stem()
-        self.downloads.value = " ".join(
-            download_link(files[name], f"{kind}-{stem}{PurePosixPath(name).suffix}", mime, f"Download {name} ({kind}-{stem}{PurePosixPath(name).suffix})")
-            for name, kind, mime in (("metrics.csv", "metrics", "text/csv"), ("config.json", "config", "application/json")))
-        self.status.ok(f"QRA3 files of {self.state.study.id!r} ready: download both and give them to "
-                       "`qra-widgets qra3 --input ... --config ...` or the organisers' tool.")
+    def report_file(self) -> tuple[str, str, str]:
+        """The study being edited as its one-file HTML report, with the assessment the app shows."""
+        state = self.state
+        page = library_actions.report_html(state.study, state.assessment, state.assessment_problem)
+        file_name = download_name(state.study.id, "report", "html")
+        self.status.ok(f"Downloaded the report of {state.study.id!r} as {file_name} "
+                       f"({state.conventions.describe()} conventions).")
+        return file_name, "text/html", page
 
-    @guarded(lambda self: self.status)
-    def on_download_report(self, _=None) -> None:
-        stem = self._stem()
-        self.downloads.value = download_link(self.state.report_html(), f"{stem}-report.html", "text/html",
-                                             f"Download the report ({stem}-report.html)")
-        self.status.ok(f"Report of {self.state.study.id!r} ready ({self.state.conventions.describe()} conventions).")
-
-    @guarded(lambda self: self.status)
-    def on_download_library_qra3(self, _=None) -> None:
-        files, count = self.state.library_qra3_files()
-        self.downloads.value = " ".join(
-            download_link(files[name], f"{kind}-library{PurePosixPath(name).suffix}", mime, f"Download {name} ({count} stud{'y' if count == 1 else 'ies'})")
-            for name, kind, mime in (("metrics.csv", "metrics", "text/csv"), ("config.json", "config", "application/json")))
-        self.status.ok(f"QRA3 files of the library ready: {count} stud{'y' if count == 1 else 'ies'} with scores.")
+    def library_qra3_file(self, name: str) -> tuple[str, str, str]:
+        """QRA3's ``name`` of every study in the library with scores (their latest revisions)."""
+        files, count = library_actions.library_qra3_files(self.state.library)
+        what, mime = QRA3_FILES[name]
+        file_name = download_name("library", f"qra3-{what}", PurePosixPath(name).suffix[1:])
+        self.status.ok(f"Downloaded QRA3's {name} of the library as {file_name}: "
+                       f"{count} stud{'y' if count == 1 else 'ies'} with scores.")
+        return file_name, mime, files[name]

@@ -30,31 +30,33 @@ SINGULAR = {"studies": "study", "criteria": "quality criterion", "systems": "sys
 TYPE_TITLES = {"human": "Human evaluation", "metric": "Automatic metrics", "llm-as-judge": "LLM as judge",
                "unknown": "Evaluation type not given"}
 EXPERIMENTS_HINT = "n: experiments with results"
+_RANK = ("rank", "#", "rank", False, "rank within the evaluation type, worst first")
+_STUDY = ("study", "Study", "text", False, "")
+_TYPE = ("evaluation_type", "Type", "text", False, "evaluation type")
+_CRITERION = ("quality_criterion", "Criterion", "text", False, "")
+_N = ("n", "n", "count", False, EXPERIMENTS_HINT)
+
+
+def _measure_columns(scope: str = "") -> list[tuple]:
+    """Mean CV*, P, W, τ and α, the columns a study and a criterion share (``scope`` ends W's and τ's hints)."""
+    return [("mean CV*", "Mean CV*", "CV*", False, "mean of the system-level CV* (lower is better)"),
+            ("P", "P", "P", False, "share of system pairs ranked the same way in every pair of experiments"),
+            ("W", "W", "W", False, f"Kendall's W (three or more experiments){scope}"),
+            ("τ", "τ", "τ", False, f"Kendall's τ (two experiments){scope}"),
+            ("α", "α", "α", False, "Krippendorff's α")]
+
+
 #: Per level: (column, header, kind, optional, hint); kind "rank", "text" or a measure (its decimals).
 COLUMNS = {
-    "studies": [("rank", "#", "rank", False, "rank within the evaluation type, worst first"),
-                ("study", "Study", "text", False, ""), ("evaluation_type", "Type", "text", False, "evaluation type"),
+    "studies": [_RANK, _STUDY, _TYPE,
                 ("criteria", "Criteria", "count", True, "quality criteria of this evaluation type"),
-                ("mean CV*", "Mean CV*", "CV*", False, "mean of the system-level CV* (lower is better)"),
-                ("P", "P", "P", False, "share of system pairs ranked the same way in every pair of experiments"),
-                ("W", "W", "W", False, "Kendall's W (three or more experiments); a study shows it for one criterion"),
-                ("τ", "τ", "τ", False, "Kendall's τ (two experiments); a study shows it for one criterion"),
-                ("α", "α", "α", False, "Krippendorff's α"), ("n", "n", "count", False, EXPERIMENTS_HINT),
+                *_measure_columns("; a study shows it for one criterion"), _N,
                 ("systems", "Systems", "count", True, ""), ("problem", "Note", "text", True, "")],
-    "criteria": [("rank", "#", "rank", False, "rank within the evaluation type, worst first"),
-                 ("study", "Study", "text", False, ""), ("quality_criterion", "Criterion", "text", False, ""),
-                 ("evaluation_type", "Type", "text", False, "evaluation type"),
+    "criteria": [_RANK, _STUDY, _CRITERION, _TYPE,
                  ("qcet_name", "QCET criterion", "text", True, "the criterion in the QCET taxonomy"),
-                 ("mean CV*", "Mean CV*", "CV*", False, "mean of the system-level CV* (lower is better)"),
-                 ("P", "P", "P", False, "share of system pairs ranked the same way"),
-                 ("W", "W", "W", False, "Kendall's W (three or more experiments)"),
-                 ("τ", "τ", "τ", False, "Kendall's τ (two experiments)"), ("α", "α", "α", False, "Krippendorff's α"),
-                 ("n", "n", "count", False, EXPERIMENTS_HINT)],
-    "systems": [("rank", "#", "rank", False, "rank within the evaluation type, worst first"),
-                ("study", "Study", "text", False, ""), ("quality_criterion", "Criterion", "text", False, ""),
-                ("system", "System", "text", False, ""), ("evaluation_type", "Type", "text", False, "evaluation type"),
-                ("CV*", "CV*", "CV*", False, "coefficient of variation, small-sample corrected (lower is better)"),
-                ("n", "n", "count", False, EXPERIMENTS_HINT)],
+                 *_measure_columns(), _N],
+    "systems": [_RANK, _STUDY, _CRITERION, ("system", "System", "text", False, ""), _TYPE,
+                ("CV*", "CV*", "CV*", False, "coefficient of variation, small-sample corrected (lower is better)"), _N],
 }
 DEFAULT_SORT = {"studies": "mean CV*", "criteria": "mean CV*", "systems": "CV*"}
 FILTER_LABELS = {"evaluation_type": "evaluation type", "qcet": "QCET criterion", "result_type": "result type", "team": "team",

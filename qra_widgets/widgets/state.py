@@ -13,7 +13,10 @@ typed event.  Views render the state, call commands, and listen on three channel
 
 Each callback receives the event (:mod:`qra_widgets.widgets.events`).  A score refused is a
 :class:`~qra_widgets.errors.ScoreError` carrying its cell and reason.  What the command-line
-tools can reuse lives in the library (the scores-table merge and the HEDS merge in ``io``).
+tools can reuse lives in the library, and the commands call it: the readers and the
+scores-table and HEDS merges in ``io``; what is done to the library as a whole or to a study
+as files (imports, QRA3 files, the HTML report) is :mod:`qra_widgets.library_actions`, which
+the views call with ``state.library`` and ``state.study``: it edits nothing here.
 
 ``AppState(study)`` works on a *copy* of ``study``: the caller's object, and any
 ``assess(study)`` result made from it, never change behind the caller's back.
@@ -373,84 +376,23 @@ class AppState(IntervalCommands):
         return self._changed(StructureChanged(f"Added labels from {source}: the study now has {len(self.study.labels)} labels.",
                                               what="labels"))
 
-    # --- library file actions: imports into the library, files of the open study
-    #
-    # Imports change the library, never the study being edited (opening an imported study is the
-    # ordinary open_from_library, which the view guards against losing unsaved changes), so they
-    # return an ImportReport rather than emit an event.  The downloads only read the state.
-
-    def import_qra3(self, metrics: bytes, config: bytes, names: tuple[str, str] = ("metrics.csv", "config.json")):
-        """Import every study of a QRA3 ``metrics.csv`` + ``config.json`` into the library.
-
-        A study whose id the library already holds (deleted ones included) is not saved, and
-        is reported under ``existed``: nothing is overwritten.  Unreadable files raise
-        :class:`QRAInputError` (naming the file, row, column or key) and import nothing.
-        Returns a :class:`~qra_widgets.bulk.ImportReport`.
-        """
-        from ..bulk import add_studies
-        from ..qra3 import read_qra3_bytes
-
-        metrics_name, config_name = names
-        studies = read_qra3_bytes(metrics, config, metrics_name=metrics_name, config_name=config_name)
-        return add_studies(self.library, studies, f"{metrics_name} + {config_name}")
-
-    def import_files(self, named_bytes: dict[str, bytes]):
-        """Import many uploaded files (study files, zips, QRA3 pairs, annotation specs, a long CSV
-        with a ``study`` column) into the library: :func:`qra_widgets.bulk.import_bytes`.  Never
-        raises for one bad file: the :class:`~qra_widgets.bulk.ImportReport` says what was added,
-        refused (and why) and already existed."""
-        from ..bulk import import_bytes
-
-        if not named_bytes:
-            raise QRAInputError("import: choose one or more files first")
-        return import_bytes(self.library, named_bytes)
-
-    def unclassified_criteria(self, study_ids):
-        """Criteria of these library studies without an evaluation type or QCET criterion, with a
-        suggestion each (:func:`qra_widgets.overview.unclassified_criteria`)."""
-        from ..overview import unclassified_criteria
-
-        return unclassified_criteria(self.library, study_ids)
+    # --- the library's classification of criteria (imports and downloads are library_actions, not commands)
 
     def classify_criteria(self, answers: dict) -> str:
-        """Save ``{study id: {criterion: (evaluation type, QCET id)}}`` as new library revisions; the open
-        study, if it is one of them and has no unsaved changes, is reloaded.  Returns a message."""
-        from ..overview import classify_criteria
+        """Save ``{study id: {criterion: (evaluation type, QCET id)}}`` as new library revisions
+        (:func:`qra_widgets.library_actions.classify`); the open study, if it is one of them and has
+        no unsaved changes, is reloaded.  Returns a message."""
+        from ..library_actions import classify
 
+        revisions = classify(self.library, answers)
         note = ""
-        for study_id, criteria in answers.items():
-            revision = classify_criteria(self.library, study_id, criteria)
-            if study_id == self.study.id and not self.dirty:
-                self.open_from_library(study_id)
-            elif study_id == self.study.id:
-                note = f" {study_id!r} is open with unsaved changes: its saved revision {revision} has them, the open copy not."
+        if self.study.id in revisions and not self.dirty:
+            self.open_from_library(self.study.id)
+        elif self.study.id in revisions:
+            note = (f" {self.study.id!r} is open with unsaved changes: its saved revision {revisions[self.study.id]} "
+                    "has them, the open copy not.")
         count = sum(len(c) for c in answers.values())
         return f"Saved the evaluation type and QCET criterion of {count} criteri{'on' if count == 1 else 'a'}.{note}"
-
-    def qra3_files(self) -> dict[str, str]:
-        """The open study as QRA3 ``{"metrics.csv": text, "config.json": text}`` (:func:`qra_widgets.qra3.export`)."""
-        if not self.study.scores:
-            raise QRAInputError("QRA3 files: the study has no scores yet")
-        return _qra3_texts([self.study])
-
-    def library_qra3_files(self) -> tuple[dict[str, str], int]:
-        """The latest revision of every (not deleted) library study with scores, as one QRA3
-        ``metrics.csv`` + ``config.json``; and how many studies they hold."""
-        library = self.library
-        studies = [library.open(s.id) for s in library.list()]
-        studies = [s for s in studies if s.scores]
-        if not studies:
-            raise QRAInputError("QRA3 files: the library has no study with scores yet")
-        return _qra3_texts(studies), len(studies)
-
-    def report_html(self) -> str:
-        """The open study's report page (:func:`qra_widgets.report.site.study_page_html`) with the
-        assessment the app shows (its conventions); one self-contained offline HTML file."""
-        from ..report.site import study_page_html
-
-        if self.assessment is None:
-            raise QRAInputError(f"report: nothing to report yet ({self.assessment_problem})")
-        return study_page_html(self.study, assessment=self.assessment)
 
     # --- annotations
 
@@ -459,25 +401,19 @@ class AppState(IntervalCommands):
         the one being edited (its ratings keep the spec, so both are saved with the study)."""
         from ..io.annotations import load_annotations
 
-        for i, entry in enumerate(spec.get("experiments") or []):
-            name = entry.get("file") if isinstance(entry, dict) else None
-            if name not in files:  # the app reads uploads only, never the server's disk
-                raise QRAInputError(f"annotation spec: experiments[{i}].file {name!r} was not uploaded; "
-                                    f"uploaded: {sorted(files)}")
-        study = load_annotations(spec, files=files)
-        n = len(study.ratings)
-        return self.load(study, None, message=f"Loaded {n} ratings from {len(study.experiments)} experiments "
+        study = load_annotations(spec, files=dict(files))  # uploads only: a name not uploaded is refused, never read
+        return self.load(study, None, message=f"Loaded {answers_said(study.ratings)} from {len(study.experiments)} "
+                                              f"experiment{'' if len(study.experiments) == 1 else 's'} "
                                               f"({', '.join(study.experiment_ids)}). Save it in the Library to keep it.")
 
 
-def _qra3_texts(studies) -> dict[str, str]:
-    """QRA3 ``metrics.csv`` and ``config.json`` texts of ``studies`` (for the library file actions)."""
-    import json
-
-    from ..qra3 import export
-
-    metrics, config = export(studies)
-    return {"metrics.csv": metrics, "config.json": json.dumps(config, indent=2, ensure_ascii=False) + "\n"}
+def answers_said(ratings) -> str:
+    """How many answers a study's ratings hold, as the app says it: a pairwise or best-worst
+    judgement is one answer (:meth:`~qra_widgets.ratings.Ratings.answer_counts`), not one per system shown."""
+    direct, judged = ratings.answer_counts()
+    plural = lambda n, what: f"{n} {what}{'' if n == 1 else 's'}"
+    said = [plural(direct, "rating")] if direct or not judged else []
+    return " and ".join(said + ([plural(judged, "comparative judgement")] if judged else []))
 
 
 __all__ = [

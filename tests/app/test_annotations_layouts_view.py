@@ -8,7 +8,6 @@ import base64
 import datetime
 import html
 import json
-import re
 from pathlib import Path
 
 import pytest
@@ -30,9 +29,12 @@ def upload(view: AnnotationsView, name: str, data: bytes) -> None:
 
 
 def downloaded_spec(view: AnnotationsView) -> dict:
-    """The JSON behind the "Download this annotation spec" link."""
-    payload = re.search(r"base64,([A-Za-z0-9+/=]+)'", view.spec_view.value).group(1)
-    return json.loads(base64.b64decode(payload))
+    """One click on "Download spec": the JSON file the browser saves, named after the study and the day."""
+    name, data = view.download.click()
+    assert name == f"{view.study_id.value}-annotations-{datetime.date.today().isoformat()}.json"
+    [shown] = view.download.output.outputs
+    assert base64.b64encode(data).decode() in shown["data"]["application/javascript"]
+    return json.loads(data)
 
 
 def cli_values(folder: Path, spec: dict, capsys) -> dict:
@@ -61,7 +63,6 @@ def test_a_pairwise_file_is_mapped_in_the_form_and_the_downloaded_spec_gives_the
     assert study.scores == {("Preference", "x", "pairs"): 50.0, ("Preference", "y", "pairs"): -75.0,
                             ("Preference", "z", "pairs"): 25.0}
     assert study.ratings.choices.coding == {"pairs": "position"}
-    view.on_download()
     spec = downloaded_spec(view)
     assert spec["experiments"][0]["choices"] == {"A": "a", "B": "b", "same": "tie"}
     (tmp_path / "pairs.csv").write_text(PAIRS)
@@ -132,6 +133,5 @@ def test_the_luxvu_google_forms_export_through_the_form_equals_its_field_spec(fi
     view.on_load()
     reference = load_annotations(reference_spec, base=field_data)
     assert view.state.study.scores == reference.scores
-    view.on_download()
     (tmp_path / name).write_bytes(data)
     assert cli_values(tmp_path, downloaded_spec(view), capsys) == reference.scores

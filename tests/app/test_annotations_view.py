@@ -81,7 +81,7 @@ def test_vanmiltenburg_through_the_form_gives_the_published_means(vanmiltenburg2
     assert len(study.ratings) == len(reference.ratings) == 1920
     # the spec the form built is kept with the ratings, and a download link for it is offered
     assert study.ratings.spec["experiments"][0]["rows"] == {"participant": ["001", "002"]}
-    assert "vanmiltenburg2024-fluency-annotations.json" in view.spec_view.value
+    assert f"vanmiltenburg2024-fluency-annotations-{datetime.date.today().isoformat()}.json" in view.spec_view.value
 
 
 @needs_field_data

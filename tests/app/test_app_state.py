@@ -229,3 +229,53 @@ def test_a_refused_score_names_the_experiment_as_users_see_it_and_carries_the_ba
     with pytest.raises(ScoreError, match=r"^A / Original 2022 on 'Fluency': 0.0 is below"):
         state.set_scores({("Fluency", "A", "E2"): "3", ("Fluency", "A", "E1"): "0"})
     assert state.study.scores == {} and not state.dirty  # nothing of the paste was kept
+
+
+# ----------------------------------------------------------------------------- annotations: what the message counts
+
+DIRECT = "item,rater,system,score\n" "i1,r1,x,50\n" "i1,r2,x,-50\n" "i2,r1,y,0\n" "i2,r2,y,100\n"
+PAIRS = ("item,rater,left,right,answer\n"
+         "i1,r1,x,y,A\n" "i1,r2,x,y,A\n" "i2,r1,y,z,B\n" "i2,r2,y,z,same\n" "i3,r1,x,z,A\n" "i3,r2,x,z,B\n")
+PAIRWISE = {"id": "R1", "layout": "pairwise", "file": "pairs.csv", "choices": {"A": "a", "B": "b", "same": "tie"},
+            "columns": {"item": "item", "rater": "rater", "system_a": "left", "system_b": "right", "choice": "answer"}}
+
+
+def test_loading_annotations_counts_a_pairwise_judgement_once_beside_the_direct_ratings(state):
+    spec = {"schema": "qra-widgets/annotations", "version": 1, "id": "mixed",
+            "quality_criteria": [{"name": "Preference", "scale_min": -100, "scale_max": 100}],
+            "experiments": [
+                {"id": "O", "role": "original", "file": "direct.csv",
+                 "columns": {"system": "system", "item": "item", "rater": "rater",
+                             "criteria": {"Preference": "score"}}},
+                PAIRWISE]}
+    event = state.load_annotations(spec, {"direct.csv": DIRECT.encode(), "pairs.csv": PAIRS.encode()})
+    assert len(state.study.ratings) == 4 + 2 * 6  # each judgement is stored as a rating of both systems shown
+    assert event.message == ("Loaded 4 ratings and 6 comparative judgements from 2 experiments (O, R1). "
+                             "Save it in the Library to keep it.")
+
+
+def test_an_entry_of_reported_scores_needs_no_upload(state):
+    spec = {"schema": "qra-widgets/annotations", "version": 1, "id": "pairs-only",
+            "quality_criteria": [{"name": "Preference", "scale_min": -100, "scale_max": 100}],
+            "experiments": [
+                {"id": "O", "role": "original", "scores": {"Preference": {"x": 40, "y": -20, "z": -20}}},
+                PAIRWISE]}
+    event = state.load_annotations(spec, {"pairs.csv": PAIRS.encode()})
+    assert event.message.startswith("Loaded 6 comparative judgements from 2 experiments (O, R1).")
+    with pytest.raises(QRAInputError, match="'pairs.csv': not among the uploaded files"):
+        state.load_annotations(spec, {"other.csv": PAIRS.encode()})
+
+
+def test_the_hosking_pairwise_reproduction_loads_as_3600_judgements(state, field_data):
+    """Arvan & Parde (2025)'s reproduction of Hosking & Lapata (2021): each of the four systems
+    was in 1,800 comparisons (``published/lab1_results.csv``: win_percentage = wins / 1,800),
+    so 4 x 1,800 / 2 = 3,600 judgements, stored as 7,200 ratings (one per system shown)."""
+    import json
+    from pathlib import Path
+
+    spec = json.loads((Path(__file__).parents[1] / "field" / "hosking2021_meaning_arvan2025_pairwise.json").read_text())
+    name = spec["experiments"][1]["file"]
+    event = state.load_annotations(spec, {name: (field_data / name).read_bytes()})
+    assert len(state.study.ratings) == 7200
+    assert event.message == ("Loaded 3600 comparative judgements from 2 experiments (O, R1). "
+                             "Save it in the Library to keep it.")

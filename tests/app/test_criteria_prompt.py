@@ -9,6 +9,7 @@ import pytest
 from fielddata import field_path, needs_field_data
 
 import qra_widgets as qw
+from qra_widgets.library_actions import import_qra3
 from qra_widgets.overview import classify_criteria, unclassified_criteria
 from qra_widgets.properties.suggest import suggest_criterion
 from qra_widgets.store import StudyLibrary
@@ -39,10 +40,8 @@ def test_a_criterion_name_suggests_its_evaluation_type_and_qcet_criterion(name, 
 @needs_field_data
 def test_qra3_studies_without_types_are_listed_with_suggestions_and_classified_as_a_new_revision(tmp_path):
     library = StudyLibrary(tmp_path / "lib.sqlite3")
-    state_app = Dashboard(library_path=library.path)
-    report = state_app.state.import_qra3(
-        (QRA3 / "metrics-4-studies.csv").read_bytes(), (QRA3 / "config-4-studies.json").read_bytes()
-    )
+    report = import_qra3(library, (QRA3 / "metrics-4-studies.csv").read_bytes(),
+                         (QRA3 / "config-4-studies.json").read_bytes())
     added = [study_id for _source, study_id in report.added]
     frame = unclassified_criteria(library, added)
     yao = frame[frame.study == "Yao2022"].set_index("quality_criterion")
@@ -105,3 +104,20 @@ def test_the_bulk_import_report_asks_too(tmp_path):
     view.import_many.click()
     assert view.criteria_prompt.widget.layout.display == "flex"
     assert {study for study, *_ in view.criteria_prompt.fields} >= {"Yao2022"}
+
+
+def test_classifying_the_open_study_reloads_it_unless_it_has_unsaved_changes(tmp_path):
+    app = Dashboard(library_path=tmp_path / "lib.sqlite3")
+    state = app.state
+    state.load_example("qrapp_example1")
+    state.save()
+    message = state.classify_criteria({"qrapp-example1": {"Fluency": ("metric", "QOG-w-3")}})
+    assert message == "Saved the evaluation type and QCET criterion of 1 criterion."
+    fluency = state.study.quality_criterion("Fluency")  # the open copy is the new revision
+    assert (fluency.evaluation_type, fluency.qcet_id, state.revision, state.dirty) == ("metric", "QOG-w-3", 2, False)
+    state.set_score("Fluency", "SVM", "Li2024", 3.5)
+    message = state.classify_criteria({"qrapp-example1": {"Fluency": ("human", "QOG-w-3")}})
+    assert message.endswith("'qrapp-example1' is open with unsaved changes: its saved revision 3 has them, "
+                            "the open copy not.")
+    assert state.study.quality_criterion("Fluency").evaluation_type == "metric" and state.dirty
+    assert state.library.open("qrapp-example1").quality_criterion("Fluency").evaluation_type == "human"

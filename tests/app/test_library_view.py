@@ -1,5 +1,5 @@
 """The Library tab's file actions (QRA3 files, bulk import, the HTML report), driven as a user would without a
-browser: upload bytes, click, read the status line, the report table and the download links.
+browser: upload bytes, click, read the status line, the report table and the files the download buttons save.
 
 The QRA3 numbers asserted are the organisers' tool's own output for Yao et al. 2022's readability
 evaluation (a ReproNLP 2026 run, ``qra3/output-4-studies/Yao2022/table.csv`` of the published
@@ -13,12 +13,12 @@ import io
 import json
 import re
 import zipfile
-from datetime import datetime, timezone
+from datetime import date, datetime, timezone
 
 import pytest
 from fielddata import field_bytes, needs_field_data
 
-from qra_widgets import QRAInputError, examples
+from qra_widgets import QRAInputError, examples, library_actions
 from qra_widgets.io import study_to_json
 from qra_widgets.qra3 import read_qra3_bytes
 from qra_widgets.widgets import Dashboard
@@ -42,12 +42,6 @@ def upload(widget, files):
 
 def status(app) -> str:
     return re.sub(r"<[^>]+>", "", app.status.value).replace("&#x27;", "'")
-
-
-def links(html_text: str) -> dict[str, bytes]:
-    """``{download file name: bytes}`` of the data: links in a downloads HTML widget."""
-    return {name: base64.b64decode(payload)
-            for name, payload in re.findall(r"download='([^']+)' href='data:[^;]+;base64,([^']*)'", html_text)}
 
 
 def cv(state, system):
@@ -128,10 +122,10 @@ def test_qra3_pair_is_found_by_suffix_in_either_order():
 
 
 @needs_field_data
-def test_state_import_qra3_reads_nothing_from_bad_bytes(tmp_path):
+def test_import_qra3_reads_nothing_from_bad_bytes(tmp_path):
     state = AppState(library_path=tmp_path / "library.sqlite3")
     with pytest.raises(QRAInputError, match="config.json: has no entry for study 'Yao2022'"):
-        state.import_qra3(METRICS, b"{}")
+        library_actions.import_qra3(state.library, METRICS, b"{}")
     assert state.library.list() == []
 
 
@@ -183,36 +177,49 @@ def test_summary_line_counts():
 # ----------------------------------------------------------------------------- downloads of the open study
 
 
+def saved(download) -> tuple[str, bytes]:
+    """One click on a download button: the file name and bytes handed to the browser, which saves them
+    (the script that does it is the button's one output, holding exactly these bytes)."""
+    assert download.output.outputs == ()  # built when clicked, never before
+    name, data = download.click()
+    [shown] = download.output.outputs
+    script = shown["data"]["application/javascript"]
+    assert f'link.download = "{name}"' in script and base64.b64encode(data).decode() in script
+    return name, data
+
+
 @needs_field_data
-def test_qra3_download_is_built_on_click_and_reimports_to_the_same_study(app, tmp_path):
+def test_qra3_downloads_take_one_click_each_and_reimport_to_the_same_study(app, tmp_path):
     upload(app.library.qra3_upload, PAIR)
     app.library.import_qra3.click()
-    assert app.library.downloads.value == ""
-    app.library.download_qra3.click()
-    files = links(app.library.downloads.value)
-    assert sorted(files) == ["config-Yao2022.json", "metrics-Yao2022.csv"]
-    assert files["metrics-Yao2022.csv"].decode().splitlines()[:2] == [
+    day = date.today().isoformat()
+    metrics_name, metrics = saved(app.library.download_qra3["metrics.csv"])
+    assert metrics_name == f"Yao2022-qra3-metrics-{day}.csv"
+    assert status(app).startswith(f"Downloaded QRA3's metrics.csv of 'Yao2022' as {metrics_name}")
+    config_name, config = saved(app.library.download_qra3["config.json"])
+    assert config_name == f"Yao2022-qra3-config-{day}.json"
+    assert metrics.decode().splitlines()[:2] == [
         "Key,Study,Experiment,System,Criterion,Result", "Yao2022,Yao2022,O,GT,Readability,4.946280991735537"]
-    assert json.loads(files["config-Yao2022.json"])["Yao2022"]["criteria"]["R"] == {
+    assert json.loads(config)["Yao2022"]["criteria"]["R"] == {
         "map": "Readability", "apply_over_correction": False, "normal_data": True}
     other = AppState(library_path=tmp_path / "other.sqlite3")
-    report = other.import_qra3(files["metrics-Yao2022.csv"], files["config-Yao2022.json"])
+    report = library_actions.import_qra3(other.library, metrics, config)
     assert report.added == [("metrics.csv + config.json", "Yao2022")]
     other.open_from_library("Yao2022")
     assert other.study.scores == app.state.study.scores and round(cv(other, "GT"), 2) == 12.01
-    app.state.set_score("Readability", "GT", "O", 4.5)
-    assert app.library.downloads.value == ""  # a link for the study as it was is not kept after an edit
+    app.state.set_score("Readability", "GT", "O", 4.5)  # the next click builds the file from the edited study
+    _name, edited = app.library.download_qra3["metrics.csv"].click()
+    assert "Yao2022,Yao2022,O,GT,Readability,4.5\n" in edited.decode()
 
 
 @needs_field_data
 def test_report_download_is_one_offline_html_with_the_template_table(app):
     upload(app.library.qra3_upload, PAIR)
     app.library.import_qra3.click()
-    app.library.download_report.click()
-    assert status(app) == "Report of 'Yao2022' ready (qra3 conventions)."
-    files = links(app.library.downloads.value)
-    assert list(files) == ["Yao2022-report.html"]
-    page = files["Yao2022-report.html"].decode()
+    name, data = saved(app.library.download_report)
+    assert name == f"Yao2022-report-{date.today().isoformat()}.html"
+    assert status(app) == f"Downloaded the report of 'Yao2022' as {name} (qra3 conventions)."
+    page = data.decode()
     assert "<h2>QRA++ template</h2>" in page
     template = page[page.index("<h2>QRA++ template</h2>"):]
     template = template[:template.index("</table>")]
@@ -221,14 +228,13 @@ def test_report_download_is_one_offline_html_with_the_template_table(app):
     assert '<script src="http' not in page and "<script src='http" not in page
 
 
-def test_downloads_of_an_empty_study_say_why(app):
-    app.library.download_qra3.click()
-    assert status(app) == "⚠ QRA3 files: the study has no scores yet"
-    app.library.download_report.click()
-    assert status(app).startswith("⚠ report: nothing to report yet (")
-    app.library.download_library_qra3.click()
-    assert status(app) == "⚠ QRA3 files: the library has no study with scores yet"
-    assert app.library.downloads.value == ""
+def test_downloads_of_an_empty_study_say_why_and_save_nothing(app):
+    for download, message in ((app.library.download_qra3["metrics.csv"], "⚠ QRA3 files: the study has no scores yet"),
+                              (app.library.download_report, "⚠ report: nothing to report yet ("),
+                              (app.library.download_library_qra3["config.json"],
+                               "⚠ QRA3 files: the library has no study with scores yet")):
+        assert download.click() is None
+        assert status(app).startswith(message) and download.output.outputs == ()
 
 
 @needs_field_data
@@ -236,13 +242,14 @@ def test_library_qra3_download_holds_every_study(app):
     app.state.library.save(examples.load("qrapp_example1"))
     upload(app.library.qra3_upload, PAIR)
     app.library.import_qra3.click()
-    app.library.download_library_qra3.click()
-    files = links(app.library.downloads.value)
-    config = json.loads(files["config-library.json"])
-    assert sorted(config) == ["Yao2022", "qrapp-example1"]
-    studies = read_qra3_bytes(files["metrics-library.csv"], files["config-library.json"])
+    day = date.today().isoformat()
+    metrics_name, metrics = saved(app.library.download_library_qra3["metrics.csv"])
+    config_name, config = saved(app.library.download_library_qra3["config.json"])
+    assert (metrics_name, config_name) == (f"library-qra3-metrics-{day}.csv", f"library-qra3-config-{day}.json")
+    assert sorted(json.loads(config)) == ["Yao2022", "qrapp-example1"]
+    studies = read_qra3_bytes(metrics, config)
     assert sorted(s.id for s in studies) == ["Yao2022", "qrapp-example1"]
-    assert status(app) == "QRA3 files of the library ready: 2 studies with scores."
+    assert status(app) == f"Downloaded QRA3's config.json of the library as {config_name}: 2 studies with scores."
 
 
 @pytest.mark.parametrize("files, message", [
@@ -254,3 +261,18 @@ def test_oversized_uploads_are_refused_before_parsing(app, files, message):
     app.library.import_many.click()
     assert status(app) == message
     assert app.state.library.list() == [] and app.library.import_report.value == ""
+
+
+def test_the_cli_export_and_the_library_download_write_the_same_qra3_files(app, tmp_path, capsys):
+    from qra_widgets.cli import main
+
+    app.state.load_example("qrapp_example1")
+    app.state.save()
+    _name, metrics = app.library.download_qra3["metrics.csv"].click()
+    _name, config = app.library.download_qra3["config.json"].click()
+    assert main(["export-qra3", "qrapp-example1", "--db", str(tmp_path / "library.sqlite3"),
+                 "--out-dir", str(tmp_path / "out")]) == 0
+    assert capsys.readouterr().out.count("wrote ") == 2
+    assert (tmp_path / "out" / "metrics.csv").read_bytes() == metrics
+    assert (tmp_path / "out" / "config.json").read_bytes() == config
+    assert metrics.decode().splitlines()[1].startswith("qrapp-example1,")

@@ -1,6 +1,6 @@
 """The Library tab's file actions through the real page (Voilà + headless Chromium): import the
 organisers' QRA3 files, see the study open with QRA3's published CV*, have a second upload of the
-same id refused, import many files, and download the report.
+same id refused, import many files, and download the report and QRA3's two input files, one click each.
 
 The number asserted is the organisers' tool's own output for Yao et al. 2022's readability
 evaluation (``qra3/output-4-studies/Yao2022/table.csv`` of the published field data: Type I, Readability, GT,
@@ -9,8 +9,12 @@ system-level CV* 12.01).
 
 from __future__ import annotations
 
+from datetime import date
+
 import pytest
 from fielddata import field_bytes, needs_field_data
+
+from qra_widgets.qra3 import read_qra3_bytes
 
 from .conftest import OUTPUT
 from .test_browser import check_no_code_or_traceback, open_app, tab
@@ -60,15 +64,22 @@ def test_import_qra3_files_open_the_study_refuse_a_repeat_and_download_the_repor
     wait_status(page, "Imported no study from 3 files. Already in the library, not overwritten: 'Yao2022'. Refused 1")
     assert "unknown file type '.pdf'" in page.inner_text(".qra-import-report")
 
-    page.locator(".qra-download-report").click()
-    wait_status(page, "Report of 'Yao2022' ready (qra3 conventions).")
-    with page.expect_download() as download:
-        page.locator(".qra-library-downloads a.qra-download").click()
-    assert download.value.suggested_filename == "Yao2022-report.html"
+    day = date.today().isoformat()
+    with page.expect_download() as download:  # one click: the file itself, named after the study, what and the day
+        page.locator(".qra-download-report button").click()
+    assert download.value.suggested_filename == f"Yao2022-report-{day}.html"
+    wait_status(page, f"Downloaded the report of 'Yao2022' as Yao2022-report-{day}.html (qra3 conventions).")
     saved = tmp_path / "report.html"
     download.value.save_as(saved)
     report = saved.read_text(encoding="utf-8")
     assert "<h2>QRA++ template</h2>" in report and "12.01" in report
     assert '<script src="http' not in report
+    for what, suffix in (("metrics", "csv"), ("config", "json")):  # QRA3's two input files, one click each
+        with page.expect_download() as download:
+            page.locator(f".qra-download-qra3-{what} button").click()
+        assert download.value.suggested_filename == f"Yao2022-qra3-{what}-{day}.{suffix}"
+        download.value.save_as(tmp_path / f"{what}.{suffix}")
+    [study] = read_qra3_bytes((tmp_path / "metrics.csv").read_bytes(), (tmp_path / "config.json").read_bytes())
+    assert study.id == "Yao2022"
     page.screenshot(path=str(OUTPUT / "library-file-actions.png"), full_page=True)
     check_no_code_or_traceback(page)

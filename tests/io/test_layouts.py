@@ -297,3 +297,19 @@ def test_a_rater_judging_the_same_comparison_in_two_files_of_one_experiment_is_r
     with pytest.raises(qw.QRAInputError, match=r"b1.csv, b2.csv: b1.csv row 2 and b2.csv row 3, column 'rater': rater 'r1' rates item "
                                                r"'i1 \[x vs y\]\|x' on 'Q' twice"):
         load_annotations(spec(entry), base=tmp_path)
+
+
+def test_layout_errors_quote_a_long_name_cut_to_forty_characters_with_its_length(folder):
+    long_name = "answer column " + "x" * 286  # 300 characters, as a pasted header can be
+    data = spec(pairwise(columns={**PAIR_COLUMNS, "choice": long_name}))
+    with pytest.raises(qw.QRAInputError) as caught:
+        load_annotations(data, base=folder)
+    message = str(caught.value)
+    assert f"column {long_name[:40]!r}"[:-1] + "…' (300 characters) is missing" in message
+    assert long_name not in message
+    assert message.endswith("found ['item', 'rater', 'left', 'right', 'answer']")
+    (folder / "twice.csv").write_text("item,rater,system,score\n" + f"{'i' * 60},r1,x,5\n" * 2)
+    data = spec({"id": "O", "file": "twice.csv", "columns": {"system": "system", "item": "item", "rater": "rater",
+                                                             "criteria": {"Q": "score"}}})
+    with pytest.raises(qw.QRAInputError, match=r"rater 'r1' rates item 'i{40}…' \(60 characters\) on 'Q' twice"):
+        load_annotations(data, base=folder)
