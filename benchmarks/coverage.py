@@ -327,6 +327,8 @@ def merge_states(paths: list[Path]) -> dict:
     """One state from the shards' files (their cells are disjoint; seed and B must agree)."""
     states = [json.loads(p.read_text()) for p in paths]
     merged = {**states[0], "cells": {}}
+    if len(states) > 1:  # one process per shard: say every command that made the numbers
+        merged["command"] = "` and `".join(dict.fromkeys(state["command"] for state in states))
     for path, state in zip(paths, states):
         if (state["seed"], state["B"]) != (merged["seed"], merged["B"]):
             raise SystemExit(f"{path}: seed {state['seed']} and B {state['B']} differ from {paths[0]}")
