@@ -243,7 +243,8 @@ def simulate_team(model: RatingModel, per_system: int, raters: int, design: str,
 
 def plan_reproduction(study, items=(100, 200, 400), raters_per_item=(2, 3), *, B: int = 500, runs: int = 5,
                       seed: int | None = 0, ci: float = 0.95, experiment: str | None = None, conventions=None,
-                      design: str = "new items", max_work: int | None = None):
+                      design: str = "new items", max_work: int | None = None,
+                      judgements_per_pair=(10, 20, 50, 100), power_runs: int = 400, significance: float = 0.05):
     """Expected confidence-interval width of CV* and of the new team's annotator alpha, per design.
 
     For each design (``items`` in total, split evenly over the systems; ``raters_per_item``
@@ -259,17 +260,26 @@ def plan_reproduction(study, items=(100, 200, 400), raters_per_item=(2, 3), *, B
     Returns a DataFrame with columns :data:`PLAN_COLUMNS` (``measure`` is ``CV*``, the mean of
     the system CV*s, or ``alpha``, the reproduction's annotator alpha; ``items`` is the number
     planned, which for ``"same items"`` is at most the original's).
+
+    A criterion read with the ``pairwise`` or ``best_worst`` layout is planned by judgements per
+    system pair instead (:mod:`qra_widgets.planning_pairwise`): ``judgements_per_pair`` is the
+    grid, ``runs`` reproductions are bootstrapped for the interval widths, ``power_runs`` give
+    the chances (ranking recovered, the original's significant decisions reproduced at
+    ``significance``), and the rows have the columns
+    :data:`~qra_widgets.planning_pairwise.COMPARATIVE_PLAN_COLUMNS` (``items`` and
+    ``raters_per_item`` do not apply).  A study with both kinds of criteria gets both kinds of
+    rows, with the union of the columns.
     """
     import pandas as pd
 
     from .intervals import interval
     from .limits import check_plan
+    from .planning_pairwise import COMPARATIVE_PLAN_COLUMNS, check_comparative_plan, comparative_rule, plan_comparative
     from .ratings import Ratings
     from .study import Experiment, Study
     from .uncertainty import bootstrap
 
-    check_plan(study, items, raters_per_item, B, runs, seed, max_work)  # before any array (limits: qra_widgets.io.reading)
-    if not study.ratings:
+    if not getattr(study, "ratings", None):
         raise QRAInputError("plan_reproduction: needs a study with item-level ratings (load_annotations)")
     if design not in DESIGNS:
         raise QRAInputError(f"plan_reproduction: design must be one of {DESIGNS}, got {design!r}")
@@ -277,15 +287,31 @@ def plan_reproduction(study, items=(100, 200, 400), raters_per_item=(2, 3), *, B
     source = experiment or (originals[0] if originals else min(study.ratings.experiments()))
     if source not in study.ratings.experiments():
         raise QRAInputError(f"plan_reproduction: experiment {source!r} has no ratings")
-    for name, values in (("items", items), ("raters_per_item", raters_per_item)):
-        if not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v >= (2 if name == "items" else 1)
-                   for v in values):
-            raise QRAInputError(f"plan_reproduction: {name} must be whole numbers (items >= 2, raters >= 1), got {list(values)!r}")
+    rated = [qc for qc in study.quality_criteria if qc.name in study.ratings.select(3, [source]).criteria()]
+    rules = {qc.name: comparative_rule(study, qc.name, source) for qc in rated}
+    if any(rules.values()):  # pairwise / best-worst: judgements per pair, checked before anything is simulated
+        grid = check_comparative_plan(study, judgements_per_pair, B, runs, power_runs, seed, max_work)
+        if design != "new items":
+            raise QRAInputError("plan_reproduction: design: pairwise and best-worst reproductions are planned with new "
+                                "units (design='new items')")
+    if not all(rules.values()):
+        check_plan(study, items, raters_per_item, B, runs, seed, max_work)  # before any array (limits: qra_widgets.io.reading)
+        for name, values in (("items", items), ("raters_per_item", raters_per_item)):
+            if not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v >= (2 if name == "items" else 1)
+                       for v in values):
+                raise QRAInputError(f"plan_reproduction: {name} must be whole numbers (items >= 2, raters >= 1), "
+                                    f"got {list(values)!r}")
     rng = np.random.default_rng(seed)
     kept = study.ratings.select(3, [source])
     rows = []
+    comparative = []
     for qc in study.quality_criteria:
         if qc.name not in kept.criteria():
+            continue
+        if rules.get(qc.name):
+            comparative += plan_comparative(study, qc, source, rules[qc.name], grid, B=B, runs=runs, power_runs=power_runs,
+                                            rng=rng, ci=ci, conventions=conventions, significance=significance,
+                                            max_work=max_work)
             continue
         model = _model_for(study, qc, source)
         systems = model.systems
@@ -323,4 +349,5 @@ def plan_reproduction(study, items=(100, 200, 400), raters_per_item=(2, 3), *, B
                         width = sd = p10 = p90 = NAN
                     rows.append([design, per_system * len(systems), k, qc.name, measure, width, width / 2, sd, p10, p90,
                                  int(defined.size)])
-    return pd.DataFrame(rows, columns=PLAN_COLUMNS)
+    frames = [pd.DataFrame(r, columns=c) for r, c in ((rows, PLAN_COLUMNS), (comparative, COMPARATIVE_PLAN_COLUMNS)) if r]
+    return pd.concat(frames, ignore_index=True) if len(frames) > 1 else (frames[0] if frames else pd.DataFrame(columns=PLAN_COLUMNS))
