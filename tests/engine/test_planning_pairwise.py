@@ -1,0 +1,251 @@
+"""The planner for pairwise and best-worst reproductions: judgements per system pair, checked
+against brute-force simulations from a known truth and from real judgements, its power under a
+null, and its refusals."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.stats import binom, binomtest
+
+import qra_widgets as qw
+import qra_widgets.planning_pairwise as pp
+from qra_widgets.io.annotations import load_annotations
+
+FIELD_SPECS = Path(__file__).parents[1] / "field"
+TRUTH = np.array([0.0, 0.3, 0.6, 1.0])  # four systems' Bradley-Terry strengths
+PAIRWISE_RULE = {"layout": "pairwise", "score": "preference", "ties": "half"}
+
+
+def pairwise_rows(strength, per_pair: int, rng, tag: str) -> pd.DataFrame:
+    """Judgements drawn from the truth, written as a team's CSV: per system pair, ``per_pair``
+    judgements, each shown in a random order and won with the Bradley-Terry probability."""
+    rows = []
+    for x, y in itertools.combinations(range(len(strength)), 2):
+        won = rng.random(per_pair) < 1 / (1 + np.exp(strength[y] - strength[x]))
+        for n, w in enumerate(won):
+            a, b = (x, y) if rng.random() < 0.5 else (y, x)
+            rows.append({"item": f"{tag}-{x}{y}-{n}", "rater": f"{tag}-r", "system_a": f"s{a}", "system_b": f"s{b}",
+                         "choice": "a" if w == (a == x) else "b"})
+    return pd.DataFrame(rows)
+
+
+def spec(files, layout: str = "pairwise") -> dict:
+    columns = {"item": "item", "rater": "rater", "system_a": "system_a", "system_b": "system_b", "choice": "choice"}
+    if layout == "best_worst":
+        columns = {"item": "item", "rater": "rater", "shown": ["s1", "s2", "s3"], "best": "best", "worst": "worst"}
+    return {"schema": "qra-widgets/annotations", "version": 1, "id": "known", "conventions": "qrapp",
+            "quality_criteria": [{"name": "Q", "scale_min": -100, "scale_max": 100, "label_level": "nominal"}],
+            "experiments": [{"id": e, "role": "original" if k == 0 else "repeat", "layout": layout, "file": f,
+                             "columns": columns, **({"score": "preference"} if layout == "pairwise" else {})}
+                            for k, (e, f) in enumerate(files)]}
+
+
+def assessed_widths(study, reproduction: str) -> dict[str, float]:
+    """The widths of the intervals a report prints (B = 200) for the planner's width measures."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = qw.assess(study, bootstrap=200, seed=1)
+    frame = result.to_frame()
+    found = {name: float(np.ptp(frame[(frame.measure == name) & (frame.level == "qc")][["ci_low", "ci_high"]].to_numpy()))
+             for name in ("CV*", "r", "P")}
+    means = result.system_means()
+    means = means[means.experiment == reproduction]
+    found["value"] = float((means.ci_high - means.ci_low).mean())
+    return found
+
+
+@pytest.fixture(scope="module")
+def known(tmp_path_factory):
+    """An original of 600 judgements per pair of four systems from :data:`TRUTH` (and a tiny second
+    experiment, so the study is valid), read by the pairwise reader."""
+    folder = tmp_path_factory.mktemp("known")
+    rng = np.random.default_rng(5)
+    pairwise_rows(TRUTH, 600, rng, "O").to_csv(folder / "O.csv", index=False)
+    pairwise_rows(TRUTH, 2, rng, "X").to_csv(folder / "X.csv", index=False)
+    return folder, load_annotations(spec([("O", "O.csv"), ("X", "X.csv")]), base=folder)
+
+
+@pytest.mark.slow
+def test_expected_widths_agree_with_brute_force_from_the_truth_within_ten_percent_at_20_and_80_judgements(known):
+    """The planner sees only the original's 600 judgements per pair; the brute force draws each
+    reproduction from the truth, writes it as a CSV and assesses it as a report does (40 runs each;
+    measured: CV* 24.3 vs 24.5 at J = 20 and 13.5 vs 13.6 at J = 80, a system's value 47.9 vs 47.0
+    and 24.1 vs 24.0)."""
+    folder, alone = known
+    rng = np.random.default_rng(2026)
+    for per_pair in (20, 80):
+        plan = qw.plan_reproduction(alone, experiment="O", judgements_per_pair=[per_pair], B=200, runs=40, power_runs=1,
+                                    seed=per_pair).set_index("measure")
+        brute = []
+        for _ in range(40):
+            pairwise_rows(TRUTH, per_pair, rng, "R").to_csv(folder / "R.csv", index=False)
+            brute.append(assessed_widths(load_annotations(spec([("O", "O.csv"), ("R", "R.csv")]), base=folder), "R"))
+        brute = pd.DataFrame(brute)
+        for measure in ("CV*", "value"):
+            expected = plan.loc[measure, "expected_ci_width"]
+            assert abs(expected / brute[measure].mean() - 1) <= 0.10, (per_pair, measure, expected, brute[measure].mean())
+            assert 0.5 <= plan.loc[measure, "ci_width_sd"] / brute[measure].std(ddof=1) <= 2.0
+
+
+@pytest.fixture(scope="module")
+def hosking(field_data):
+    """Arvan & Parde (2025)'s pairwise judgements of Hosking & Lapata (2021)'s four paraphrasers
+    (published field data): 1,200 items x 3 judgements, 600 per system pair."""
+    data = json.loads((FIELD_SPECS / "hosking2021_meaning_arvan2025_pairwise.json").read_text(encoding="utf-8"))
+    return data, qw.load_annotations(data, base=field_data)
+
+
+def test_the_model_of_real_pairwise_judgements_has_the_teams_order_and_their_overdispersion(hosking):
+    """Arvan & Parde (2025): vae > sep_ae > lbow > dips (their preference scores 58.0 > ... in the
+    report); three judgements of one item agree in 77% of pairs, more than Bradley-Terry alone
+    allows, so the units get their own preferences and the strengths' covariance is wider than the
+    model-based one."""
+    _data, study = hosking
+    qc = study.quality_criteria[0]
+    model = pp.choice_model(study, qc, "R1", pp.comparative_rule(study, qc.name, "R1"))
+    assert model.systems == ["vae", "sep_ae", "lbow", "dips"]
+    assert np.all(np.diff(model.strength) < 0)
+    assert model.agreement == pytest.approx(0.7706, abs=1e-4) and model.per_unit == 3 and model.tie_rate == 0
+    assert model.unit_sd > 0.5
+    judged = pp.original_judgements(study, qc.name, "R1", model.systems)
+    _t, naive = pp.fit_strengths(judged["shown"], judged["best"], judged["worst"], 4, "pairwise")
+    assert np.all(np.diag(model.covariance) > 1.3 * np.diag(naive))
+
+
+@pytest.mark.slow
+def test_expected_widths_agree_with_brute_force_from_real_judgements_within_ten_percent(hosking, field_data, tmp_path):
+    """Arvan & Parde's items are split in two: the planner sees one half (300 judgements per pair, in
+    items of 3); the brute force draws reproductions of J judgements per pair (items of 3) from the
+    other half's real judgements and assesses each against the first half as a report does."""
+    data, _study = hosking
+    raw = pd.read_csv(field_data / data["experiments"][1]["file"], dtype=str)
+    rng = np.random.default_rng(3)
+    keys = raw[["dataset", "ix"]].drop_duplicates()
+    chosen = keys.sample(frac=0.5, random_state=3)
+    first = raw.merge(chosen, on=["dataset", "ix"])
+    second = raw.merge(chosen, on=["dataset", "ix"], how="left", indicator=True).query("_merge == 'left_only'").drop(columns="_merge")
+    first.to_csv(tmp_path / "first.csv", index=False)
+    entry = dict(data["experiments"][1], id="O", role="original", file="first.csv")
+    half = qw.load_annotations(dict(data, experiments=[entry, dict(entry, id="X", role="repeat")]), base=tmp_path)
+    for per_pair in (30, 90):
+        plan = qw.plan_reproduction(half, experiment="O", judgements_per_pair=[per_pair], B=200, runs=30, power_runs=1,
+                                    seed=per_pair).set_index("measure")
+        brute = []
+        for _ in range(30):
+            items = second[["dataset", "ix", "system_a", "system_b"]].drop_duplicates()
+            pair = items[["system_a", "system_b"]].apply(lambda r: " ".join(sorted(r)), axis=1)
+            picked = items.groupby(pair.to_numpy(), group_keys=False).apply(
+                lambda g: g.sample(per_pair // 3, random_state=int(rng.integers(2**31))))
+            second.merge(picked, on=list(picked.columns)).to_csv(tmp_path / "R.csv", index=False)
+            brute.append(assessed_widths(qw.load_annotations(dict(data, experiments=[entry, dict(entry, id="R", role="repeat", file="R.csv")]),
+                                                             base=tmp_path), "R"))
+        brute = pd.DataFrame(brute)
+        for measure in ("CV*", "value"):
+            expected = plan.loc[measure, "expected_ci_width"]
+            assert abs(expected / brute[measure].mean() - 1) <= 0.10, (per_pair, measure, expected, brute[measure].mean())
+
+
+def test_power_grows_with_the_judgements_per_pair_on_real_and_known_studies(hosking, known):
+    for study, source in ((hosking[1], "R1"), (known[1], "O")):
+        plan = qw.plan_reproduction(study, experiment=source, judgements_per_pair=[10, 40, 160], B=20, runs=2,
+                                    power_runs=80, seed=0)
+        for measure in ("significant decisions reproduced", "ranking recovered", "decisions agree"):
+            chance = plan[plan.measure == measure].sort_values("judgements_per_pair").chance.to_numpy()
+            assert chance[0] < chance[1] < chance[2], (source, measure, chance)
+        width = plan[plan.measure == "value"].sort_values("judgements_per_pair").expected_ci_width.to_numpy()
+        assert width[0] > width[1] > width[2]
+
+
+@pytest.mark.slow
+def test_with_equal_strengths_any_decision_is_significant_at_the_tests_exact_level():
+    """Under the null (four equal systems, J = 100 judgements per pair, no overdispersion), Holm's
+    procedure rejects some pair exactly when the smallest of the 6 binomial p-values is below
+    0.05 / 6: 1 - (1 - s)^6 with s the binomial test's exact size, 0.0387 (nominal 0.05)."""
+    model = pp.ChoiceModel(["w", "x", "y", "z"], "pairwise", PAIRWISE_RULE, np.zeros(4), np.zeros((4, 4)),
+                           np.array(list(itertools.combinations(range(4), 2))), np.full(6, 10), per_unit=1)
+    original = pp._Original((), None, np.zeros(4), [], True)
+    rng = np.random.default_rng(1)
+    found = []
+    for _ in range(4000):
+        j = pp.simulate_judgements(model, model.strength, 100, rng)
+        j["quality_criterion"] = np.full(len(j["unit"]), "Q", dtype=object)
+        found.append(pp._decisions("Q", j, original, 0.05)[1])
+    wins = np.arange(101)
+    size = binom.pmf(wins, 100, 0.5)[[binomtest(int(k), 100).pvalue <= 0.05 / 6 for k in wins]].sum()
+    exact = 1 - (1 - size) ** 6
+    assert exact == pytest.approx(0.0387, abs=5e-4)
+    assert abs(np.mean(found) - exact) <= 3 * np.sqrt(exact * (1 - exact) / 4000)
+
+
+def test_best_worst_tuples_of_three_are_simulated_as_shown_and_planned_without_sign_tests(tmp_path):
+    """A best-worst study of four systems shown three at a time (its own tuple size) from a known
+    truth: the fitted strengths recover the truth, the plan shows the original's tuples, and the
+    chances that need sign tests are nan saying why (the report tests pairs only)."""
+    rng = np.random.default_rng(8)
+    rows = []
+    for n in range(2400):
+        shown = rng.permutation(4)[:3]
+        g = TRUTH[shown] + rng.gumbel(size=3)
+        best = int(np.argmax(g))
+        rest = -TRUTH[shown] + rng.gumbel(size=3)
+        rest[best] = -np.inf
+        rows.append({"item": f"i{n}", "rater": "r", "s1": f"s{shown[0]}", "s2": f"s{shown[1]}", "s3": f"s{shown[2]}",
+                     "best": f"s{shown[best]}", "worst": f"s{shown[int(np.argmax(rest))]}"})
+    pd.DataFrame(rows).to_csv(tmp_path / "O.csv", index=False)
+    pd.DataFrame(rows[:8]).to_csv(tmp_path / "X.csv", index=False)
+    study = qw.load_annotations(spec([("O", "O.csv"), ("X", "X.csv")], "best_worst"), base=tmp_path)
+    qc = study.quality_criteria[0]
+    model = pp.choice_model(study, qc, "O", pp.comparative_rule(study, qc.name, "O"))
+    order = [model.systems.index(f"s{k}") for k in range(4)]
+    assert model.strength[order] - model.strength[order[0]] == pytest.approx(TRUTH, abs=0.12)
+    assert model.tuples.shape == (4, 3) and model.tuple_counts.sum() == 2400
+    j = pp.simulate_judgements(model, model.strength, 30, rng)
+    assert len(j["unit"]) == 30 * 6 // 3  # 30 per pair x 6 pairs, 3 pairs in each tuple
+    assert all(len(t) == 3 and j["best"][k] in t and j["worst"][k] in t for k, t in enumerate(j["shown"]))
+    plan = qw.plan_reproduction(study, experiment="O", judgements_per_pair=[10, 60], B=20, runs=2, power_runs=40, seed=0)
+    notes = plan.set_index(["judgements_per_pair", "measure"]).note
+    assert notes[(10, "any decision significant")] == "no sign tests: best-worst tuples of 3 systems (the report tests pairs only)"
+    ranking = plan[plan.measure == "ranking recovered"].sort_values("judgements_per_pair").chance.to_numpy()
+    assert ranking[0] < ranking[1]
+
+
+@pytest.mark.parametrize("grid, shown", [([0], "got 0"), ([2.5], "got 2.5"), (["ten"], "got 'ten'"), ([], "got 0"),
+                                         ([True], "got True"), ([10**6], "got 1000000")])
+def test_a_malformed_grid_is_refused_naming_the_field(known, grid, shown):
+    with pytest.raises(qw.QRAInputError, match="judgements_per_pair") as caught:
+        qw.plan_reproduction(known[1], experiment="O", judgements_per_pair=grid)
+    assert shown in str(caught.value)
+
+
+def test_a_plan_beyond_the_work_cap_is_refused_before_the_model_is_fitted_or_anything_simulated(known, monkeypatch):
+    def fail(*_args, **_kwargs):
+        raise AssertionError("allocated before the cap was checked")
+
+    monkeypatch.setattr(pp, "choice_model", fail)
+    monkeypatch.setattr(pp, "simulate_judgements", fail)
+    with pytest.raises(qw.QRAInputError, match=r"plan_reproduction: 2 designs x 5 runs x 500 replicates .* units of work; "
+                                               r"the limit is 500,000,000"):
+        qw.plan_reproduction(known[1], experiment="O", judgements_per_pair=[10, 50_000])
+    with pytest.raises(qw.QRAInputError, match="power_runs: must be a whole number"):
+        qw.plan_reproduction(known[1], experiment="O", power_runs=0)
+    with pytest.raises(qw.QRAInputError, match="design: pairwise and best-worst reproductions are planned with new units"):
+        qw.plan_reproduction(known[1], experiment="O", design="same items")
+
+
+def test_the_one_line_answer_names_the_smallest_number_meeting_the_target(known):
+    plan = qw.plan_reproduction(known[1], experiment="O", judgements_per_pair=[10, 40, 160], B=20, runs=2, power_runs=100,
+                                seed=0)
+    chance = plan[plan.measure == "ranking recovered"].set_index("judgements_per_pair").chance
+    target = float(chance.loc[40]) - 1e-9
+    line = pp.smallest_judgements(plan, measure="ranking recovered", target=target)
+    assert line.startswith("Q: 40 judgements per system pair give chance of 'ranking recovered' >= ")
+    assert "no number planned" in pp.smallest_judgements(plan, measure="ranking recovered", target=1.01)
+    with pytest.raises(qw.QRAInputError, match="measure must be one of"):
+        pp.smallest_judgements(plan, measure="alpha")
