@@ -141,8 +141,8 @@ def test_expected_widths_agree_with_brute_force_from_real_judgements_within_ten_
         for _ in range(30):
             items = second[["dataset", "ix", "system_a", "system_b"]].drop_duplicates()
             pair = items[["system_a", "system_b"]].apply(lambda r: " ".join(sorted(r)), axis=1)
-            picked = items.groupby(pair.to_numpy(), group_keys=False).apply(
-                lambda g: g.sample(per_pair // 3, random_state=int(rng.integers(2**31))))
+            picked = pd.concat([g.sample(per_pair // 3, random_state=int(rng.integers(2**31)))
+                                for _key, g in items.groupby(pair.to_numpy())])
             second.merge(picked, on=list(picked.columns)).to_csv(tmp_path / "R.csv", index=False)
             brute.append(assessed_widths(qw.load_annotations(dict(data, experiments=[entry, dict(entry, id="R", role="repeat", file="R.csv")]),
                                                              base=tmp_path), "R"))
