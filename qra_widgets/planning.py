@@ -351,3 +351,61 @@ def plan_reproduction(study, items=(100, 200, 400), raters_per_item=(2, 3), *, B
                                  int(defined.size)])
     frames = [pd.DataFrame(r, columns=c) for r, c in ((rows, PLAN_COLUMNS), (comparative, COMPARATIVE_PLAN_COLUMNS)) if r]
     return pd.concat(frames, ignore_index=True) if len(frames) > 1 else (frames[0] if frames else pd.DataFrame(columns=PLAN_COLUMNS))
+
+
+def _numbers(text: str, option: str) -> list[int]:
+    """``10,20,50``: an option's comma-separated whole numbers, else a one-line refusal naming the option."""
+    try:
+        return [int(part) for part in str(text).replace(" ", "").split(",") if part]
+    except ValueError:
+        raise QRAInputError(f"{option}: must be whole numbers separated by commas, got {str(text)[:40]!r}") from None
+
+
+def add_plan_command(commands) -> None:
+    """The command line's ``plan`` command (``qra-widgets plan SPEC.json``): the plan as a table and,
+    for pairwise and best-worst criteria, the one-line answer of
+    :func:`~qra_widgets.planning_pairwise.smallest_judgements`."""
+    plan = commands.add_parser("plan", help="plan a reproduction from an annotation spec: expected interval widths per "
+                               "design and, for pairwise / best-worst judgements, power per judgements per system pair")
+    plan.add_argument("spec", help="annotation spec (.json) of the original's item-level ratings or judgements")
+    plan.add_argument("--data-root", metavar="DIR", help="folder the spec's files are read under (default: its folder)")
+    plan.add_argument("--experiment", help="the experiment planned from (default: the one with role original)")
+    plan.add_argument("--judgements-per-pair", default="10,20,50,100", metavar="J,J,...",
+                      help="pairwise / best-worst: judgements per system pair to plan (default 10,20,50,100)")
+    plan.add_argument("--items", default="100,200,400", metavar="N,N,...", help="ratings: items to plan")
+    plan.add_argument("--raters", default="2,3", metavar="K,K,...", help="ratings: raters per item to plan")
+    plan.add_argument("--design", choices=DESIGNS, default="new items")
+    plan.add_argument("--bootstrap", type=int, default=500, metavar="B", help="bootstrap replicates per run (default 500)")
+    plan.add_argument("--runs", type=int, default=5, help="simulated reproductions bootstrapped per design (default 5)")
+    plan.add_argument("--power-runs", type=int, default=400, help="simulated reproductions for the chances (default 400)")
+    plan.add_argument("--seed", type=int, default=0)
+    plan.add_argument("--measure", default="significant decisions reproduced",
+                      help="the row the one-line answer reads: a chance (e.g. 'ranking recovered') or a width (CV*)")
+    plan.add_argument("--target", type=float, default=0.8, help="the chance to reach, or the width not to exceed (0.8)")
+    plan.add_argument("--max-work", type=int, default=None, metavar="N", help="raise the limit on the plan's work")
+    plan.add_argument("--format", choices=("text", "csv"), default="text")
+    plan.set_defaults(run=plan_command)
+
+
+def plan_command(args) -> str:
+    """Run ``qra-widgets plan`` (see :func:`add_plan_command`)."""
+    from pathlib import Path
+
+    import pandas as pd
+
+    from .io.annotations import load_annotations
+    from .planning_pairwise import smallest_judgements
+
+    study = load_annotations(args.spec, base=args.data_root or Path(args.spec).parent)
+    plan = plan_reproduction(study, _numbers(args.items, "--items"), _numbers(args.raters, "--raters"), B=args.bootstrap,
+                             runs=args.runs, seed=args.seed, experiment=args.experiment, design=args.design,
+                             max_work=args.max_work, judgements_per_pair=_numbers(args.judgements_per_pair, "--judgements-per-pair"),
+                             power_runs=args.power_runs)
+    if args.format == "csv":
+        return plan.to_csv(index=False)
+    shown = plan.drop(columns=[c for c in ("note",) if c in plan and not plan[c].astype(bool).any()]).dropna(axis=1, how="all")
+    with pd.option_context("display.width", 250, "display.max_columns", 30, "display.max_colwidth", 60):
+        text = shown.to_string(index=False, float_format=lambda v: f"{v:.3g}") + "\n"
+    if "judgements_per_pair" in plan:
+        text += "\n" + smallest_judgements(plan.dropna(subset=["judgements_per_pair"]), measure=args.measure, target=args.target)
+    return text
