@@ -249,3 +249,25 @@ def test_the_one_line_answer_names_the_smallest_number_meeting_the_target(known)
     assert "no number planned" in pp.smallest_judgements(plan, measure="ranking recovered", target=1.01)
     with pytest.raises(qw.QRAInputError, match="measure must be one of"):
         pp.smallest_judgements(plan, measure="alpha")
+
+
+def test_the_plan_command_prints_the_table_and_the_one_line_answer(known, capsys):
+    from qra_widgets.cli import main
+
+    folder, _study = known
+    (folder / "spec.json").write_text(json.dumps(spec([("O", "O.csv"), ("X", "X.csv")])), encoding="utf-8")
+    assert main(["plan", str(folder / "spec.json"), "--judgements-per-pair", "10,40", "--bootstrap", "20", "--runs", "2",
+                 "--power-runs", "60", "--measure", "decisions agree", "--target", "0.5"]) == 0
+    out = capsys.readouterr().out
+    assert "judgements_per_pair" in out and "significant decisions reproduced" in out
+    assert out.splitlines()[-1].startswith("Q: 10 judgements per system pair give chance of 'decisions agree' >= 0.5 (")
+    assert main(["plan", str(folder / "spec.json"), "--judgements-per-pair", "10,x"]) == 2
+    assert "--judgements-per-pair: must be whole numbers separated by commas, got '10,x'" in capsys.readouterr().err
+
+
+def test_the_apps_plan_box_points_pairwise_studies_to_the_judgements_planner(known):
+    from qra_widgets.widgets.state import AppState
+
+    with pytest.raises(qw.QRAInputError, match=r"plan: pairwise and best-worst judgements are planned by judgements per "
+                                               r"system pair, not in this box: run `qra-widgets plan SPEC.json`"):
+        AppState(known[1]).plan([40], [2], B=20)
