@@ -271,3 +271,28 @@ def test_the_apps_plan_box_points_pairwise_studies_to_the_judgements_planner(kno
     with pytest.raises(qw.QRAInputError, match=r"plan: pairwise and best-worst judgements are planned by judgements per "
                                                r"system pair, not in this box: run `qra-widgets plan SPEC.json`"):
         AppState(known[1]).plan([40], [2], B=20)
+
+
+def test_real_best_worst_judgements_of_two_systems_are_planned_with_their_sign_tests(field_data):
+    """van Miltenburg et al.'s (2023) Lab 1 reproduction of Puduppully & Lapata (2021): best-worst
+    judgements of two summaries at a time (so the report has sign tests), five systems, 10 pairs
+    shown about 60 times each in HITs of 3 judgements.  On Grammar no pair was significant after
+    Holm's adjustment, so the power to reproduce significant decisions is nan, saying why."""
+    data = json.loads((FIELD_SPECS / "puduppully2021_rotowire_pairwise_lab1_lab2.json").read_text(encoding="utf-8"))
+    study = qw.load_annotations(data, base=field_data)
+    grammar = study.quality_criteria[0]
+    model = pp.choice_model(study, grammar, "Lab1", pp.comparative_rule(study, grammar.name, "Lab1"))
+    assert model.layout == "best_worst" and model.tuples.shape == (10, 2) and model.per_unit == 3
+    assert set(model.tuple_counts.tolist()) == {59, 60}
+    significant = [t for t in study.metadata["annotations"]["sign_tests"] if t["experiment"] == "Lab1"
+                   and t["quality_criterion"] == "Grammar" and t["p_holm"] < 0.05]
+    assert significant == []
+    plan = qw.plan_reproduction(study, experiment="Lab1", judgements_per_pair=[20, 100], B=10, runs=1, power_runs=40, seed=0)
+    rows = plan.set_index(["quality_criterion", "judgements_per_pair", "measure"])
+    assert np.isnan(rows.loc[("Grammar", 20, "significant decisions reproduced"), "chance"])
+    assert rows.loc[("Grammar", 20, "significant decisions reproduced"), "note"] == \
+        "the original has no significant pairwise decision (Holm-adjusted p < 0.05)"
+    for qc in ("Grammar", "Repetition"):
+        assert rows.loc[(qc, 20, "any decision significant"), "chance"] < rows.loc[(qc, 100, "any decision significant"), "chance"]
+    assert rows.loc[("Repetition", 20, "significant decisions reproduced"), "chance"] < \
+        rows.loc[("Repetition", 100, "significant decisions reproduced"), "chance"]
