@@ -422,18 +422,32 @@ def _planned_study(qc, source: str, model: ChoiceModel, original: _Original, j: 
                  experiments=[Experiment(source, role="original"), Experiment("planned")], scores=scores, ratings=ratings)
 
 
-def _decisions(qc: str, j: dict, original: _Original, significance: float) -> tuple[float, float]:
-    """(share of the original's significant decisions the reproduction's sign tests reproduce, whether
-    any of its pairs is significant) after Holm's adjustment, as the report computes them."""
-    from .io.layout_pairwise import sign_test_records
+def _decisions(systems: list, j: dict, original: _Original, significance: float, cache: dict | None = None):
+    """(share of the original's significant decisions that the reproduction's sign tests reproduce in
+    the same direction, whether any of its pairs is significant), by the report's sign tests
+    (:func:`~qra_widgets.measures.sign_tests`: scipy's two-sided ``binomtest`` on each pair's untied
+    judgements, Holm-adjusted over the pairs) computed from the win counts, with the p-values
+    cached by (wins, judgements): the same numbers, without a table per simulated reproduction."""
+    from scipy.stats import binomtest
 
-    fields = {k: v for k, v in j.items() if not k.startswith("_")}
-    records = sign_test_records("planned", qc, [fields])
-    found = {}
-    for t in records:
-        if t["p_holm"] is not None and t["p_holm"] < significance:
-            found[frozenset((t["system_x"], t["system_y"]))] = t["system_x"] if t["wins_x"] > t["wins_y"] else t["system_y"]
-    hits = [found.get(frozenset((x, y))) == winner for x, y, winner in original.significant]
+    from .measures.pairwise import holm
+
+    cache = {} if cache is None else cache
+    shown, best = j["_shown_index"], j["_best"]
+    rows = np.flatnonzero(best >= 0)
+    wins = np.zeros((len(systems), len(systems)), dtype=np.int64)
+    np.add.at(wins, (shown[rows, best[rows]], shown[rows, 1 - best[rows]]), 1)
+    x, y = np.triu_indices(len(systems), 1)
+    judged = (wins[x, y] + wins[y, x]) > 0
+    x, y = x[judged], y[judged]
+    p = []
+    for won, total in zip(wins[x, y].tolist(), (wins[x, y] + wins[y, x]).tolist()):
+        if (won, total) not in cache:
+            cache[(won, total)] = float(binomtest(won, total, 0.5).pvalue)
+        p.append(cache[(won, total)])
+    found = {frozenset((systems[a], systems[b])): systems[a] if wins[a, b] > wins[b, a] else systems[b]
+             for a, b, q in zip(x, y, holm(p)) if q < significance}
+    hits = [found.get(frozenset((a, b))) == winner for a, b, winner in original.significant]
     return (float(np.mean(hits)) if hits else NAN), float(bool(found))
 
 
@@ -479,7 +493,7 @@ def plan_comparative(study, qc, source: str, rule: dict, grid: list[int], *, B: 
         raise QRAInputError(f"plan_reproduction: {source!r} has no value for every system on {qc.name!r}")
     eigenvalues, vectors = np.linalg.eigh((model.covariance + model.covariance.T) / 2)  # singular: the strengths sum to 0
     root = vectors * np.sqrt(np.clip(eigenvalues, 0, None))
-    rows = []
+    rows, cache = [], {}
     for per_pair in grid:
         widths: dict[str, list] = {name: [] for name in WIDTH_MEASURES}
         points: dict[str, list] = {name: [] for name in WIDTH_MEASURES}
@@ -497,7 +511,7 @@ def plan_comparative(study, qc, source: str, rule: dict, grid: list[int], *, B: 
                     chances["ranking recovered"].append(float(np.array_equal(rankdata(original.values), rankdata(repro))))
                     chances["decisions agree"].append(m.rank_agreement(both))
                     if original.tested:
-                        reproduced, any_significant = _decisions(qc.name, j, original, significance)
+                        reproduced, any_significant = _decisions(model.systems, j, original, significance, cache)
                         chances["significant decisions reproduced"].append(reproduced)
                         chances["any decision significant"].append(any_significant)
                 if run < runs:

@@ -163,7 +163,6 @@ def test_power_grows_with_the_judgements_per_pair_on_real_and_known_studies(hosk
         assert width[0] > width[1] > width[2]
 
 
-@pytest.mark.slow
 def test_with_equal_strengths_any_decision_is_significant_at_the_tests_exact_level():
     """Under the null (four equal systems, J = 100 judgements per pair, no overdispersion), Holm's
     procedure rejects some pair exactly when the smallest of the 6 binomial p-values is below
@@ -172,16 +171,39 @@ def test_with_equal_strengths_any_decision_is_significant_at_the_tests_exact_lev
                            np.array(list(itertools.combinations(range(4), 2))), np.full(6, 10), per_unit=1)
     original = pp._Original((), None, np.zeros(4), [], True)
     rng = np.random.default_rng(1)
-    found = []
-    for _ in range(4000):
+    found, cache = [], {}
+    for _ in range(2000):
         j = pp.simulate_judgements(model, model.strength, 100, rng)
-        j["quality_criterion"] = np.full(len(j["unit"]), "Q", dtype=object)
-        found.append(pp._decisions("Q", j, original, 0.05)[1])
+        found.append(pp._decisions(model.systems, j, original, 0.05, cache)[1])
     wins = np.arange(101)
     size = binom.pmf(wins, 100, 0.5)[[binomtest(int(k), 100).pvalue <= 0.05 / 6 for k in wins]].sum()
     exact = 1 - (1 - size) ** 6
     assert exact == pytest.approx(0.0387, abs=5e-4)
-    assert abs(np.mean(found) - exact) <= 3 * np.sqrt(exact * (1 - exact) / 4000)
+    assert abs(np.mean(found) - exact) <= 3 * np.sqrt(exact * (1 - exact) / 2000)
+
+
+@pytest.mark.parametrize("layout, ties", [("pairwise", 0.2), ("best_worst", 0.0)])
+def test_the_planners_decisions_are_the_reports_sign_tests(layout, ties):
+    """The planner counts wins per pair and caches the binomial p-values; the report's sign tests
+    (:func:`~qra_widgets.io.layout_pairwise.sign_test_records`) give the same Holm-significant pairs."""
+    from qra_widgets.io.layout_pairwise import sign_test_records
+
+    rule = PAIRWISE_RULE if layout == "pairwise" else {"layout": "best_worst"}
+    model = pp.ChoiceModel(["w", "x", "y", "z"], layout, rule, TRUTH - TRUTH.mean(), np.zeros((4, 4)),
+                           np.array(list(itertools.combinations(range(4), 2))), np.full(6, 10), tie_rate=ties, per_unit=2)
+    rng = np.random.default_rng(4)
+    for per_pair in (12, 30, 60, 200):
+        j = pp.simulate_judgements(model, model.strength, per_pair, rng)
+        j["quality_criterion"] = np.full(len(j["unit"]), "Q", dtype=object)
+        records = sign_test_records("planned", "Q", [{k: v for k, v in j.items() if not k.startswith("_")}])
+        report = {(t["system_x"], t["system_y"], t["system_x"] if t["wins_x"] > t["wins_y"] else t["system_y"])
+                  for t in records if t["p_holm"] is not None and t["p_holm"] < 0.05}
+        every = [(a, b, w) for a, b in itertools.combinations(model.systems, 2) for w in (a, b)]
+        original = pp._Original((), None, np.zeros(4), every, True)
+        share, any_significant = pp._decisions(model.systems, j, original, 0.05)
+        assert share == pytest.approx(len(report) / len(every)) and any_significant == float(bool(report))
+        if layout == "pairwise":
+            assert np.mean(j["outcome"] == "tie") == pytest.approx(ties, abs=0.08)
 
 
 def test_best_worst_tuples_of_three_are_simulated_as_shown_and_planned_without_sign_tests(tmp_path):
