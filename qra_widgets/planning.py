@@ -287,8 +287,8 @@ def plan_reproduction(study, items=(100, 200, 400), raters_per_item=(2, 3), *, B
     source = experiment or (originals[0] if originals else min(study.ratings.experiments()))
     if source not in study.ratings.experiments():
         raise QRAInputError(f"plan_reproduction: experiment {source!r} has no ratings")
-    rated = [qc for qc in study.quality_criteria if qc.name in study.ratings.select(3, [source]).criteria()]
-    rules = {qc.name: comparative_rule(study, qc.name, source) for qc in rated}
+    rated = set(study.ratings.criteria())  # no copy of the ratings before the caps are checked
+    rules = {qc.name: comparative_rule(study, qc.name, source) for qc in study.quality_criteria if qc.name in rated}
     if any(rules.values()):  # pairwise / best-worst: judgements per pair, checked before anything is simulated
         grid = check_comparative_plan(study, judgements_per_pair, B, runs, power_runs, seed, max_work)
         if design != "new items":
