@@ -3,7 +3,10 @@
 :func:`plan_reproduction` fits a small model to the original experiment's item-level ratings,
 simulates reproductions of each design from it, assesses each against the original with the
 same bootstrap as :func:`qra_widgets.uncertainty.bootstrap`, and reports the expected interval
-width with its spread over the simulated reproductions.
+width with its spread over the simulated reproductions.  A criterion read with the ``pairwise``
+or ``best_worst`` layout is planned by judgements per system pair instead
+(:mod:`qra_widgets.planning_pairwise`), and ``qra-widgets plan SPEC.json`` runs either from the
+command line (:func:`add_plan_command`).
 
 **The model** (per quality criterion, fitted to the original's ratings only): a rating is
 
