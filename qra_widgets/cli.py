@@ -118,8 +118,7 @@ def _one_experiment_report(study, args: argparse.Namespace) -> str:
     lines = [f"# {study.name or study.id}", "", f"Note: {note}", "", "## System values", "",
              frame_markdown(values, floatfmt=".4g")]
     if not agreement.empty:
-        lines += ["", "## Annotator agreement within each experiment", "",
-                  frame_markdown(agreement, floatfmt=".3f")]
+        lines += ["", "## Annotator agreement within each experiment", "", frame_markdown(agreement, floatfmt=".3f")]
     return _with_sign_tests("\n".join(lines) + "\n", study, "markdown")
 
 
@@ -468,6 +467,8 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--resample", choices=("items", "items+raters", "systems"), default="items",
                         help="what the bootstrap resamples (default: items; systems when there are only scores)")
     report.set_defaults(run=_report)
+    from .planning import add_plan_command  # `plan`: its options and its run live with the planner
+    add_plan_command(commands)
     qra3 = commands.add_parser("qra3", help="run QRA3 on metrics.csv + config.json, writing QRA3's table.csv, table.tex, data.json")
     qra3.add_argument("--input", required=True, help="QRA3 metrics.csv (Key,Study,Experiment,System,Criterion,Result)")
     qra3.add_argument("--config", required=True, help="QRA3 config.json (per-study settings)")

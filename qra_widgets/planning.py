@@ -3,7 +3,10 @@
 :func:`plan_reproduction` fits a small model to the original experiment's item-level ratings,
 simulates reproductions of each design from it, assesses each against the original with the
 same bootstrap as :func:`qra_widgets.uncertainty.bootstrap`, and reports the expected interval
-width with its spread over the simulated reproductions.
+width with its spread over the simulated reproductions.  A criterion read with the ``pairwise``
+or ``best_worst`` layout is planned by judgements per system pair instead
+(:mod:`qra_widgets.planning_pairwise`), and ``qra-widgets plan SPEC.json`` runs either from the
+command line (:func:`add_plan_command`).
 
 **The model** (per quality criterion, fitted to the original's ratings only): a rating is
 
@@ -243,7 +246,8 @@ def simulate_team(model: RatingModel, per_system: int, raters: int, design: str,
 
 def plan_reproduction(study, items=(100, 200, 400), raters_per_item=(2, 3), *, B: int = 500, runs: int = 5,
                       seed: int | None = 0, ci: float = 0.95, experiment: str | None = None, conventions=None,
-                      design: str = "new items", max_work: int | None = None):
+                      design: str = "new items", max_work: int | None = None,
+                      judgements_per_pair=(10, 20, 50, 100), power_runs: int = 400, significance: float = 0.05):
     """Expected confidence-interval width of CV* and of the new team's annotator alpha, per design.
 
     For each design (``items`` in total, split evenly over the systems; ``raters_per_item``
@@ -259,17 +263,26 @@ def plan_reproduction(study, items=(100, 200, 400), raters_per_item=(2, 3), *, B
     Returns a DataFrame with columns :data:`PLAN_COLUMNS` (``measure`` is ``CV*``, the mean of
     the system CV*s, or ``alpha``, the reproduction's annotator alpha; ``items`` is the number
     planned, which for ``"same items"`` is at most the original's).
+
+    A criterion read with the ``pairwise`` or ``best_worst`` layout is planned by judgements per
+    system pair instead (:mod:`qra_widgets.planning_pairwise`): ``judgements_per_pair`` is the
+    grid, ``runs`` reproductions are bootstrapped for the interval widths, ``power_runs`` give
+    the chances (ranking recovered, the original's significant decisions reproduced at
+    ``significance``), and the rows have the columns
+    :data:`~qra_widgets.planning_pairwise.COMPARATIVE_PLAN_COLUMNS` (``items`` and
+    ``raters_per_item`` do not apply).  A study with both kinds of criteria gets both kinds of
+    rows, with the union of the columns.
     """
     import pandas as pd
 
     from .intervals import interval
     from .limits import check_plan
+    from .planning_pairwise import COMPARATIVE_PLAN_COLUMNS, check_comparative_plan, comparative_rule, plan_comparative
     from .ratings import Ratings
     from .study import Experiment, Study
     from .uncertainty import bootstrap
 
-    check_plan(study, items, raters_per_item, B, runs, seed, max_work)  # before any array (limits: qra_widgets.io.reading)
-    if not study.ratings:
+    if not getattr(study, "ratings", None):
         raise QRAInputError("plan_reproduction: needs a study with item-level ratings (load_annotations)")
     if design not in DESIGNS:
         raise QRAInputError(f"plan_reproduction: design must be one of {DESIGNS}, got {design!r}")
@@ -277,15 +290,31 @@ def plan_reproduction(study, items=(100, 200, 400), raters_per_item=(2, 3), *, B
     source = experiment or (originals[0] if originals else min(study.ratings.experiments()))
     if source not in study.ratings.experiments():
         raise QRAInputError(f"plan_reproduction: experiment {source!r} has no ratings")
-    for name, values in (("items", items), ("raters_per_item", raters_per_item)):
-        if not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v >= (2 if name == "items" else 1)
-                   for v in values):
-            raise QRAInputError(f"plan_reproduction: {name} must be whole numbers (items >= 2, raters >= 1), got {list(values)!r}")
+    rated = set(study.ratings.criteria())  # no copy of the ratings before the caps are checked
+    rules = {qc.name: comparative_rule(study, qc.name, source) for qc in study.quality_criteria if qc.name in rated}
+    if any(rules.values()):  # pairwise / best-worst: judgements per pair, checked before anything is simulated
+        grid = check_comparative_plan(study, judgements_per_pair, B, runs, power_runs, seed, max_work)
+        if design != "new items":
+            raise QRAInputError("plan_reproduction: design: pairwise and best-worst reproductions are planned with new "
+                                "units (design='new items')")
+    if not all(rules.values()):
+        check_plan(study, items, raters_per_item, B, runs, seed, max_work)  # before any array (limits: qra_widgets.io.reading)
+        for name, values in (("items", items), ("raters_per_item", raters_per_item)):
+            if not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v >= (2 if name == "items" else 1)
+                       for v in values):
+                raise QRAInputError(f"plan_reproduction: {name} must be whole numbers (items >= 2, raters >= 1), "
+                                    f"got {list(values)!r}")
     rng = np.random.default_rng(seed)
     kept = study.ratings.select(3, [source])
     rows = []
+    comparative = []
     for qc in study.quality_criteria:
         if qc.name not in kept.criteria():
+            continue
+        if rules.get(qc.name):
+            comparative += plan_comparative(study, qc, source, rules[qc.name], grid, B=B, runs=runs, power_runs=power_runs,
+                                            rng=rng, ci=ci, conventions=conventions, significance=significance,
+                                            max_work=max_work)
             continue
         model = _model_for(study, qc, source)
         systems = model.systems
@@ -323,4 +352,63 @@ def plan_reproduction(study, items=(100, 200, 400), raters_per_item=(2, 3), *, B
                         width = sd = p10 = p90 = NAN
                     rows.append([design, per_system * len(systems), k, qc.name, measure, width, width / 2, sd, p10, p90,
                                  int(defined.size)])
-    return pd.DataFrame(rows, columns=PLAN_COLUMNS)
+    frames = [pd.DataFrame(r, columns=c) for r, c in ((rows, PLAN_COLUMNS), (comparative, COMPARATIVE_PLAN_COLUMNS)) if r]
+    return pd.concat(frames, ignore_index=True) if len(frames) > 1 else (frames[0] if frames else pd.DataFrame(columns=PLAN_COLUMNS))
+
+
+def _numbers(text: str, option: str) -> list[int]:
+    """``10,20,50``: an option's comma-separated whole numbers, else a one-line refusal naming the option."""
+    try:
+        return [int(part) for part in str(text).replace(" ", "").split(",") if part]
+    except ValueError:
+        raise QRAInputError(f"{option}: must be whole numbers separated by commas, got {str(text)[:40]!r}") from None
+
+
+def add_plan_command(commands) -> None:
+    """The command line's ``plan`` command (``qra-widgets plan SPEC.json``): the plan as a table and,
+    for pairwise and best-worst criteria, the one-line answer of
+    :func:`~qra_widgets.planning_pairwise.smallest_judgements`."""
+    plan = commands.add_parser("plan", help="plan a reproduction from an annotation spec: expected interval widths per "
+                               "design and, for pairwise / best-worst judgements, power per judgements per system pair")
+    plan.add_argument("spec", help="annotation spec (.json) of the original's item-level ratings or judgements")
+    plan.add_argument("--data-root", metavar="DIR", help="folder the spec's files are read under (default: its folder)")
+    plan.add_argument("--experiment", help="the experiment planned from (default: the one with role original)")
+    plan.add_argument("--judgements-per-pair", default="10,20,50,100", metavar="J,J,...",
+                      help="pairwise / best-worst: judgements per system pair to plan (default 10,20,50,100)")
+    plan.add_argument("--items", default="100,200,400", metavar="N,N,...", help="ratings: items to plan")
+    plan.add_argument("--raters", default="2,3", metavar="K,K,...", help="ratings: raters per item to plan")
+    plan.add_argument("--design", choices=DESIGNS, default="new items")
+    plan.add_argument("--bootstrap", type=int, default=500, metavar="B", help="bootstrap replicates per run (default 500)")
+    plan.add_argument("--runs", type=int, default=5, help="simulated reproductions bootstrapped per design (default 5)")
+    plan.add_argument("--power-runs", type=int, default=400, help="simulated reproductions for the chances (default 400)")
+    plan.add_argument("--seed", type=int, default=0)
+    plan.add_argument("--measure", default="significant decisions reproduced",
+                      help="the row the one-line answer reads: a chance (e.g. 'ranking recovered') or a width (CV*)")
+    plan.add_argument("--target", type=float, default=0.8, help="the chance to reach, or the width not to exceed (0.8)")
+    plan.add_argument("--max-work", type=int, default=None, metavar="N", help="raise the limit on the plan's work")
+    plan.add_argument("--format", choices=("text", "csv"), default="text")
+    plan.set_defaults(run=plan_command)
+
+
+def plan_command(args) -> str:
+    """Run ``qra-widgets plan`` (see :func:`add_plan_command`)."""
+    from pathlib import Path
+
+    import pandas as pd
+
+    from .io.annotations import load_annotations
+    from .planning_pairwise import smallest_judgements
+
+    study = load_annotations(args.spec, base=args.data_root or Path(args.spec).parent)
+    plan = plan_reproduction(study, _numbers(args.items, "--items"), _numbers(args.raters, "--raters"), B=args.bootstrap,
+                             runs=args.runs, seed=args.seed, experiment=args.experiment, design=args.design,
+                             max_work=args.max_work, judgements_per_pair=_numbers(args.judgements_per_pair, "--judgements-per-pair"),
+                             power_runs=args.power_runs)
+    if args.format == "csv":
+        return plan.to_csv(index=False)
+    shown = plan.drop(columns=[c for c in ("note",) if c in plan and not plan[c].astype(bool).any()]).dropna(axis=1, how="all")
+    with pd.option_context("display.width", 250, "display.max_columns", 30, "display.max_colwidth", 60):
+        text = shown.to_string(index=False, float_format=lambda v: f"{v:.3g}") + "\n"
+    if "judgements_per_pair" in plan:
+        text += "\n" + smallest_judgements(plan.dropna(subset=["judgements_per_pair"]), measure=args.measure, target=args.target)
+    return text

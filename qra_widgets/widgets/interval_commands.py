@@ -105,8 +105,12 @@ class IntervalCommands:
         import pandas as pd
 
         from ..planning import plan_reproduction
+        from ..planning_pairwise import comparative_rule
 
         study = copy.deepcopy(self.study)  # safe in a background thread while the study is edited
+        if any(comparative_rule(study, qc.name, e) for qc in study.quality_criteria for e in study.ratings.experiments()):
+            raise QRAInputError("plan: pairwise and best-worst judgements are planned by judgements per system pair, not in "
+                                "this box: run `qra-widgets plan SPEC.json` or plan_reproduction(study, judgements_per_pair=...)")
         designs = [(n, k) for n in items for k in raters_per_item]
         if not designs:
             raise QRAInputError("plan: give at least one number of items and one number of raters per item")
