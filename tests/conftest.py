@@ -16,9 +16,11 @@ the whole run, and an audit hook refuses the rest.
 
 from __future__ import annotations
 
+import copy
 import os
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -107,6 +109,61 @@ def vanmiltenburg2024(field_data: Path, tmp_path_factory: pytest.TempPathFactory
     for path in [*sorted((field_data / "vanmiltenburg2024").glob("*.csv")), field_data / "qrapp_example1_fluency_scores.csv"]:
         shutil.copy(path, folder / path.name)
     return folder
+
+
+# The shipped example studies (``qra_widgets/examples``) are read once per session; every test gets
+# its own deep copy, so a test that edits its study (adds an experiment, saves a new revision)
+# never changes what the next test reads.
+@pytest.fixture(scope="session")
+def example_studies() -> dict:
+    """Name -> the shipped example study, read once: shared by every test, so never edit one
+    (take :func:`copy.deepcopy` of it, or use the fixtures below, which do)."""
+    from qra_widgets import examples
+
+    return {name: examples.load(name) for name in examples.names()}
+
+
+@pytest.fixture
+def example_study(example_studies: dict) -> Callable:
+    """``example_study(name)``: a fresh copy of the shipped example study ``name`` at each call
+    (for a test that needs two equal but separate studies, or picks the example by a parameter)."""
+    return lambda name: copy.deepcopy(example_studies[name])
+
+
+@pytest.fixture
+def qrapp_example1(example_study):
+    """QRA++ Example 1 (QRA++ Table 3): mean Fluency of SVM, GeDi and DExperts, original and two repeats."""
+    return example_study("qrapp_example1")
+
+
+@pytest.fixture
+def qrapp_table4_illustrative(example_study):
+    """An illustrative study reproducing QRA++ Table 4 (not the original data): two criteria, two experiments."""
+    return example_study("qrapp_table4_illustrative")
+
+
+@pytest.fixture
+def qra2022_pass(example_study):
+    """QRA 2022 Tables 2-3: the PASS data-to-text human evaluation (Clarity, Fluency) and its reproduction."""
+    return example_study("qra2022_pass")
+
+
+@pytest.fixture
+def qra2022_nts(example_study):
+    """QRA 2022 Tables 4-5: BLEU and SARI of two neural text simplification variants, original and reproductions."""
+    return example_study("qra2022_nts")
+
+
+@pytest.fixture
+def qra2022_essay_scoring(example_study):
+    """QRA 2022 Tables 6-7: weighted F1 of eleven multilingual essay-scoring variants in eight experiments."""
+    return example_study("qra2022_essay_scoring")
+
+
+@pytest.fixture
+def belz2021_torc(example_study):
+    """Belz (2021) Table 1, Section 5.1: seven weighings of a British Museum torc (a physical measurement)."""
+    return example_study("belz2021_torc")
 
 
 sys.addaudithook(_refuse_shared_data)

@@ -59,12 +59,11 @@ def test_console_script_is_installed():
     assert "I,CV*,system,mass,\"torc 1991,0501.129\",2.61" in result.stdout
 
 
-def test_export_all_backs_up_every_revision(capsys, tmp_path):
-    from qra_widgets import examples
+def test_export_all_backs_up_every_revision(capsys, tmp_path, qrapp_example1):
     from qra_widgets.store import StudyLibrary
 
     library = StudyLibrary(tmp_path / "lib.sqlite3")
-    study = examples.load("qrapp_example1")
+    study = qrapp_example1
     library.save(study)
     study.name = "second revision"
     library.save(study, expected_revision=1)
@@ -74,7 +73,7 @@ def test_export_all_backs_up_every_revision(capsys, tmp_path):
     assert [r["revision"] for r in backup["revisions"]] == [1, 2] and backup["latest"] == 2
 
 
-def test_import_all_restores_an_export_all_backup(capsys, tmp_path):
+def test_import_all_restores_an_export_all_backup(capsys, tmp_path, qrapp_example1):
     from qra_widgets import examples
     from qra_widgets.store import StudyLibrary
 
@@ -86,7 +85,7 @@ def test_import_all_restores_an_export_all_backup(capsys, tmp_path):
     assert status == 0 and out.startswith("restored 2 of 2 studies")
     restored = StudyLibrary(tmp_path / "new.sqlite3")
     assert [s.id for s in restored.list()] == ["qra2022-nts", "qrapp-example1"]
-    assert restored.open("qrapp-example1") == examples.load("qrapp_example1")
+    assert restored.open("qrapp-example1") == qrapp_example1
     status, _, err = run(capsys, "import-all", str(tmp_path / "backup"), "--db", str(tmp_path / "new.sqlite3"))
     assert status == 2 and "already in the library" in err  # a second restore changes nothing
     status, _, err = run(capsys, "import-all", str(tmp_path / "missing"), "--db", str(tmp_path / "new.sqlite3"))

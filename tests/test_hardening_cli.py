@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from qra_widgets import QRAInputError, Study, examples
+from qra_widgets import QRAInputError, Study
 from qra_widgets.cli import main
 from qra_widgets.store import MAX_REVISION, StudyLibrary, _safe_file_name
 
@@ -28,12 +28,12 @@ def one_line_error(err: str, status: int) -> str:
 
 
 @pytest.fixture
-def backup(tmp_path):
+def backup(tmp_path, example_study, qra2022_nts):
     """An export-all folder of two studies; qrapp-example1 has two revisions."""
     library = StudyLibrary(tmp_path / "lib.sqlite3")
-    library.save(examples.load("qrapp_example1"))
-    library.save(examples.load("qrapp_example1"), expected_revision=1)
-    library.save(examples.load("qra2022_nts"))
+    library.save(example_study("qrapp_example1"))
+    library.save(example_study("qrapp_example1"), expected_revision=1)
+    library.save(qra2022_nts)
     library.export_all(tmp_path / "backup")
     return tmp_path / "backup"
 

@@ -4,7 +4,7 @@ emits one typed event; an invalid command changes nothing."""
 import pytest
 
 import qra_widgets as qw
-from qra_widgets import QRAInputError, examples
+from qra_widgets import QRAInputError
 from qra_widgets.study import Experiment, QualityCriterion
 from qra_widgets.widgets.state import (
     AppState,
@@ -101,8 +101,8 @@ def test_changing_an_experiment_id_keeps_its_scores_and_the_other_edits(state):
     assert state.study.experiment("li-2024").label == "Li et al. 2024"
 
 
-def test_caller_study_is_copied_not_edited():
-    study = examples.load("qrapp_example1")
+def test_caller_study_is_copied_not_edited(qrapp_example1):
+    study = qrapp_example1
     before = qw.assess(study).value("CV*", "study")
     state = AppState(study)
     state.set_score("Fluency", "SVM", "Li2024", 3.9)

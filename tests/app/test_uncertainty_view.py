@@ -19,7 +19,6 @@ import numpy as np
 import pytest
 
 import qra_widgets as qw
-from qra_widgets import examples
 from qra_widgets.io.annotations import load_annotations
 from qra_widgets.planning import plan_reproduction
 from qra_widgets.widgets.common import Status
@@ -88,7 +87,7 @@ def test_the_template_shows_value_and_interval_and_the_chart_has_error_bars(stud
     assert bar["error_y"]["arrayminus"][at] == pytest.approx(cv - low, abs=1e-12)
 
 
-def test_the_annotator_agreement_table_is_the_libraries(study, direct):
+def test_the_annotator_agreement_table_is_the_libraries(study, direct, qrapp_example1):
     view = tab(study)
     frame = qw.assess(study).annotator_agreement()
     alpha = frame[(frame.experiment == "direct") & (frame.measure == "alpha")].iloc[0]
@@ -101,7 +100,7 @@ def test_the_annotator_agreement_table_is_the_libraries(study, direct):
     first = agreement[(agreement.experiment == "direct") & (agreement.measure == "alpha")].iloc[0]
     assert f"{first.value:.3f} [{first.ci_low:.3f}, {first.ci_high:.3f}]" in html.unescape(view.agreement.value)
     # a study of scores only has no ratings: no agreement table
-    assert UncertaintyView(AppState(examples.load("qrapp_example1")), Status()).agreement.value == ""
+    assert UncertaintyView(AppState(qrapp_example1), Status()).agreement.value == ""
 
 
 def test_cancel_leaves_the_assessment_without_intervals(study):

@@ -41,7 +41,7 @@ def published_means(vanmiltenburg2024) -> dict[str, float]:
     return {name: float(value) for name, value in re.findall(r"(SVM|GeDi|DExperts) (\d\.\d+)", text)}
 
 
-def test_system_means_equal_the_published_means_to_every_digit(study, published_means):
+def test_system_means_equal_the_published_means_to_every_digit(study, published_means, qrapp_example1):
     published = published_means
     assert published == {"SVM": 3.125, "GeDi": 2.570, "DExperts": 2.275}
     for system, value in published.items():
@@ -49,9 +49,8 @@ def test_system_means_equal_the_published_means_to_every_digit(study, published_
         assert abs(mean - value) < 1e-12
         assert f"{mean:.3f}" == f"{value:.3f}"
     # the rounded values QRA++ Example 1 (Table 3) prints: 3.12 (3.125 rounded half-even in the paper), 2.57, 2.28
-    from qra_widgets import examples
 
-    example1 = examples.load("qrapp_example1")
+    example1 = qrapp_example1
     assert round(study.scores[("Fluency", "GeDi", "direct")], 2) == example1.scores[("Fluency", "GeDi", "vanMiltenburg2024")]
 
 

@@ -8,7 +8,6 @@ import pytest
 import qra_widgets as qw
 from qra_widgets import measures as m
 from qra_widgets.conventions import QRA3, QRAPP
-from qra_widgets.examples import load as load_example
 from qra_widgets.intervals import cv_interval, interval
 from qra_widgets.ratings import Ratings
 from qra_widgets.uncertainty import bootstrap
@@ -103,8 +102,8 @@ def test_unpaired_experiments_are_resampled_on_their_own():
     assert result.estimates[("CV*", "system", "Q", "s0")] == pytest.approx(qw.assess(study).value("CV*", "system", "Q", "s0"))
 
 
-def test_scores_only_resample_systems_and_give_vangel_intervals():
-    study = load_example("qrapp_example1")
+def test_scores_only_resample_systems_and_give_vangel_intervals(qrapp_example1):
+    study = qrapp_example1
     result = qw.assess(study, bootstrap=300, seed=1)
     frame = result.to_frame().set_index(["measure", "level", "system"])
     svm = frame.loc[("CV*", "system", "SVM")]
@@ -138,14 +137,14 @@ def test_plan_reproduction_widths_shrink_with_items_and_raters(vm):
                                   "expected_half_width", "ci_width_sd", "ci_width_p10", "ci_width_p90", "runs"]
 
 
-def test_bad_bootstrap_options(vm):
+def test_bad_bootstrap_options(vm, qrapp_example1):
     for kwargs, message in (({"bootstrap": 5}, "B must be an integer of at least 10"),
                             ({"bootstrap": 100, "ci_method": "basic"}, "ci_method"),
                             ({"bootstrap": 100, "resample": "raters"}, "resample")):
         with pytest.raises(qw.QRAInputError, match=message):
             qw.assess(vm, **kwargs)
     with pytest.raises(qw.QRAInputError, match="items\\+raters' needs item-level ratings"):
-        qw.assess(load_example("qrapp_example1"), bootstrap=100, resample="items+raters")
+        qw.assess(qrapp_example1, bootstrap=100, resample="items+raters")
 
 
 def test_charts_get_error_bars_and_a_plan_chart(vm):

@@ -12,7 +12,7 @@ import zipfile
 import pandas as pd
 import pytest
 
-from qra_widgets import QRAInputError, Study, assess, examples, load_study
+from qra_widgets import QRAInputError, Study, assess, load_study
 from qra_widgets.io import (
     LABEL_COLUMNS,
     SCORE_COLUMNS,
@@ -100,8 +100,8 @@ def test_json_at_the_depth_limit_parses():
     assert reading.load_json("[" * 64 + "]" * 64, "ok.json") is not None
 
 
-def test_a_400_digit_integer_is_refused_before_it_is_converted():
-    text = study_to_json(examples.load("qrapp_example1")).replace('"score": 3.71', '"score": ' + "9" * 400, 1)
+def test_a_400_digit_integer_is_refused_before_it_is_converted(qrapp_example1):
+    text = study_to_json(qrapp_example1).replace('"score": 3.71', '"score": ' + "9" * 400, 1)
     with pytest.raises(QRAInputError, match=r"^big.json: the integer 999999999999\.\.\. has 400 digits; the limit is 20$"):
         study_from_json(text, "big.json")
     assert reading.load_json("1" * 20, "ok.json") == int("1" * 20)
@@ -112,8 +112,8 @@ def test_numbers_beyond_the_float_range_are_refused():
         reading.load_json('{"a": 1e400}', "x.json")
 
 
-def test_nan_in_a_study_files_metadata_is_refused_on_load(tmp_path):
-    data = json.loads(study_to_json(examples.load("qrapp_example1")))
+def test_nan_in_a_study_files_metadata_is_refused_on_load(tmp_path, qrapp_example1):
+    data = json.loads(study_to_json(qrapp_example1))
     data["metadata"] = {"note": float("nan")}
     path = tmp_path / "nan.json"
     path.write_text(json.dumps(data))  # json.dumps writes NaN, as many tools do
@@ -131,8 +131,8 @@ def test_metadata_keys_1_and_text_1_are_refused_not_merged():
         Study(id="x", metadata={"a": [{2: "nested"}]})
 
 
-def test_metadata_that_cannot_be_saved_is_refused_at_once(tmp_path):
-    study = examples.load("qrapp_example1")
+def test_metadata_that_cannot_be_saved_is_refused_at_once(tmp_path, qrapp_example1):
+    study = qrapp_example1
     study.metadata = {"sd": float("inf")}
     with pytest.raises(QRAInputError, match=r"^metadata\['sd'\]: inf cannot be saved \(JSON has no NaN or infinity\); use null or text$"):
         study.validate()
@@ -183,8 +183,8 @@ def test_score_cells_are_plain_decimal_numbers(tmp_path, cell, message):
     assert str(caught.value) == message
 
 
-def test_a_label_too_large_for_a_float_is_refused():
-    study = examples.load("qrapp_example1")
+def test_a_label_too_large_for_a_float_is_refused(qrapp_example1):
+    study = qrapp_example1
     table = read_table(b"experiment,quality_criterion,system,item,label\nAugust2022,Fluency,SVM,i1,1e400\n", "l.csv", LABEL_COLUMNS)
     with pytest.raises(QRAInputError, match=r"^l.csv: row 2, column 'label': '1e400' is not a finite number \(too large\)$"):
         add_labels_table(study, table, "l.csv")
@@ -233,7 +233,7 @@ def test_an_unreadable_file(tmp_path, monkeypatch):
     assert str(caught.value) == f"{path}: cannot be read (Permission denied)"
 
 
-def test_a_full_disk_leaves_the_old_file_and_says_so(tmp_path, monkeypatch):
+def test_a_full_disk_leaves_the_old_file_and_says_so(tmp_path, monkeypatch, qrapp_example1):
     import errno
 
     from qra_widgets.io import study_json as study_io
@@ -246,7 +246,7 @@ def test_a_full_disk_leaves_the_old_file_and_says_so(tmp_path, monkeypatch):
 
     monkeypatch.setattr(study_io.os, "fsync", full)
     with pytest.raises(QRAInputError) as caught:
-        save_study(examples.load("qrapp_example1"), path)
+        save_study(qrapp_example1, path)
     assert str(caught.value) == f"{path}: cannot be written (No space left on device); the old file, if any, is unchanged"
     assert path.read_text() == "old" and [p.name for p in tmp_path.iterdir()] == ["study.json"]
 
@@ -278,11 +278,11 @@ def test_safe_cell_rules():
     assert out == "'=name,v\n'=1+1,-0.5\n"
 
 
-def test_what_a_study_may_hold_matches_what_can_be_read_back(tmp_path):
+def test_what_a_study_may_hold_matches_what_can_be_read_back(tmp_path, qrapp_example1):
     deepest = {}
     for _ in range(61):  # study object (1) > metadata (2) > "deep" (3) > 61 more levels = 64
         deepest = {"a": deepest}
-    study = examples.load("qrapp_example1")
+    study = qrapp_example1
     study.metadata = {"deep": deepest, "big": 10**19}
     save_study(study, tmp_path / "deep.json")
     assert load_study(tmp_path / "deep.json").metadata == study.metadata
@@ -294,11 +294,11 @@ def test_what_a_study_may_hold_matches_what_can_be_read_back(tmp_path):
         study.validate()
 
 
-def test_a_large_study_in_the_library_is_not_held_to_the_file_size_limit(monkeypatch, tmp_path):
+def test_a_large_study_in_the_library_is_not_held_to_the_file_size_limit(monkeypatch, tmp_path, qrapp_example1):
     from qra_widgets.store import StudyLibrary
 
     library = StudyLibrary(tmp_path / "lib.sqlite3")
-    study = examples.load("qrapp_example1")
+    study = qrapp_example1
     library.save(study)
     monkeypatch.setattr(reading, "MAX_FILE_BYTES", 100)  # the stored body is far larger
     assert library.open("qrapp-example1") == study
@@ -313,8 +313,8 @@ def test_the_suite_refuses_to_read_the_shared_data_folder():
         (REPOSITORY.parent / "shared" / "papers" / "000_3bb071b74378a137.txt").read_text(encoding="utf-8")
 
 
-def test_an_integer_label_that_could_not_be_read_back_is_refused(tmp_path):
-    study = examples.load("qrapp_example1")
+def test_an_integer_label_that_could_not_be_read_back_is_refused(tmp_path, qrapp_example1):
+    study = qrapp_example1
     study.labels[("Fluency", "SVM", "i1", "August2022")] = 10**20
     with pytest.raises(QRAInputError, match=r"^label for item 'i1' of 'SVM' in experiment 'August2022' on 'Fluency': the integer "
                                             r"label 100000000000000000000 has more than 20 digits; use text or a float$"):

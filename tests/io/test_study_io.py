@@ -107,10 +107,9 @@ def test_subset_keeps_only_the_chosen_experiments():
 # --------------------------------------------------------------------------- JSON
 
 
-def test_json_round_trip_loses_nothing(tmp_path):
-    from qra_widgets import examples
+def test_json_round_trip_loses_nothing(tmp_path, qra2022_nts):
 
-    study = examples.load("qra2022_nts")
+    study = qra2022_nts
     study.labels[("BLEU", "NTS_def", "item 1", "Nisioi2017")] = "good"
     study.labels[("BLEU", "NTS_def", "item 1", "QRA2022-o1-b3")] = 3
     study.findings[("SARI", "Nisioi2017", "NTS_def", "NTS-w2v_def")] = -1
