@@ -17,6 +17,13 @@ from qra_widgets.widgets import Dashboard
 QRA3 = field_path("qra3")  # the published Yao 2022 QRA3 run (ReproNLP 2026), never committed
 
 
+def qra3_upload() -> tuple[dict, ...]:
+    """The published QRA3 metrics and config files as a FileUpload widget's value holds them."""
+    return tuple({"name": name, "content": (QRA3 / name).read_bytes(), "type": "", "size": 1,
+                  "last_modified": datetime.now(timezone.utc)}
+                 for name in ("metrics-4-studies.csv", "config-4-studies.json"))
+
+
 @pytest.mark.parametrize(
     ("name", "kind", "qcet"),
     [
@@ -63,16 +70,7 @@ def test_qra3_studies_without_types_are_listed_with_suggestions_and_classified_a
 def test_the_library_tab_asks_after_a_qra3_import_and_saves_the_answers(tmp_path):
     app = Dashboard(library_path=tmp_path / "lib.sqlite3")
     view = app.library
-    view.qra3_upload.value = tuple(
-        {
-            "name": name,
-            "content": (QRA3 / name).read_bytes(),
-            "type": "",
-            "size": 1,
-            "last_modified": datetime.now(timezone.utc),
-        }
-        for name in ("metrics-4-studies.csv", "config-4-studies.json")
-    )
+    view.qra3_upload.value = qra3_upload()
     view.import_qra3.click()
     prompt = view.criteria_prompt
     assert prompt.widget.layout.display == "flex"
@@ -89,19 +87,10 @@ def test_the_library_tab_asks_after_a_qra3_import_and_saves_the_answers(tmp_path
 
 
 @needs_field_data
-def test_the_bulk_import_report_asks_too(tmp_path):
+def test_the_bulk_import_report_asks_for_the_types_of_the_qra3_criteria_too(tmp_path):
     app = Dashboard(library_path=tmp_path / "lib.sqlite3")
     view = app.library
-    view.bulk_upload.value = tuple(
-        {
-            "name": name,
-            "content": (QRA3 / name).read_bytes(),
-            "type": "",
-            "size": 1,
-            "last_modified": datetime.now(timezone.utc),
-        }
-        for name in ("metrics-4-studies.csv", "config-4-studies.json")
-    )
+    view.bulk_upload.value = qra3_upload()
     view.import_many.click()
     assert view.criteria_prompt.widget.layout.display == "flex"
     assert {study for study, *_ in view.criteria_prompt.fields} >= {"Yao2022"}

@@ -30,6 +30,13 @@ from qra_widgets.study import Experiment, QualityCriterion
 HEADER = b"experiment,quality_criterion,system,score\n"
 
 
+def refusal(call, *args, **options) -> str:
+    """The message of the QRAInputError that ``call(*args, **options)`` raises; the test fails if it raises none."""
+    with pytest.raises(QRAInputError) as caught:
+        call(*args, **options)
+    return str(caught.value)
+
+
 def workbook(*sheets) -> bytes:
     """An .xlsx with the given sheets, each a list of rows."""
     from openpyxl import Workbook
@@ -163,10 +170,8 @@ def test_labels_from_columns_of_different_lengths_is_an_input_error():
     (b"experiment,quality_criterion,system,score,Score\nA,Q,s,1,2\n",
      "x.csv: column 'score' appears twice in the header (columns 4 and 5); keep one"),
 ])
-def test_table_shape_messages(data, message):
-    with pytest.raises(QRAInputError) as caught:
-        read_table(data, "x.csv", SCORE_COLUMNS)
-    assert str(caught.value) == message
+def test_a_table_of_the_wrong_shape_is_refused_saying_which_row_or_column(data, message):
+    assert refusal(read_table, data, "x.csv", SCORE_COLUMNS) == message
 
 
 @pytest.mark.parametrize("cell, message", [
@@ -178,9 +183,7 @@ def test_table_shape_messages(data, message):
 def test_score_cells_are_plain_decimal_numbers(tmp_path, cell, message):
     path = tmp_path / "x.csv"
     path.write_bytes(HEADER + f"A,Q,s,{cell}\n".encode())
-    with pytest.raises(QRAInputError) as caught:
-        load_study(path)
-    assert str(caught.value) == message
+    assert refusal(load_study, path) == message
 
 
 def test_a_label_too_large_for_a_float_is_refused(qrapp_example1):
@@ -194,9 +197,7 @@ def test_a_label_too_large_for_a_float_is_refused(qrapp_example1):
 def test_a_second_excel_sheet_with_data_is_refused(tmp_path):
     path = tmp_path / "two.xlsx"
     path.write_bytes(workbook(SCORES, [["notes"], ["more scores here"]]))
-    with pytest.raises(QRAInputError) as caught:
-        load_study(path)
-    assert str(caught.value) == ("two.xlsx: has data on more than one sheet ('Sheet1', then 'Sheet2'); qra-widgets reads one "
+    assert refusal(load_study, path) == ("two.xlsx: has data on more than one sheet ('Sheet1', then 'Sheet2'); qra-widgets reads one "
                                  "table: keep it on one sheet and remove or empty the others")
     path.write_bytes(workbook(SCORES, []))  # an empty second sheet is harmless
     assert load_study(path).scores == {("Q", "s1", "A"): 3.0, ("Q", "s1", "B"): 3.5}
@@ -212,15 +213,13 @@ def test_an_excel_value_beyond_the_named_columns_is_refused():
     (lambda p: p.mkdir(), "is a folder, not a file"),
     (lambda p: None, "no such file"),
 ])
-def test_missing_files_and_folders(tmp_path, make, message):
+def test_a_missing_file_or_a_folder_is_refused_naming_the_path(tmp_path, make, message):
     path = tmp_path / "study.json"
     make(path)
-    with pytest.raises(QRAInputError) as caught:
-        load_study(path)
-    assert str(caught.value) == f"{path}: {message}"
+    assert refusal(load_study, path) == f"{path}: {message}"
 
 
-def test_an_unreadable_file(tmp_path, monkeypatch):
+def test_an_unreadable_file_is_refused_saying_why(tmp_path, monkeypatch):
     path = tmp_path / "study.json"
     path.write_text("{}")
 
@@ -228,9 +227,7 @@ def test_an_unreadable_file(tmp_path, monkeypatch):
         raise PermissionError(13, "Permission denied", str(self))
 
     monkeypatch.setattr(type(path), "read_bytes", denied)
-    with pytest.raises(QRAInputError) as caught:
-        load_study(path)
-    assert str(caught.value) == f"{path}: cannot be read (Permission denied)"
+    assert refusal(load_study, path) == f"{path}: cannot be read (Permission denied)"
 
 
 def test_a_full_disk_leaves_the_old_file_and_says_so(tmp_path, monkeypatch, qrapp_example1):
@@ -245,9 +242,8 @@ def test_a_full_disk_leaves_the_old_file_and_says_so(tmp_path, monkeypatch, qrap
         raise OSError(errno.ENOSPC, "No space left on device")
 
     monkeypatch.setattr(study_io.os, "fsync", full)
-    with pytest.raises(QRAInputError) as caught:
-        save_study(qrapp_example1, path)
-    assert str(caught.value) == f"{path}: cannot be written (No space left on device); the old file, if any, is unchanged"
+    assert refusal(save_study, qrapp_example1, path) == (f"{path}: cannot be written (No space left on device); "
+                                                         "the old file, if any, is unchanged")
     assert path.read_text() == "old" and [p.name for p in tmp_path.iterdir()] == ["study.json"]
 
 
