@@ -15,7 +15,7 @@ def example1(example_studies):
     return study, qw.assess(study)
 
 
-def test_cv_by_system_bars_and_mean(example1):
+def test_cv_by_system_draws_a_bar_per_system_and_the_mean_line_above_them(example1):
     _, result = example1
     figure = charts.cv_by_system(result)
     bars = [t for t in figure.data if t.type == "bar"]
@@ -47,12 +47,12 @@ def test_long_category_names_are_wrapped_or_put_on_horizontal_boxes(qra2022_essa
     assert {box.orientation for box in short.data} == {None}
 
 
-def test_cv_by_system_groups_per_qc(qra2022_pass):
+def test_cv_by_system_draws_one_bar_group_per_quality_criterion(qra2022_pass):
     figure = charts.cv_by_system(qw.assess(qra2022_pass))
     assert [t.name for t in figure.data if t.type == "bar"] == ["Clarity", "Fluency", "Stance identifiability"]
 
 
-def test_p_and_w(example1, qrapp_table4_illustrative):
+def test_p_and_w_chart_shows_w_for_three_experiments_and_tau_for_two(example1, qrapp_table4_illustrative):
     _, result = example1
     figure = charts.p_and_w_by_qc(result)
     assert {t.name: list(t.y) for t in figure.data} == {"P": [1.0], "W": [1.0]}
@@ -60,7 +60,7 @@ def test_p_and_w(example1, qrapp_table4_illustrative):
     assert {t.name: [round(v, 3) for v in t.y] for t in two.data} == {"P": [0.0, 0.667], "τ": [-1.0, 0.816]}
 
 
-def test_scores_by_experiment(example1):
+def test_scores_by_experiment_draws_a_trace_per_system_on_the_scale_range(example1):
     study, _ = example1
     figure = charts.scores_by_experiment(study, "Fluency")
     assert [t.name for t in figure.data] == ["SVM", "GeDi", "DExperts"]
@@ -68,7 +68,7 @@ def test_scores_by_experiment(example1):
     assert list(figure.layout.yaxis.range) == [1.0, 4.0]
 
 
-def test_property_heatmap_and_subsets(qra2022_essay_scoring):
+def test_property_heatmap_and_subset_chart_show_the_studys_values(qra2022_essay_scoring):
     study = qra2022_essay_scoring
     heat = charts.property_heatmap(study)
     assert heat.data[0].z.shape == (8, 8) and heat.data[0].z[0][0] == 1.0

@@ -16,7 +16,7 @@ def run(capsys, *args):
     return status, captured.out, captured.err
 
 
-def test_report_markdown(capsys):
+def test_report_prints_the_markdown_template_by_default(capsys):
     status, out, _ = run(capsys, "report", str(example_path("qrapp_example1")))
     assert status == 0
     assert "|   SVM | CV\\* | 19.96 |  |  |" in out and "| Type IV | P | n/a | 1 | 1 |" in out
@@ -29,12 +29,12 @@ def test_report_markdown(capsys):
     ("json", lambda out: {row["measure"] for row in json.loads(out)} == {"CV*", "r", "rho", "W", "P"}),
     ("narrative", lambda out: out.count("measurement reproducibility") == 3),
 ])
-def test_report_formats(capsys, fmt, check):
+def test_report_prints_each_format_it_offers(capsys, fmt, check):
     status, out, _ = run(capsys, "report", "--example", "qrapp_example1", "--format", fmt)
     assert status == 0 and check(out)
 
 
-def test_examples_listing(capsys):
+def test_examples_lists_each_example_with_its_title(capsys):
     status, out, _ = run(capsys, "examples")
     assert status == 0 and "qrapp_example1\tQRA++ Example 1" in out
 

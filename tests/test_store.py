@@ -24,7 +24,7 @@ def test_default_path_uses_the_environment(monkeypatch, tmp_path):
     assert default_path().name == "library.sqlite3" and "qra-widgets" in str(default_path())
 
 
-def test_wal_mode_and_revisions(library, qrapp_example1):
+def test_each_save_is_a_revision_in_a_wal_mode_database(library, qrapp_example1):
     study = qrapp_example1
     assert library.save(study) == 1
     study.set_score("Fluency", "SVM", "Li2024", 3.5)
@@ -73,7 +73,7 @@ def test_saving_the_content_of_the_latest_revision_again_adds_no_revision(librar
         library.save(study, expected_revision=1)
 
 
-def test_soft_delete_and_restore(library, example_study, belz2021_torc):
+def test_a_deleted_study_is_hidden_refuses_saves_and_comes_back_on_restore(library, example_study, belz2021_torc):
     library.save(example_study("qrapp_example1"))
     library.save(belz2021_torc)
     library.delete("qrapp-example1")
@@ -85,7 +85,7 @@ def test_soft_delete_and_restore(library, example_study, belz2021_torc):
     assert library.open("qrapp-example1").systems == ["SVM", "GeDi", "DExperts"]
 
 
-def test_unknown_study_and_revision(library, qrapp_example1, belz2021_torc):
+def test_an_unknown_study_or_revision_is_refused_naming_it(library, qrapp_example1, belz2021_torc):
     with pytest.raises(QRAInputError, match="no study 'nope'"):
         library.open("nope")
     library.save(qrapp_example1)
@@ -95,7 +95,7 @@ def test_unknown_study_and_revision(library, qrapp_example1, belz2021_torc):
         library.save(belz2021_torc, expected_revision=3)
 
 
-def test_export_import_and_files(library, tmp_path, qra2022_nts):
+def test_a_study_exported_and_imported_or_saved_to_a_file_comes_back_equal(library, tmp_path, qra2022_nts):
     study = qra2022_nts
     library.save(study)
     copy = StudyLibrary(tmp_path / "other.sqlite3")

@@ -78,7 +78,7 @@ def test_invalid_commands_change_nothing_and_name_the_label_users_see(state):
     assert state.study.scores == before and state.events == [] and not state.dirty
 
 
-def test_every_edit_reassesses(state):
+def test_every_edit_reassesses_the_study(state):
     example(state)
     assert round(state.assessment.value("CV*", "system", "Fluency", "SVM"), 2) == 19.96  # QRA++ Table 3
     state.set_score("Fluency", "SVM", "Li2024", 3.5)
@@ -186,7 +186,7 @@ def test_saved_state_and_dirty_flag(state):
     assert state.study.scores[("Fluency", "SVM", "Li2024")] == 3.5 and state.revision == 2
 
 
-def test_conventions_reassess(state):
+def test_changing_the_conventions_reassesses_and_refuses_an_unknown_preset(state):
     """QRA3 leaves out the (1 + 1/(4n)) small-sample factor of CV* (Belz & Thomson 2026)."""
     example(state)
     qrapp = state.assessment.value("CV*", "system", "Fluency", "SVM")
@@ -199,7 +199,7 @@ def test_conventions_reassess(state):
     assert state.assessment_with("qrapp").value("CV*", "system", "Fluency", "SVM") == pytest.approx(qrapp)
 
 
-def test_structure_commands(state):
+def test_structure_commands_add_rename_and_remove_parts_and_keep_the_scores_consistent(state):
     state.add_criterion(QualityCriterion("Quality", 1, 5))
     state.add_system("A")
     state.add_system("B")

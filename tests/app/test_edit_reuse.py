@@ -122,7 +122,8 @@ def test_an_edit_of_a_200_system_study_recomputes_one_cv_and_the_pairs_of_its_ex
     assert calls == {"cv_star": 0, "rank_counts": 0}  # nothing changed: nothing recomputed
 
 
-@pytest.mark.parametrize("study", ["qra2022_nts", "qrapp_example1", big_study()], ids=["nts", "qrapp_example1", "40 systems"])
+@pytest.mark.parametrize("study", ["qra2022_nts", "qrapp_example1", big_study()],
+                         ids=["nts", "qrapp_example1", "40 systems"])
 def test_the_charts_json_is_the_figures_json(study, example_study):
     study = example_study(study) if isinstance(study, str) else study
     result = qw.assess(study)

@@ -152,7 +152,8 @@ def test_import_many_reports_added_refused_and_existing(app, qrapp_example1, exa
     app.state.library.save(example_study("qra2022_pass"))
     long_csv = (b"study,experiment,quality_criterion,system,score,scale_min\n"
                 b"s1,A,Q,x,3,1\ns1,B,Q,x,3.5,1\ns2,A,Q,x,2,1\ns2,B,Q,x,2.5,1\n")
-    archive = zipped({"studies/example1.json": example1, "studies/pass.json": study_to_json(example_study("qra2022_pass")).encode(),
+    archive = zipped({"studies/example1.json": example1,
+                      "studies/pass.json": study_to_json(example_study("qra2022_pass")).encode(),
                       "studies/broken.json": b"{\"schema\": "})
     upload(app.library.bulk_upload, [("batch.zip", archive), ("long.csv", long_csv), *PAIR, ("notes.pdf", b"%PDF")])
     app.library.import_many.click()
@@ -173,7 +174,7 @@ def test_import_many_with_nothing_chosen_says_so(app):
     assert status(app) == "⚠ upload: choose a file first"
 
 
-def test_summary_line_counts():
+def test_the_import_summary_line_counts_and_names_what_was_added_and_refused():
     from qra_widgets.bulk import ImportReport
 
     report = ImportReport(added=[("a.json", "a")], refused=[("b.csv", "b.csv: row 3, column 'score' is empty")])

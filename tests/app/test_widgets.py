@@ -110,7 +110,7 @@ def test_empty_cell_removes_the_score(app):
     assert f"CV* GeDi {app.state.assessment.cv[('Fluency', 'GeDi')].cv_star:.2f} 2" in " ".join(re.sub("<[^>]+>", " ", app.assessment.table.value).split())
 
 
-def test_paste_from_a_spreadsheet(app):
+def test_pasting_a_spreadsheet_block_sets_the_scores_it_names(app):
     load_example(app)
     app.scores.paste_target.value = "Fluency"
     app.scores.paste_text.value = "\tAugust et al. (2022)\tvM\tLi\nSVM\t3.7\t3.1\t3.0\nGeDi\t3.2\t2.6\t2.4\n"
@@ -242,7 +242,7 @@ def test_library_save_conflict_history_delete_restore(app, tmp_path):
     assert "Restored" in app.status.value
 
 
-def test_compare_and_overview(app):
+def test_the_compare_tab_draws_subsets_and_forgets_them_when_another_study_opens(app):
     load_example(app, "qra2022_essay_scoring")
     app.compare.attribute.value = ("object: Seed", "procedure: Test set")
     app.compare.run.click()
@@ -258,7 +258,7 @@ def test_compare_and_overview(app):
     assert "Overview of 2 studies" in app.status.value
 
 
-def test_chart_html_download(app):
+def test_a_chart_downloads_as_one_html_page_named_after_the_study_and_day(app):
     load_example(app)
     name, page = app.charts.save_buttons["CV*"].click()
     assert name == f"qrapp-example1-cv-chart-{date.today().isoformat()}.html"

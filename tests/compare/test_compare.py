@@ -61,7 +61,7 @@ def test_subset_comparison_needs_one_way_of_grouping():
         compare_subsets(study_with_properties())
 
 
-def test_two_phase_torc_repeatability(belz2021_torc):
+def test_two_phase_repeatability_of_the_torc_matches_belz_2021(belz2021_torc):
     """Belz 2021 section 5.1: CBD-scale repeatability R0 = 0; all seven weighings R = 2.61."""
     study = belz2021_torc
     result = two_phase(study, study.metadata["subsets"]["CBD scales"])
@@ -78,7 +78,7 @@ def test_two_phase_warns_when_repeatability_runs_differ(belz2021_torc):
     assert "not identical" in result.warnings[0]
 
 
-def test_property_effects_across_studies():
+def test_property_effects_count_studies_where_a_property_is_the_same_or_differs():
     same = study_with_properties()
     differs = study_with_properties()
     differs.id = "q"

@@ -51,7 +51,7 @@ def test_docstring_table_is_true():
         assert (qrapp, qra3) == (shown(getattr(QRAPP, name)), shown(getattr(QRA3, name))), name
 
 
-def test_presets_and_resolve():
+def test_presets_resolve_by_name_and_give_each_measure_its_options():
     assert resolve(None) is QRAPP and resolve("qra3") is QRA3 and resolve(QRA3) is QRA3
     assert QRA3.changed_fields() == {} and QRA3.describe() == "qra3"
     assert QRA3.to_kwargs("cv_star") == {"small_sample_factor": False}
@@ -70,7 +70,7 @@ def test_presets_and_resolve():
     ({"colour": 1}, "unknown field 'colour'; known fields: name"),
     (3, "expected a preset name or Conventions"),
 ])
-def test_bad_conventions(value, message):
+def test_bad_conventions_are_refused_saying_why(value, message):
     with pytest.raises(qw.QRAInputError) as error:
         resolve(value)
     assert message in str(error.value)

@@ -111,7 +111,7 @@ def test_agreement_frame_columns_and_counts(study):
     assert counts.loc["augmented"].tolist() == [120, 6]
 
 
-def test_item_label_rules():
+def test_an_items_label_is_the_median_mode_or_mean_by_the_criterions_level():
     ratings = Ratings.from_columns(["Q"] * 6, ["A"] * 6, ["i1", "i1", "i2", "i2", "i2", "i2"], ["E"] * 6,
                                    ["r1", "r2", "r1", "r2", "r3", "r4"], [2, 3, 1, 1, 4, 4])
     labels = lambda level: dict(zip(ratings.item_labels("Q", level)[1], ratings.item_labels("Q", level)[3]))

@@ -77,7 +77,7 @@ def test_95_percent_intervals_cover_the_truth_in_93_to_97_percent_of_400_runs():
     assert ((coverage >= 0.93) & (coverage <= 0.97)).all(), coverage
 
 
-def test_bca_and_rater_resampling(vm):
+def test_bca_differs_from_percentile_and_resampling_raters_widens_the_interval(vm):
     percentile = bootstrap(vm, B=600, seed=3)
     bca = qw.assess(vm, bootstrap=600, seed=3, ci_method="bca").to_frame().set_index(["measure", "level", "system"])
     key = ("CV*", "system", "Fluency", "SVM")
@@ -137,7 +137,7 @@ def test_plan_reproduction_widths_shrink_with_items_and_raters(vm):
                                   "expected_half_width", "ci_width_sd", "ci_width_p10", "ci_width_p90", "runs"]
 
 
-def test_bad_bootstrap_options(vm, qrapp_example1):
+def test_bad_bootstrap_options_are_refused_saying_which(vm, qrapp_example1):
     for kwargs, message in (({"bootstrap": 5}, "B must be an integer of at least 10"),
                             ({"bootstrap": 100, "ci_method": "basic"}, "ci_method"),
                             ({"bootstrap": 100, "resample": "raters"}, "resample")):

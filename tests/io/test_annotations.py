@@ -109,7 +109,7 @@ def test_an_experiment_whose_ratings_are_all_missing_is_refused(toy):
         load_annotations(toy / "spec.json")
 
 
-def test_spec_shape_errors(toy):
+def test_a_spec_of_the_wrong_shape_is_refused_naming_the_field(toy):
     data = spec(toy)
     del data["experiments"][1]["columns"]["item"]
     with pytest.raises(qw.QRAInputError, match=r"experiments\[1\].columns: missing field 'item'"):

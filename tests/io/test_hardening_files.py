@@ -197,8 +197,8 @@ def test_a_label_too_large_for_a_float_is_refused(qrapp_example1):
 def test_a_second_excel_sheet_with_data_is_refused(tmp_path):
     path = tmp_path / "two.xlsx"
     path.write_bytes(workbook(SCORES, [["notes"], ["more scores here"]]))
-    assert refusal(load_study, path) == ("two.xlsx: has data on more than one sheet ('Sheet1', then 'Sheet2'); qra-widgets reads one "
-                                 "table: keep it on one sheet and remove or empty the others")
+    assert refusal(load_study, path) == ("two.xlsx: has data on more than one sheet ('Sheet1', then 'Sheet2'); "
+                                         "qra-widgets reads one table: keep it on one sheet and remove or empty the others")
     path.write_bytes(workbook(SCORES, []))  # an empty second sheet is harmless
     assert load_study(path).scores == {("Q", "s1", "A"): 3.0, ("Q", "s1", "B"): 3.5}
 
@@ -266,7 +266,7 @@ def test_assessment_csv_neutralises_formula_cells_and_keeps_numbers():
     assert pd.api.types.is_float_dtype(frame["value"])  # numbers stay numbers
 
 
-def test_safe_cell_rules():
+def test_csv_cells_starting_a_formula_are_quoted_and_numbers_are_kept():
     assert [safe_cell(v) for v in ("=1", "+1a", "-x", "@x", "\tx", "\rx", "-0.5", "+3", "1e5", "ok", "")] == [
         "'=1", "'+1a", "'-x", "'@x", "'\tx", "'\rx", "-0.5", "+3", "1e5", "ok", ""]
     assert safe_cell(-0.5) == -0.5 and safe_cell(None) is None

@@ -104,7 +104,7 @@ def test_heds3_answers_fill_a_study_experiment():
     assert properties["H3.2.1"] == 3
 
 
-def test_match_criteria_rules():
+def test_heds_criteria_match_by_name_participant_name_or_qcet_id():
     heds = HEDSImport(criteria=["Fluency", "grammaticality ", "Clarity"], qcet_ids={"Clarity": "QOG-w-2"},
                       participant_names={"grammaticality ": "Grammar"})
     assert match_criteria(heds, ["Grammar", "Fluency", qw.QualityCriterion("Readable", qcet_id="QOG-w-2")]) == {
@@ -156,7 +156,7 @@ def test_malformed_heds_names_the_field(data, message):
     ('{"heds-x": {"data": {"": "é"}}}'.encode("latin-1"), "sheet.json: is not UTF-8 text (byte 0xe9"),
     (b"", "sheet.json: not valid JSON"),
 ])
-def test_unreadable_heds_bytes(raw, message):
+def test_unreadable_heds_bytes_are_refused_saying_why(raw, message):
     with pytest.raises(qw.QRAInputError) as error:
         heds_from_bytes(raw, "sheet.json")
     assert message in str(error.value)

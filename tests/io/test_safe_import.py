@@ -111,7 +111,8 @@ def test_the_cli_imports_the_good_files_of_a_damaged_zip_and_exits_2_listing_the
 
 def test_duplicate_member_names_nested_zips_and_pdfs_are_listed_not_dropped(tmp_path, qra2022_nts):
     archive = zipped([("a/example1.json", EXAMPLE1), ("a/example1.json", b"{}"), ("inner.zip", zipped([("x.json", EXAMPLE1)])),
-                      ("paper.pdf", b"%PDF-1.4"), ("__MACOSX/._paper.pdf", b"\0"), ("s/nts.json", study_to_json(qra2022_nts).encode())])
+                      ("paper.pdf", b"%PDF-1.4"), ("__MACOSX/._paper.pdf", b"\0"),
+                      ("s/nts.json", study_to_json(qra2022_nts).encode())])
     report = import_bytes(tmp_path / "lib.sqlite3", {"batch.zip": archive})
     assert report.added == [("batch.zip/s/nts.json", "qra2022-nts")]
     assert report.refused == [("batch.zip/a/example1.json", "2 members of the zip have this name; which one is meant? none is read"),
@@ -233,7 +234,8 @@ def test_four_processes_importing_the_same_forty_studies_store_each_once(tmp_pat
     assert again.added == [] and len(again.existed) == 40
 
 
-def test_a_library_busy_with_another_writer_makes_the_import_exit_2_listing_each_file(tmp_path, monkeypatch, capsys, qrapp_example1, qra2022_nts):
+def test_a_library_busy_with_another_writer_makes_the_import_exit_2_listing_each_file(tmp_path, monkeypatch, capsys,
+                                                                                      qrapp_example1, qra2022_nts):
     import sqlite3
 
     from qra_widgets import store

@@ -159,7 +159,7 @@ def test_bad_qra3_input_names_the_place(tmp_path, metrics, config, message):
     assert message in str(error.value)
 
 
-def test_not_utf8_config(tmp_path):
+def test_a_config_that_is_not_utf8_is_refused(tmp_path):
     (tmp_path / "config.json").write_bytes(b'{"Yao2022": {"citation": "\xff"}}')
     with pytest.raises(qw.QRAInputError, match="config.json: is not UTF-8"):
         qw.read_qra3(METRICS, tmp_path / "config.json")
@@ -235,7 +235,7 @@ def test_alpha_mode_option_is_recorded(tmp_path, capsys):
 # ----------------------------------------------------------------------------- export
 
 
-def test_export_round_trip(yao, tmp_path):
+def test_exporting_the_published_run_gives_its_input_files_byte_for_byte(yao, tmp_path):
     text, config = qra3.export([yao])
     assert text == METRICS.read_text()  # the published input, byte for byte
     assert config == json.loads(CONFIG.read_text())
