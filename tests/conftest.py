@@ -4,9 +4,11 @@ Markers (registered in pyproject.toml, ``--strict-markers``) travel with the tes
 ``pytestmark`` or a decorator, so a moved or renamed file keeps them:
 
 * ``browser`` -- drives the Voila app in headless Chromium (``tests/e2e``, the app benchmark);
-* ``slow`` -- takes more than a few seconds (multi-process store tests, benchmarks).
+* ``slow`` -- takes more than a few seconds (multi-process store tests, benchmarks, simulations,
+  fuzzing with many examples, and every notebook cell: set below by the kind of test).
 
-``scripts/test`` runs everything; ``pytest -m "not browser and not slow"`` is the quick loop.
+``scripts/test`` runs everything, on every core (pytest-xdist); ``scripts/test -m "not browser and
+not slow"`` is the quick loop.
 Every file a test reads is inside the repository (``DATA``: the project's own small files,
 specs and expected values) or in the published field data named by ``$QRA_WIDGETS_FIELD_DATA``
 (never committed; ``tests/fielddata.py``).  No test reads or writes outside the repository, the
@@ -78,6 +80,24 @@ def _refuse_shared_data(event: str, args: tuple) -> None:
                                   f"(published data is read through ${FIELD_DATA_VARIABLE}, the field_data fixture)")
         if _writes(args) and not os.path.join(os.path.realpath(path), "").startswith(_WRITABLE):
             raise PermissionError(f"tests must not write outside the repository and the temporary folders: {path}")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Two rules by the kind of test, never by a list of paths (a renamed file keeps them):
+
+    * every notebook cell is ``slow``: a notebook runs a whole paper's analysis (bootstraps on
+      the published data), and ``scripts/docs`` executes the same notebooks again;
+    * under ``pytest-xdist`` (``scripts/test`` runs ``-n auto --dist loadgroup``) the tests of one
+      file stay on one worker, so a notebook's cells run in order in one kernel and a module's
+      fixtures are built once; the ``browser`` tests all share one worker, one Voila and
+      Chromium at a time.
+    """
+    for item in items:
+        if item.path.suffix == ".ipynb":
+            item.add_marker(pytest.mark.slow)
+        group = "browser" if item.get_closest_marker("browser") else os.path.relpath(item.path, config.rootpath)
+        item.add_marker(pytest.mark.xdist_group(group))
 
 
 def field_data_folder() -> Path | None:

@@ -70,7 +70,8 @@ def test_headline_numbers_come_from_stored_results_without_assessing(library, mo
     assert round(svm["CV*"].item(), 2) == 19.96
 
 
-def test_results_are_written_with_the_revision_and_recomputed_when_the_version_changes(tmp_path, monkeypatch, example_study):
+def test_results_are_written_with_the_revision_and_recomputed_when_the_version_changes(tmp_path, monkeypatch,
+                                                                                       example_study):
     lib = StudyLibrary(tmp_path / "lib.sqlite3")
     revision = lib.save(example_study("qrapp_example1"))
     import sqlite3
@@ -274,6 +275,7 @@ def test_with_no_property_mattering_at_most_one_library_in_ten_flags_any_propert
     assert flagged / libraries <= 0.10
 
 
+@pytest.mark.slow  # a simulation: 100 null libraries, each with a 199-permutation test
 def test_the_permutation_p_value_is_uniform_enough_for_one_property():
     """One property tested in 100 small null libraries: the unadjusted p is below 0.05 in about 5%
     of them (at most 12 of 100, a binomial(100, 0.05) tail below 0.001)."""
@@ -382,6 +384,7 @@ def test_overview_tab_loads_when_built_filters_sorts_by_header_pages_and_opens_a
     assert next(o["data"].keys() for o in view.by_type.outputs) >= {"application/vnd.plotly.v1+json"}
 
 
+@pytest.mark.slow  # runs benchmarks/overview.py in its own interpreter, as tests/test_benchmarks_run.py does the others
 def test_the_overview_benchmark_runs_quick():
     """CI proves benchmarks/overview.py still runs (small sizes); timings are not asserted here."""
     import subprocess
@@ -432,7 +435,8 @@ def test_a_failure_computing_results_never_loses_the_save(tmp_path, monkeypatch,
     assert round(view.studies.set_index("study").loc["qrapp-example1", "mean CV*"], 2) == 26.87  # QRA++ Table 3
 
 
-def test_opening_from_the_overview_asks_first_when_the_study_being_edited_is_unsaved(tmp_path, qrapp_example1, qra2022_pass):
+def test_opening_from_the_overview_asks_first_when_the_study_being_edited_is_unsaved(tmp_path, qrapp_example1,
+                                                                                     qra2022_pass):
     """Opening a study never discards unsaved work without asking."""
     from qra_widgets.widgets import Dashboard
 

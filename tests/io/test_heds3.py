@@ -177,6 +177,7 @@ json_values = st.recursive(
     max_leaves=12)
 
 
+@pytest.mark.slow  # 150 fuzzed sheets
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(key=st.sampled_from(sorted(json.loads(TWO_CRITERIA.read_text()))), field=st.sampled_from(["data", "control", "text", "number", None]),
        scope=st.sampled_from(["", "Fluency", "Informativeness", "new"]), value=json_values)

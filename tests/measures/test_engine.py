@@ -312,6 +312,7 @@ def perfect_study(seed, experiments=3, items=60, true_spread=0.0):
                     scores={("Q", a, b): v for (a, b), v in ratings.system_means("Q").items()}, ratings=ratings)
 
 
+@pytest.mark.slow  # a simulation: 40 studies, 200 bootstrap replicates each
 def test_a_perfect_reproduction_is_not_declared_imperfect_by_its_interval():
     """Simulation (seeded, 40 studies): experiments that differ only by item sampling. The
     two-sided percentile interval of CV* excludes the true 0 every time (CV* > 0 in every
