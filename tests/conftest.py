@@ -150,40 +150,31 @@ def example_study(example_studies: dict) -> Callable:
     return lambda name: copy.deepcopy(example_studies[name])
 
 
-@pytest.fixture
-def qrapp_example1(example_study):
-    """QRA++ Example 1 (QRA++ Table 3): mean Fluency of SVM, GeDi and DExperts, original and two repeats."""
-    return example_study("qrapp_example1")
+# One fixture per shipped example, named after it: the test's own copy of that study.
+EXAMPLES = {
+    "qrapp_example1": "QRA++ Example 1 (QRA++ Table 3): mean Fluency of SVM, GeDi and DExperts, original and two repeats.",
+    "qrapp_table4_illustrative": "An illustrative study reproducing QRA++ Table 4 (not the original data): "
+                                 "two criteria, two experiments.",
+    "qra2022_pass": "QRA 2022 Tables 2-3: the PASS data-to-text human evaluation (Clarity, Fluency, Stance "
+                    "identifiability) and its reproduction.",
+    "qra2022_nts": "QRA 2022 Tables 4-5: BLEU and SARI of two neural text simplification variants, original and "
+                   "reproductions.",
+    "qra2022_essay_scoring": "QRA 2022 Tables 6-7: weighted F1 of eleven multilingual essay-scoring variants in eight "
+                             "experiments.",
+    "belz2021_torc": "Belz (2021) Table 1, Section 5.1: seven weighings of a British Museum torc (a physical measurement).",
+}
 
 
-@pytest.fixture
-def qrapp_table4_illustrative(example_study):
-    """An illustrative study reproducing QRA++ Table 4 (not the original data): two criteria, two experiments."""
-    return example_study("qrapp_table4_illustrative")
+def _example_fixture(name: str, description: str):
+    def fixture(example_study):
+        return example_study(name)
+
+    fixture.__doc__ = f"A fresh copy of the shipped example {name!r}: {description}"
+    return pytest.fixture(name=name)(fixture)
 
 
-@pytest.fixture
-def qra2022_pass(example_study):
-    """QRA 2022 Tables 2-3: the PASS data-to-text human evaluation (Clarity, Fluency) and its reproduction."""
-    return example_study("qra2022_pass")
-
-
-@pytest.fixture
-def qra2022_nts(example_study):
-    """QRA 2022 Tables 4-5: BLEU and SARI of two neural text simplification variants, original and reproductions."""
-    return example_study("qra2022_nts")
-
-
-@pytest.fixture
-def qra2022_essay_scoring(example_study):
-    """QRA 2022 Tables 6-7: weighted F1 of eleven multilingual essay-scoring variants in eight experiments."""
-    return example_study("qra2022_essay_scoring")
-
-
-@pytest.fixture
-def belz2021_torc(example_study):
-    """Belz (2021) Table 1, Section 5.1: seven weighings of a British Museum torc (a physical measurement)."""
-    return example_study("belz2021_torc")
+for _name, _description in EXAMPLES.items():
+    globals()[f"_{_name}_fixture"] = _example_fixture(_name, _description)
 
 
 sys.addaudithook(_refuse_shared_data)

@@ -66,13 +66,19 @@ def test_qra3_studies_without_types_are_listed_with_suggestions_and_classified_a
         classify_criteria(library, "Yao2022", {"Readability": ("crowd", None)})
 
 
+def imported(tmp_path, upload: str, button: str) -> Dashboard:
+    """A new dashboard whose Library tab was given the published QRA3 files in its ``upload``
+    widget and whose ``button`` was clicked."""
+    app = Dashboard(library_path=tmp_path / "lib.sqlite3")
+    getattr(app.library, upload).value = qra3_upload()
+    getattr(app.library, button).click()
+    return app
+
+
 @needs_field_data
 def test_the_library_tab_asks_after_a_qra3_import_and_saves_the_answers(tmp_path):
-    app = Dashboard(library_path=tmp_path / "lib.sqlite3")
-    view = app.library
-    view.qra3_upload.value = qra3_upload()
-    view.import_qra3.click()
-    prompt = view.criteria_prompt
+    app = imported(tmp_path, "qra3_upload", "import_qra3")
+    prompt = app.library.criteria_prompt
     assert prompt.widget.layout.display == "flex"
     fields = {(study, criterion): (kind, qcet) for study, criterion, kind, qcet in prompt.fields}
     kind, qcet = fields[("Yao2022", "Readability")]
@@ -88,9 +94,6 @@ def test_the_library_tab_asks_after_a_qra3_import_and_saves_the_answers(tmp_path
 
 @needs_field_data
 def test_the_bulk_import_report_asks_for_the_types_of_the_qra3_criteria_too(tmp_path):
-    app = Dashboard(library_path=tmp_path / "lib.sqlite3")
-    view = app.library
-    view.bulk_upload.value = qra3_upload()
-    view.import_many.click()
+    view = imported(tmp_path, "bulk_upload", "import_many").library
     assert view.criteria_prompt.widget.layout.display == "flex"
     assert {study for study, *_ in view.criteria_prompt.fields} >= {"Yao2022"}
