@@ -131,6 +131,15 @@ def vanmiltenburg2024(field_data: Path, tmp_path_factory: pytest.TempPathFactory
     return folder
 
 
+@pytest.fixture(scope="session")
+def vanmiltenburg2024_study(vanmiltenburg2024: Path):
+    """van Miltenburg et al. (2024)'s fluency ratings read with our spec (three rater groups as
+    three experiments), read once: shared by every test, so never edit it (copy it first)."""
+    from qra_widgets.io.annotations import load_annotations
+
+    return load_annotations(vanmiltenburg2024 / "spec.json")
+
+
 # The shipped example studies (``qra_widgets/examples``) are read once per session; every test gets
 # its own deep copy, so a test that edits its study (adds an experiment, saves a new revision)
 # never changes what the next test reads.

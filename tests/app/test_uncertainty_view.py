@@ -19,7 +19,6 @@ import numpy as np
 import pytest
 
 import qra_widgets as qw
-from qra_widgets.io.annotations import load_annotations
 from qra_widgets.planning import plan_reproduction
 from qra_widgets.widgets.common import Status
 from qra_widgets.widgets.state import AppState, IntervalsDropped
@@ -29,8 +28,8 @@ B, SEED = 2000, 11  # 4 chunks of 500 replicates: progress is reported 4 times
 
 
 @pytest.fixture(scope="module")
-def study(vanmiltenburg2024):
-    return load_annotations(vanmiltenburg2024 / "spec.json")
+def study(vanmiltenburg2024_study):
+    return vanmiltenburg2024_study  # shared by the session: the views copy it, nothing here edits it
 
 
 @pytest.fixture(scope="module")

@@ -24,8 +24,8 @@ IRRCAC = json.loads((Path(__file__).parents[1] / "data" / "reference" / "irrcac_
 
 
 @pytest.fixture(scope="module")
-def study(vanmiltenburg2024):
-    return qw.load_annotations(vanmiltenburg2024 / "spec.json")
+def study(vanmiltenburg2024_study):
+    return vanmiltenburg2024_study  # shared by the session: nothing here edits it
 
 
 @pytest.fixture(scope="module")
