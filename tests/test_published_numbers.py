@@ -33,7 +33,7 @@ def rounded(value, places):
         ("Stance identifiability", 93.88, 5.096, (-24.05, 34.24), 6.107),
     ],
 )
-def test_qra2022_table2_pass(qra2022_pass, qc, mean, sd, ci, cv):
+def test_qra2022_table2_pass_cv_star_mean_sd_and_ci_match_the_paper(qra2022_pass, qc, mean, sd, ci, cv):
     """QRA 2022 Table 2: PASS, shifted scores (1..7 -> 0..6 for Fluency)."""
     result = qw.assess(qra2022_pass)
     cell = result.cv[(qc, "PASS")]
@@ -70,7 +70,7 @@ NTS_PUBLISHED = {  # QRA 2022 Table 4: (QC, system) -> n, mean, sd, CI, CV*
 
 
 @pytest.mark.parametrize("key", NTS_PUBLISHED)
-def test_qra2022_table4_nts(key, qra2022_nts):
+def test_qra2022_table4_nts_n_mean_sd_ci_and_cv_star_match_the_paper(key, qra2022_nts):
     """QRA 2022 Table 4: NTS BLEU/SARI with 4-7 values per system."""
     n, mean, (sd, sd_places), ci, cv = NTS_PUBLISHED[key]
     cell = qw.assess(qra2022_nts).cv[key]
@@ -93,7 +93,7 @@ def test_qra2022_table4_nts(key, qra2022_nts):
         ("regenerated outputs, Nisioi's scripts", "BLEU", "NTS-w2v_def", 6.598),
     ],
 )
-def test_qra2022_section41_subsets(subset, qc, system, published, qra2022_nts):
+def test_qra2022_section41_subset_cv_stars_match_the_paper(subset, qc, system, published, qra2022_nts):
     """QRA 2022 section 4.1: CV* of the same-output and regenerated-output subsets."""
     study = qra2022_nts
     sub = study.subset(study.metadata["subsets"][subset])
@@ -117,7 +117,7 @@ ESSAY_PUBLISHED = {  # QRA 2022 Table 6: system -> CV*, mean, sd, CI
 
 
 @pytest.mark.parametrize("system", ESSAY_PUBLISHED)
-def test_qra2022_table6_essay_scoring(system, qra2022_essay_scoring):
+def test_qra2022_table6_essay_scoring_cv_star_mean_sd_and_ci_match_the_paper(system, qra2022_essay_scoring):
     """QRA 2022 Table 6: 11 essay-scoring variants x 8 measurements."""
     cv, mean, sd, ci = ESSAY_PUBLISHED[system]
     cell = qw.assess(qra2022_essay_scoring).cv[("wF1", system)]
@@ -128,7 +128,7 @@ def test_qra2022_table6_essay_scoring(system, qra2022_essay_scoring):
 # --------------------------------------------------------------------------- Belz 2021
 
 
-def test_belz2021_section51_torc(belz2021_torc):
+def test_belz2021_section51_torc_cv_star_mean_sd_and_spread_match_the_paper(belz2021_torc):
     """Belz 2021 section 5.1: torc, CV* 2.61, mean 88.89, s* 2.24, 71.43% within 1 s*."""
     result = qw.assess(belz2021_torc)
     cell = result.cv[("mass", "torc 1991,0501.129")]
@@ -153,7 +153,7 @@ def test_belz2021_section51_torc_ci_is_centred_on_rounded_sd():
     "subset, published, ci",
     [("all condition values known", 0.519, (-0.04, 0.90)), ("SWS scales", 0.11, None), ("CBD scales", 0.0, (0.0, 0.0))],
 )
-def test_belz2021_section51_torc_subsets(subset, published, ci, belz2021_torc):
+def test_belz2021_section51_torc_subset_cv_stars_match_the_paper(subset, published, ci, belz2021_torc):
     """Belz 2021 section 5.1: four-value subset 0.519 (CI [-0.04, 0.90]); repeatability 0.11 and 0."""
     study = belz2021_torc
     cell = qw.assess(study.subset(study.metadata["subsets"][subset])).cv[("mass", "torc 1991,0501.129")]
@@ -162,7 +162,7 @@ def test_belz2021_section51_torc_subsets(subset, published, ci, belz2021_torc):
         assert tuple(rounded(x, 2) for x in cell.ci95) == ci
 
 
-def test_belz2021_section52_wf1(qra2022_essay_scoring):
+def test_belz2021_section52_wf1_cv_star_mean_sd_and_ci_match_the_paper(qra2022_essay_scoring):
     """Belz 2021 section 5.2: multPOS- wF1: CV* 3.818, mean 0.7036, s* 0.0261, CI [0.01, 0.04]."""
     cell = qw.assess(qra2022_essay_scoring).cv[("wF1", "mult-POS−")]
     assert (rounded(cell.cv_star, 3), rounded(cell.mean, 4), rounded(cell.sd, 4), cell.n) == (3.818, 0.7036, 0.0261, 8)
@@ -186,7 +186,7 @@ def test_belz2021_section53_pass_unshifted_and_shifted():
 # --------------------------------------------------------------------------- QRA++ (Belz 2025)
 
 
-def test_qrapp_table3_example1(qrapp_example1):
+def test_qrapp_table3_example1_cv_stars_correlations_w_and_p_match_the_paper(qrapp_example1):
     """QRA++ Table 3: 19.96 / 29.9 / 30.76, mean 26.87, r 0.97, rho 1, W 1, P 1."""
     result = qw.assess(qrapp_example1)
     cvs = [rounded(result.value("CV*", "system", "Fluency", s), 2) for s in ("SVM", "GeDi", "DExperts")]
@@ -243,7 +243,7 @@ YC_TABLE2_LEFT, YC_TABLE2_RIGHT = [[20, 0], [60, 20]], [[60, 15], [20, 5]]
     "table, kappa, ac, bp, pa",
     [(YC_TABLE1_LEFT, 0.6, 0.60, 0.6, 0.8), (YC_TABLE1_RIGHT, 0.49, 0.67, 0.6, 0.8)],
 )
-def test_yannakoudakis_cummins_table1(table, kappa, ac, bp, pa):
+def test_yannakoudakis_cummins_table1_kappa_ac_bp_and_agreement_match_the_paper(table, kappa, ac, bp, pa):
     """Y&C 2015 Table 1 and section 3.2.3: kappa 0.6 / 0.49, AC 0.60 / 0.67, BP 0.6 both."""
     system, gold = from_table(table)
     assert rounded(cohen_kappa(system, gold), 2) == kappa
@@ -253,7 +253,7 @@ def test_yannakoudakis_cummins_table1(table, kappa, ac, bp, pa):
 
 
 @pytest.mark.parametrize("table, kappa, pa", [(YC_TABLE2_LEFT, 0.12, 0.4), (YC_TABLE2_RIGHT, 0.0, 0.65)])
-def test_yannakoudakis_cummins_table2(table, kappa, pa):
+def test_yannakoudakis_cummins_table2_kappa_and_agreement_match_the_paper(table, kappa, pa):
     """Y&C 2015 Table 2: kappa 0.12 (ats1) and 0 (ats2) despite percent agreement 0.4 / 0.65."""
     system, gold = from_table(table)
     assert rounded(cohen_kappa(system, gold), 2) == kappa

@@ -35,7 +35,7 @@ HEDS2 = [field_path("heds2", name) for name in ("heds2_example_napiernlp_reprohu
                                                  "heds2_example_vanmiltenburg_datacard-2023-12-06-16-57-46.json")]
 
 
-def test_heds3_sheet_from_the_official_form(two_criteria):
+def test_a_heds3_sheet_from_the_official_form_imports_its_answers(two_criteria):
     result = two_criteria
     p = result.properties
     assert result.version == 3
