@@ -47,7 +47,7 @@ def test_bad_file_is_one_line_on_stderr(capsys, tmp_path):
     assert err == "qra-widgets: bad.csv: row 2, column 'score': 'N/A' is not a number\n"
 
 
-def test_missing_file_and_missing_argument(capsys, tmp_path):
+def test_report_without_a_study_or_with_a_missing_one_says_what_to_give(capsys, tmp_path):
     assert run(capsys, "report", str(tmp_path / "nope.json"))[2].endswith("nope.json: no such file\n")
     assert "give either a study FILE or --example NAME" in run(capsys, "report")[2]
     assert "unknown example 'nope'" in run(capsys, "report", "--example", "nope")[2]

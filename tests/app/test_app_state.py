@@ -172,7 +172,7 @@ def test_ids_follow_the_name_until_chosen_and_a_taken_id_is_refused_with_a_sugge
     assert second.save().revision == 1
 
 
-def test_saved_state_and_dirty_flag(state):
+def test_an_edit_marks_the_study_unsaved_and_each_save_is_a_new_revision(state):
     example(state)
     assert state.revision is None and not state.dirty
     state.set_score("Fluency", "SVM", "Li2024", 3.5)

@@ -120,7 +120,7 @@ def test_pasting_a_spreadsheet_block_sets_the_scores_it_names(app):
     assert "Pasted 6 cells" in app.status.value
 
 
-def test_upload_long_csv_and_labels(app):
+def test_uploading_a_long_scores_csv_and_a_labels_csv_fills_the_study(app):
     csv = b"experiment,quality_criterion,system,score,scale_min\nA,Q,s1,3,1\nA,Q,s2,2,1\nB,Q,s1,3.5,1\nB,Q,s2,2.2,1\n"
     upload(app.scores.scores_upload, "scores.csv", csv)
     app.scores.scores_button.click()
@@ -157,7 +157,7 @@ def test_unexpected_errors_never_show_a_traceback(app, monkeypatch):
     assert "Something went wrong (ZeroDivisionError)" in app.status.value and "Traceback" not in app.status.value
 
 
-def test_study_form_criteria_and_systems(app):
+def test_the_study_form_adds_criteria_with_a_qcet_id_refuses_an_unknown_one_and_edits_systems(app):
     build_by_hand(app)
     view = app.study_view
     view.qc_name.value, view.qc_min.value, view.qc_max.value = "Clarity", "1", "7"
@@ -181,7 +181,7 @@ def test_study_form_criteria_and_systems(app):
 
 
 @needs_field_data
-def test_experiments_properties_conditions_and_heds(app):
+def test_the_experiments_tab_records_properties_conditions_and_heds_answers(app):
     build_by_hand(app)
     view = app.experiments
     view.exp_id.value, view.exp_label.value, view.exp_role.value = "repro-2", "second repeat", "repeat"

@@ -22,7 +22,7 @@ def study_with_properties():
     return Study(id="p", quality_criteria=[QualityCriterion("Q", 0, 5)], systems=list("ABC"), experiments=experiments, scores=scores)
 
 
-def test_property_differences_on_known_differences():
+def test_property_differences_list_what_differs_and_how_similar_experiments_are():
     result = property_differences(study_with_properties())
     assert result.differing == ["H3.2.1", "H4.2.2 [Q]", "procedure: Performed by"]
     assert result.table.loc["H4.2.2 [Q]", "r2"] == "(not given)"

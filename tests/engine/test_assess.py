@@ -32,7 +32,7 @@ def test_frame_columns_and_measures_for_n_2():
     assert set(frame[frame.level == "study"].measure) == {"CV*", "P"}
 
 
-def test_measures_for_n_above_2(qrapp_example1):
+def test_more_than_two_experiments_give_cv_star_r_rho_w_and_p_per_criterion(qrapp_example1):
     frame = qw.assess(qrapp_example1).to_frame()
     assert set(frame[frame.level == "qc"].measure) == {"CV*", "r", "rho", "W", "P"}
 

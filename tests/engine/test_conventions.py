@@ -111,7 +111,7 @@ def test_report_example_with_qra3_prints_cv_without_the_factor(capsys):
     assert "conventions: qrapp" in out and "|   SVM | CV\\* | 19.96 |  |  |" in out
 
 
-def test_report_file_conventions_and_formats(capsys, tmp_path, qrapp_example1):
+def test_report_with_qra3_conventions_names_them_in_every_format(capsys, tmp_path, qrapp_example1):
     assert main(["report", str(example_path("qrapp_example1")), "--conventions", "qra3", "--format", "csv"]) == 0
     rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))  # the column by name: ci_low... follow it
     expected = qw.assess(qrapp_example1, conventions="qra3").to_frame()

@@ -215,7 +215,7 @@ def test_broken_csv_names_row_and_column(tmp_path, text, message):
         qw.load_study(write(tmp_path, "bad.csv", text))
 
 
-def test_csv_in_a_legacy_encoding(tmp_path):
+def test_a_csv_in_a_legacy_encoding_is_refused_as_not_utf8(tmp_path):
     path = write(tmp_path, "latin.csv", CSV.replace("SVM", "Système"), encoding="latin-1")
     with pytest.raises(QRAInputError, match="latin.csv: is not UTF-8 text \\(byte 0xe8"):
         qw.load_study(path)

@@ -43,7 +43,7 @@ def test_cv_star_mean_zero_is_undefined_with_reason():
     assert math.isnan(result.cv_star) and "mean" in result.reason
 
 
-def test_cv_star_replace_undefined_by():
+def test_cv_star_replaces_an_undefined_value_when_asked_and_warns():
     with pytest.warns(UndefinedMeasureWarning):
         assert m.cv_star([-1.0, 1.0], replace_undefined_by=0.0).cv_star == 0.0
 
@@ -228,7 +228,7 @@ def test_missing_labels_are_left_out_pairwise():
     assert m.percent_agreement([1, None, 3, 4], [1, 2, 3, np.nan]) == 1.0
 
 
-def test_string_labels_with_missing_values():
+def test_string_labels_count_per_category_leaving_missing_values_out():
     labels = [["good", "bad", None], ["good", "good", "bad"], ["good", "bad", ""]]
     counts = m.category_counts(labels)
     assert counts.categories.tolist() == ["bad", "good"]

@@ -258,7 +258,7 @@ def test_export_of_a_paper_example_keeps_its_numbers(tmp_path, capsys):
     assert run(capsys, "export-qra3", example_path("qrapp_example1"), "--out-dir", tmp_path)[0] == 2
 
 
-def test_export_qra3_from_the_library(tmp_path, capsys, yao):
+def test_export_qra3_writes_a_library_study_as_the_published_input_files(tmp_path, capsys, yao):
     from qra_widgets.store import StudyLibrary
 
     library = StudyLibrary(tmp_path / "lib.sqlite")
