@@ -158,13 +158,15 @@ def test_an_unassessable_study_is_refused_by_name():
 
 def test_the_planner_is_plan_reproduction_design_by_design(study):
     view = tab(study)
+    shown, show_plan = [], view.show_plan
+    view.show_plan = lambda frame: (shown.append(frame), show_plan(frame))  # the frame the tab shows
     view.plan_items.value, view.plan_raters.value, view.plan_replicates.value = "40, 80", "2, 3", 50
     view.on_plan()
     view.plan_job.join(300)
     assert view.plan_progress.value == 4 and view.plan_button.disabled is False
     expected = [plan_reproduction(study, items=[n], raters_per_item=[k], B=50, runs=3, seed=0)
                 for n in (40, 80) for k in (2, 3)]
-    frame = view.state.plan([40, 80], [2, 3], B=50)
+    [frame] = shown
     for (_, row), design in zip(frame.groupby(["items", "raters_per_item"], sort=False), expected):
         np.testing.assert_array_equal(row.expected_ci_width.to_numpy(), design.expected_ci_width.to_numpy())
     assert view.plan_table.value.count("<tr") == 1 + len(frame) == 1 + 8  # CV* and alpha per design
