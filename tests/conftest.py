@@ -4,9 +4,11 @@ Markers (registered in pyproject.toml, ``--strict-markers``) travel with the tes
 ``pytestmark`` or a decorator, so a moved or renamed file keeps them:
 
 * ``browser`` -- drives the Voila app in headless Chromium (``tests/e2e``, the app benchmark);
-* ``slow`` -- takes more than a few seconds (multi-process store tests, benchmarks).
+* ``slow`` -- takes more than a few seconds (multi-process store tests, benchmarks, simulations,
+  fuzzing with many examples, and every notebook cell: set below by the kind of test).
 
-``scripts/test`` runs everything; ``pytest -m "not browser and not slow"`` is the quick loop.
+``scripts/test`` runs everything, on every core (pytest-xdist); ``scripts/test -m "not browser and
+not slow"`` is the quick loop.
 Every file a test reads is inside the repository (``DATA``: the project's own small files,
 specs and expected values) or in the published field data named by ``$QRA_WIDGETS_FIELD_DATA``
 (never committed; ``tests/fielddata.py``).  No test reads or writes outside the repository, the
@@ -16,9 +18,11 @@ the whole run, and an audit hook refuses the rest.
 
 from __future__ import annotations
 
+import copy
 import os
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -78,6 +82,24 @@ def _refuse_shared_data(event: str, args: tuple) -> None:
             raise PermissionError(f"tests must not write outside the repository and the temporary folders: {path}")
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Two rules by the kind of test, never by a list of paths (a renamed file keeps them):
+
+    * every notebook cell is ``slow``: a notebook runs a whole paper's analysis (bootstraps on
+      the published data), and ``scripts/docs`` executes the same notebooks again;
+    * under ``pytest-xdist`` (``scripts/test`` runs ``-n auto --dist loadgroup``) the tests of one
+      file stay on one worker, so a notebook's cells run in order in one kernel and a module's
+      fixtures are built once; the ``browser`` tests all share one worker, one Voila and
+      Chromium at a time.
+    """
+    for item in items:
+        if item.path.suffix == ".ipynb":
+            item.add_marker(pytest.mark.slow)
+        group = "browser" if item.get_closest_marker("browser") else os.path.relpath(item.path, config.rootpath)
+        item.add_marker(pytest.mark.xdist_group(group))
+
+
 def field_data_folder() -> Path | None:
     """The folder of published field data named by ``$QRA_WIDGETS_FIELD_DATA``, or None."""
     return Path(_FIELD) if _FIELD else None
@@ -107,6 +129,61 @@ def vanmiltenburg2024(field_data: Path, tmp_path_factory: pytest.TempPathFactory
     for path in [*sorted((field_data / "vanmiltenburg2024").glob("*.csv")), field_data / "qrapp_example1_fluency_scores.csv"]:
         shutil.copy(path, folder / path.name)
     return folder
+
+
+@pytest.fixture(scope="session")
+def vanmiltenburg2024_study(vanmiltenburg2024: Path):
+    """van Miltenburg et al. (2024)'s fluency ratings read with our spec (three rater groups as
+    three experiments), read once: shared by every test, so never edit it (copy it first)."""
+    from qra_widgets.io.annotations import load_annotations
+
+    return load_annotations(vanmiltenburg2024 / "spec.json")
+
+
+# The shipped example studies (``qra_widgets/examples``) are read once per session; every test gets
+# its own deep copy, so a test that edits its study (adds an experiment, saves a new revision)
+# never changes what the next test reads.
+@pytest.fixture(scope="session")
+def example_studies() -> dict:
+    """Name -> the shipped example study, read once: shared by every test, so never edit one
+    (take :func:`copy.deepcopy` of it, or use the fixtures below, which do)."""
+    from qra_widgets import examples
+
+    return {name: examples.load(name) for name in examples.names()}
+
+
+@pytest.fixture
+def example_study(example_studies: dict) -> Callable:
+    """``example_study(name)``: a fresh copy of the shipped example study ``name`` at each call
+    (for a test that needs two equal but separate studies, or picks the example by a parameter)."""
+    return lambda name: copy.deepcopy(example_studies[name])
+
+
+# One fixture per shipped example, named after it: the test's own copy of that study.
+EXAMPLES = {
+    "qrapp_example1": "QRA++ Example 1 (QRA++ Table 3): mean Fluency of SVM, GeDi and DExperts, original and two repeats.",
+    "qrapp_table4_illustrative": "An illustrative study reproducing QRA++ Table 4 (not the original data): "
+                                 "two criteria, two experiments.",
+    "qra2022_pass": "QRA 2022 Tables 2-3: the PASS data-to-text human evaluation (Clarity, Fluency, Stance "
+                    "identifiability) and its reproduction.",
+    "qra2022_nts": "QRA 2022 Tables 4-5: BLEU and SARI of two neural text simplification variants, original and "
+                   "reproductions.",
+    "qra2022_essay_scoring": "QRA 2022 Tables 6-7: weighted F1 of eleven multilingual essay-scoring variants in eight "
+                             "experiments.",
+    "belz2021_torc": "Belz (2021) Table 1, Section 5.1: seven weighings of a British Museum torc (a physical measurement).",
+}
+
+
+def _example_fixture(name: str, description: str):
+    def fixture(example_study):
+        return example_study(name)
+
+    fixture.__doc__ = f"A fresh copy of the shipped example {name!r}: {description}"
+    return pytest.fixture(name=name)(fixture)
+
+
+for _name, _description in EXAMPLES.items():
+    globals()[f"_{_name}_fixture"] = _example_fixture(_name, _description)
 
 
 sys.addaudithook(_refuse_shared_data)

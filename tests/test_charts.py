@@ -1,19 +1,21 @@
 """Chart builders: the figure data equal the assessment's values; names are escaped."""
 
+import copy
+
 import pytest
 
 import qra_widgets as qw
-from qra_widgets import charts, examples
+from qra_widgets import charts
 from qra_widgets.compare import compare_subsets
 
 
 @pytest.fixture(scope="module")
-def example1():
-    study = examples.load("qrapp_example1")
+def example1(example_studies):
+    study = copy.deepcopy(example_studies["qrapp_example1"])
     return study, qw.assess(study)
 
 
-def test_cv_by_system_bars_and_mean(example1):
+def test_cv_by_system_draws_a_bar_per_system_and_the_mean_line_above_them(example1):
     _, result = example1
     figure = charts.cv_by_system(result)
     bars = [t for t in figure.data if t.type == "bar"]
@@ -28,8 +30,8 @@ def test_cv_by_system_bars_and_mean(example1):
     assert {shape.layer for shape in guided.layout.shapes} == {"above"}
 
 
-def test_long_category_names_are_wrapped_or_put_on_horizontal_boxes():
-    study = examples.load("qra2022_essay_scoring")  # QRA 2022 Table 6: experiments named up to 43 characters
+def test_long_category_names_are_wrapped_or_put_on_horizontal_boxes(qra2022_essay_scoring):
+    study = qra2022_essay_scoring  # QRA 2022 Table 6: experiments named up to 43 characters
     figure = charts.scores_by_experiment(study, "wF1")
     assert "Caines &amp; Buttery<br>(2020), R<br>reimplementation" in figure.data[0].x
     assert figure.layout.xaxis.tickangle == 0
@@ -45,20 +47,20 @@ def test_long_category_names_are_wrapped_or_put_on_horizontal_boxes():
     assert {box.orientation for box in short.data} == {None}
 
 
-def test_cv_by_system_groups_per_qc():
-    figure = charts.cv_by_system(qw.assess(examples.load("qra2022_pass")))
+def test_cv_by_system_draws_one_bar_group_per_quality_criterion(qra2022_pass):
+    figure = charts.cv_by_system(qw.assess(qra2022_pass))
     assert [t.name for t in figure.data if t.type == "bar"] == ["Clarity", "Fluency", "Stance identifiability"]
 
 
-def test_p_and_w(example1):
+def test_p_and_w_chart_shows_w_for_three_experiments_and_tau_for_two(example1, qrapp_table4_illustrative):
     _, result = example1
     figure = charts.p_and_w_by_qc(result)
     assert {t.name: list(t.y) for t in figure.data} == {"P": [1.0], "W": [1.0]}
-    two = charts.p_and_w_by_qc(qw.assess(examples.load("qrapp_table4_illustrative")))
+    two = charts.p_and_w_by_qc(qw.assess(qrapp_table4_illustrative))
     assert {t.name: [round(v, 3) for v in t.y] for t in two.data} == {"P": [0.0, 0.667], "τ": [-1.0, 0.816]}
 
 
-def test_scores_by_experiment(example1):
+def test_scores_by_experiment_draws_a_trace_per_system_on_the_scale_range(example1):
     study, _ = example1
     figure = charts.scores_by_experiment(study, "Fluency")
     assert [t.name for t in figure.data] == ["SVM", "GeDi", "DExperts"]
@@ -66,8 +68,8 @@ def test_scores_by_experiment(example1):
     assert list(figure.layout.yaxis.range) == [1.0, 4.0]
 
 
-def test_property_heatmap_and_subsets():
-    study = examples.load("qra2022_essay_scoring")
+def test_property_heatmap_and_subset_chart_show_the_studys_values(qra2022_essay_scoring):
+    study = qra2022_essay_scoring
     heat = charts.property_heatmap(study)
     assert heat.data[0].z.shape == (8, 8) and heat.data[0].z[0][0] == 1.0
     figure = charts.subset_comparison(compare_subsets(study, subsets=study.metadata["subsets"]))
@@ -75,8 +77,8 @@ def test_property_heatmap_and_subsets():
     assert round(figure.data[1].y[1], 3) == 0.509
 
 
-def test_user_names_are_escaped_everywhere():
-    study = examples.load("qrapp_example1")
+def test_user_names_are_escaped_everywhere(qrapp_example1):
+    study = qrapp_example1
     study.rename_system("SVM", "<img src=x onerror=alert(1)>")
     figure = charts.cv_by_system(qw.assess(study))
     assert "<img" not in figure.to_json() and "&lt;img src=x onerror=alert(1)&gt;" in figure.data[0].x

@@ -16,7 +16,7 @@ def run(capsys, *args):
     return status, captured.out, captured.err
 
 
-def test_report_markdown(capsys):
+def test_report_prints_the_markdown_template_by_default(capsys):
     status, out, _ = run(capsys, "report", str(example_path("qrapp_example1")))
     assert status == 0
     assert "|   SVM | CV\\* | 19.96 |  |  |" in out and "| Type IV | P | n/a | 1 | 1 |" in out
@@ -29,12 +29,12 @@ def test_report_markdown(capsys):
     ("json", lambda out: {row["measure"] for row in json.loads(out)} == {"CV*", "r", "rho", "W", "P"}),
     ("narrative", lambda out: out.count("measurement reproducibility") == 3),
 ])
-def test_report_formats(capsys, fmt, check):
+def test_report_prints_each_format_it_offers(capsys, fmt, check):
     status, out, _ = run(capsys, "report", "--example", "qrapp_example1", "--format", fmt)
     assert status == 0 and check(out)
 
 
-def test_examples_listing(capsys):
+def test_examples_lists_each_example_with_its_title(capsys):
     status, out, _ = run(capsys, "examples")
     assert status == 0 and "qrapp_example1\tQRA++ Example 1" in out
 
@@ -47,7 +47,7 @@ def test_bad_file_is_one_line_on_stderr(capsys, tmp_path):
     assert err == "qra-widgets: bad.csv: row 2, column 'score': 'N/A' is not a number\n"
 
 
-def test_missing_file_and_missing_argument(capsys, tmp_path):
+def test_report_without_a_study_or_with_a_missing_one_says_what_to_give(capsys, tmp_path):
     assert run(capsys, "report", str(tmp_path / "nope.json"))[2].endswith("nope.json: no such file\n")
     assert "give either a study FILE or --example NAME" in run(capsys, "report")[2]
     assert "unknown example 'nope'" in run(capsys, "report", "--example", "nope")[2]
@@ -59,12 +59,11 @@ def test_console_script_is_installed():
     assert "I,CV*,system,mass,\"torc 1991,0501.129\",2.61" in result.stdout
 
 
-def test_export_all_backs_up_every_revision(capsys, tmp_path):
-    from qra_widgets import examples
+def test_export_all_backs_up_every_revision(capsys, tmp_path, qrapp_example1):
     from qra_widgets.store import StudyLibrary
 
     library = StudyLibrary(tmp_path / "lib.sqlite3")
-    study = examples.load("qrapp_example1")
+    study = qrapp_example1
     library.save(study)
     study.name = "second revision"
     library.save(study, expected_revision=1)
@@ -74,7 +73,7 @@ def test_export_all_backs_up_every_revision(capsys, tmp_path):
     assert [r["revision"] for r in backup["revisions"]] == [1, 2] and backup["latest"] == 2
 
 
-def test_import_all_restores_an_export_all_backup(capsys, tmp_path):
+def test_import_all_restores_an_export_all_backup(capsys, tmp_path, qrapp_example1):
     from qra_widgets import examples
     from qra_widgets.store import StudyLibrary
 
@@ -86,7 +85,7 @@ def test_import_all_restores_an_export_all_backup(capsys, tmp_path):
     assert status == 0 and out.startswith("restored 2 of 2 studies")
     restored = StudyLibrary(tmp_path / "new.sqlite3")
     assert [s.id for s in restored.list()] == ["qra2022-nts", "qrapp-example1"]
-    assert restored.open("qrapp-example1") == examples.load("qrapp_example1")
+    assert restored.open("qrapp-example1") == qrapp_example1
     status, _, err = run(capsys, "import-all", str(tmp_path / "backup"), "--db", str(tmp_path / "new.sqlite3"))
     assert status == 2 and "already in the library" in err  # a second restore changes nothing
     status, _, err = run(capsys, "import-all", str(tmp_path / "missing"), "--db", str(tmp_path / "new.sqlite3"))

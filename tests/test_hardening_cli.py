@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from qra_widgets import QRAInputError, Study, examples
+from qra_widgets import QRAInputError, Study
 from qra_widgets.cli import main
 from qra_widgets.store import MAX_REVISION, StudyLibrary, _safe_file_name
 
@@ -28,12 +28,12 @@ def one_line_error(err: str, status: int) -> str:
 
 
 @pytest.fixture
-def backup(tmp_path):
+def backup(tmp_path, example_study, qra2022_nts):
     """An export-all folder of two studies; qrapp-example1 has two revisions."""
     library = StudyLibrary(tmp_path / "lib.sqlite3")
-    library.save(examples.load("qrapp_example1"))
-    library.save(examples.load("qrapp_example1"), expected_revision=1)
-    library.save(examples.load("qra2022_nts"))
+    library.save(example_study("qrapp_example1"))
+    library.save(example_study("qrapp_example1"), expected_revision=1)
+    library.save(qra2022_nts)
     library.export_all(tmp_path / "backup")
     return tmp_path / "backup"
 
@@ -67,7 +67,7 @@ def test_report_on_a_folder_a_missing_file_and_an_unreadable_file(capsys, tmp_pa
     ("sep.csv", b"experiment,quality_criterion,system,score\nA,Q,s,1_000\n",
      "sep.csv: row 2, column 'score': '1_000' is not a number (remove the '_' digit separators)"),
 ])
-def test_report_on_malformed_files(capsys, tmp_path, name, data, message):
+def test_report_on_a_malformed_file_prints_one_line_naming_the_problem(capsys, tmp_path, name, data, message):
     (tmp_path / name).write_bytes(data)
     status, _, err = run(capsys, "report", tmp_path / name)
     assert one_line_error(err, status) == message
@@ -76,7 +76,7 @@ def test_report_on_malformed_files(capsys, tmp_path, name, data, message):
 # ----------------------------------------------------------------------------- the library file
 
 
-def test_a_corrupted_library_file(capsys, tmp_path):
+def test_a_corrupted_library_file_is_refused_advising_a_restore(capsys, tmp_path):
     db = tmp_path / "lib.sqlite3"
     db.write_bytes(b"this is not SQLite" * 100)
     status, _, err = run(capsys, "export-all", tmp_path / "out", "--db", db)
@@ -109,7 +109,7 @@ def test_db_that_is_a_folder_or_cannot_be_created(capsys, tmp_path):
     assert one_line_error(err, status) == f"{blocker}: cannot create the library's folder (File exists)"
 
 
-def test_a_read_only_library(capsys, tmp_path, backup, monkeypatch):
+def test_a_read_only_library_is_refused_advising_to_check_permissions(capsys, tmp_path, backup, monkeypatch):
     db = tmp_path / "empty.sqlite3"
     StudyLibrary(db)
     connect = sqlite3.connect

@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 
 import qra_widgets as qw
-from qra_widgets import examples
 from qra_widgets.measures import (
     brennan_prediger,
     cohen_kappa,
@@ -27,11 +26,6 @@ def rounded(value, places):
 # --------------------------------------------------------------------------- QRA 2022 (Belz, Popović & Mille)
 
 
-@pytest.fixture(scope="module")
-def pass_study():
-    return examples.load("qra2022_pass")
-
-
 @pytest.mark.parametrize(
     "qc, mean, sd, ci, cv",
     [
@@ -39,9 +33,9 @@ def pass_study():
         ("Stance identifiability", 93.88, 5.096, (-24.05, 34.24), 6.107),
     ],
 )
-def test_qra2022_table2_pass(pass_study, qc, mean, sd, ci, cv):
+def test_qra2022_table2_pass_cv_star_mean_sd_and_ci_match_the_paper(qra2022_pass, qc, mean, sd, ci, cv):
     """QRA 2022 Table 2: PASS, shifted scores (1..7 -> 0..6 for Fluency)."""
-    result = qw.assess(pass_study)
+    result = qw.assess(qra2022_pass)
     cell = result.cv[(qc, "PASS")]
     assert rounded(cell.mean, 2) == mean
     assert rounded(cell.sd, 3) == sd
@@ -50,7 +44,7 @@ def test_qra2022_table2_pass(pass_study, qc, mean, sd, ci, cv):
     assert cell.n == 2
 
 
-def test_qra2022_table2_pass_clarity_only_to_rounding(pass_study):
+def test_qra2022_table2_pass_clarity_only_to_rounding(qra2022_pass):
     """QRA 2022 Table 2 Clarity (13.193, mean 4.969) comes from unrounded means.
 
     From the published 2-decimal scores 5.64 / 6.30 we get 13.24 and 4.97 (0.047 off).
@@ -58,7 +52,7 @@ def test_qra2022_table2_pass_clarity_only_to_rounding(pass_study):
     (5.64, 6.2975) gives 13.193 and 4.969 exactly, so the paper is consistent with its
     rounded table; the unshifted 10.983 (Belz 2021 section 5.3) is reachable the same way.
     """
-    cell = qw.assess(pass_study).cv[("Clarity", "PASS")]
+    cell = qw.assess(qra2022_pass).cv[("Clarity", "PASS")]
     assert rounded(cell.cv_star, 2) == 13.24 and rounded(cell.mean, 2) == 4.97
     assert abs(cell.cv_star - 13.193) < 0.05
     grid = np.linspace(-0.005, 0.005, 41)
@@ -76,10 +70,10 @@ NTS_PUBLISHED = {  # QRA 2022 Table 4: (QC, system) -> n, mean, sd, CI, CV*
 
 
 @pytest.mark.parametrize("key", NTS_PUBLISHED)
-def test_qra2022_table4_nts(key):
+def test_qra2022_table4_nts_n_mean_sd_ci_and_cv_star_match_the_paper(key, qra2022_nts):
     """QRA 2022 Table 4: NTS BLEU/SARI with 4-7 values per system."""
     n, mean, (sd, sd_places), ci, cv = NTS_PUBLISHED[key]
-    cell = qw.assess(examples.load("qra2022_nts")).cv[key]
+    cell = qw.assess(qra2022_nts).cv[key]
     assert cell.n == n
     assert rounded(cell.mean, 2) == mean
     assert rounded(cell.sd, sd_places) == sd
@@ -99,9 +93,9 @@ def test_qra2022_table4_nts(key):
         ("regenerated outputs, Nisioi's scripts", "BLEU", "NTS-w2v_def", 6.598),
     ],
 )
-def test_qra2022_section41_subsets(subset, qc, system, published):
+def test_qra2022_section41_subset_cv_stars_match_the_paper(subset, qc, system, published, qra2022_nts):
     """QRA 2022 section 4.1: CV* of the same-output and regenerated-output subsets."""
-    study = examples.load("qra2022_nts")
+    study = qra2022_nts
     sub = study.subset(study.metadata["subsets"][subset])
     places = len(str(published).split(".")[1])
     assert rounded(qw.assess(sub).value("CV*", "system", qc, system), places) == published
@@ -123,10 +117,10 @@ ESSAY_PUBLISHED = {  # QRA 2022 Table 6: system -> CV*, mean, sd, CI
 
 
 @pytest.mark.parametrize("system", ESSAY_PUBLISHED)
-def test_qra2022_table6_essay_scoring(system):
+def test_qra2022_table6_essay_scoring_cv_star_mean_sd_and_ci_match_the_paper(system, qra2022_essay_scoring):
     """QRA 2022 Table 6: 11 essay-scoring variants x 8 measurements."""
     cv, mean, sd, ci = ESSAY_PUBLISHED[system]
-    cell = qw.assess(examples.load("qra2022_essay_scoring")).cv[("wF1", system)]
+    cell = qw.assess(qra2022_essay_scoring).cv[("wF1", system)]
     assert (cell.n, rounded(cell.cv_star, 3), rounded(cell.mean, 3), rounded(cell.sd, 2)) == (8, cv, mean, sd)
     assert tuple(rounded(x, 2) for x in cell.ci95) == ci
 
@@ -134,9 +128,9 @@ def test_qra2022_table6_essay_scoring(system):
 # --------------------------------------------------------------------------- Belz 2021
 
 
-def test_belz2021_section51_torc():
+def test_belz2021_section51_torc_cv_star_mean_sd_and_spread_match_the_paper(belz2021_torc):
     """Belz 2021 section 5.1: torc, CV* 2.61, mean 88.89, s* 2.24, 71.43% within 1 s*."""
-    result = qw.assess(examples.load("belz2021_torc"))
+    result = qw.assess(belz2021_torc)
     cell = result.cv[("mass", "torc 1991,0501.129")]
     assert (rounded(cell.cv_star, 2), rounded(cell.mean, 2), rounded(cell.sd, 2), cell.n) == (2.61, 88.89, 2.24, 7)
     assert (rounded(cell.within_1sd * 100, 2), cell.within_2sd) == (71.43, 1.0)
@@ -159,18 +153,18 @@ def test_belz2021_section51_torc_ci_is_centred_on_rounded_sd():
     "subset, published, ci",
     [("all condition values known", 0.519, (-0.04, 0.90)), ("SWS scales", 0.11, None), ("CBD scales", 0.0, (0.0, 0.0))],
 )
-def test_belz2021_section51_torc_subsets(subset, published, ci):
+def test_belz2021_section51_torc_subset_cv_stars_match_the_paper(subset, published, ci, belz2021_torc):
     """Belz 2021 section 5.1: four-value subset 0.519 (CI [-0.04, 0.90]); repeatability 0.11 and 0."""
-    study = examples.load("belz2021_torc")
+    study = belz2021_torc
     cell = qw.assess(study.subset(study.metadata["subsets"][subset])).cv[("mass", "torc 1991,0501.129")]
     assert rounded(cell.cv_star, len(str(published).split(".")[1])) == published
     if ci:
         assert tuple(rounded(x, 2) for x in cell.ci95) == ci
 
 
-def test_belz2021_section52_wf1():
+def test_belz2021_section52_wf1_cv_star_mean_sd_and_ci_match_the_paper(qra2022_essay_scoring):
     """Belz 2021 section 5.2: multPOS- wF1: CV* 3.818, mean 0.7036, s* 0.0261, CI [0.01, 0.04]."""
-    cell = qw.assess(examples.load("qra2022_essay_scoring")).cv[("wF1", "mult-POS−")]
+    cell = qw.assess(qra2022_essay_scoring).cv[("wF1", "mult-POS−")]
     assert (rounded(cell.cv_star, 3), rounded(cell.mean, 4), rounded(cell.sd, 4), cell.n) == (3.818, 0.7036, 0.0261, 8)
     assert tuple(rounded(x, 2) for x in cell.ci95) == (0.01, 0.04)
     # the paper prints "87%" for 7 of 8 (87.5%), truncating; we report 87.5%
@@ -192,9 +186,9 @@ def test_belz2021_section53_pass_unshifted_and_shifted():
 # --------------------------------------------------------------------------- QRA++ (Belz 2025)
 
 
-def test_qrapp_table3_example1():
+def test_qrapp_table3_example1_cv_stars_correlations_w_and_p_match_the_paper(qrapp_example1):
     """QRA++ Table 3: 19.96 / 29.9 / 30.76, mean 26.87, r 0.97, rho 1, W 1, P 1."""
-    result = qw.assess(examples.load("qrapp_example1"))
+    result = qw.assess(qrapp_example1)
     cvs = [rounded(result.value("CV*", "system", "Fluency", s), 2) for s in ("SVM", "GeDi", "DExperts")]
     assert cvs == [19.96, 29.9, 30.76]
     assert rounded(result.value("CV*", "qc", "Fluency"), 2) == 26.87
@@ -204,20 +198,20 @@ def test_qrapp_table3_example1():
     assert result.value("P", "study") == 1.0
 
 
-def test_qrapp_example1_matches_the_shared_csv(field_data):
+def test_qrapp_example1_matches_the_shared_csv(field_data, qrapp_example1):
     """The shipped study carries exactly the scores of the field data's Example 1 CSV."""
     import pandas as pd
 
     frame = pd.read_csv(field_data / "qrapp_example1_fluency_scores.csv")
-    study = examples.load("qrapp_example1")
+    study = qrapp_example1
     assert {(r.quality_criterion, r.system, r.experiment): r.mean_score for r in frame.itertuples()} == study.scores
 
 
-def test_qrapp_table5_differs_from_qra2022_table6():
+def test_qrapp_table5_differs_from_qra2022_table6(qra2022_essay_scoring):
     """QRA++ Table 5 prints CV* 14.34 for mult-base and P 0.661 for the QRA 2022 Table 6 data;
     recomputed from Table 6 the values are 14.633 (as QRA 2022 prints) and P 0.716.
     Only W for subset (b) of QRA++ Table 6 (0.509) is reproduced from these data."""
-    study = examples.load("qra2022_essay_scoring")
+    study = qra2022_essay_scoring
     result = qw.assess(study)
     qrapp = study.metadata["published"]["QRA++ Table 5"]
     assert rounded(result.value("CV*", "system", "wF1", "mult-base"), 3) == 14.633
@@ -249,7 +243,7 @@ YC_TABLE2_LEFT, YC_TABLE2_RIGHT = [[20, 0], [60, 20]], [[60, 15], [20, 5]]
     "table, kappa, ac, bp, pa",
     [(YC_TABLE1_LEFT, 0.6, 0.60, 0.6, 0.8), (YC_TABLE1_RIGHT, 0.49, 0.67, 0.6, 0.8)],
 )
-def test_yannakoudakis_cummins_table1(table, kappa, ac, bp, pa):
+def test_yannakoudakis_cummins_table1_kappa_ac_bp_and_agreement_match_the_paper(table, kappa, ac, bp, pa):
     """Y&C 2015 Table 1 and section 3.2.3: kappa 0.6 / 0.49, AC 0.60 / 0.67, BP 0.6 both."""
     system, gold = from_table(table)
     assert rounded(cohen_kappa(system, gold), 2) == kappa
@@ -259,17 +253,17 @@ def test_yannakoudakis_cummins_table1(table, kappa, ac, bp, pa):
 
 
 @pytest.mark.parametrize("table, kappa, pa", [(YC_TABLE2_LEFT, 0.12, 0.4), (YC_TABLE2_RIGHT, 0.0, 0.65)])
-def test_yannakoudakis_cummins_table2(table, kappa, pa):
+def test_yannakoudakis_cummins_table2_kappa_and_agreement_match_the_paper(table, kappa, pa):
     """Y&C 2015 Table 2: kappa 0.12 (ats1) and 0 (ats2) despite percent agreement 0.4 / 0.65."""
     system, gold = from_table(table)
     assert rounded(cohen_kappa(system, gold), 2) == kappa
     assert rounded(percent_agreement(system, gold), 2) == pa
 
 
-def test_qrapp_table4_illustrative_study_reproduces_the_table():
+def test_qrapp_table4_illustrative_study_reproduces_the_table(qrapp_table4_illustrative):
     """QRA++ Table 4 (Example 2): the per-system scores are unpublished, so the shipped study is
     ILLUSTRATIVE, constructed to reproduce every printed number (and labelled so)."""
-    study = examples.load("qrapp_table4_illustrative")
+    study = qrapp_table4_illustrative
     assert study.metadata["illustrative"] is True and "ILLUSTRATIVE" in study.name
     assert all("ILLUSTRATIVE" in source for source in study.sources.values())
     result = qw.assess(study)

@@ -24,8 +24,8 @@ def test_default_path_uses_the_environment(monkeypatch, tmp_path):
     assert default_path().name == "library.sqlite3" and "qra-widgets" in str(default_path())
 
 
-def test_wal_mode_and_revisions(library):
-    study = examples.load("qrapp_example1")
+def test_each_save_is_a_revision_in_a_wal_mode_database(library, qrapp_example1):
+    study = qrapp_example1
     assert library.save(study) == 1
     study.set_score("Fluency", "SVM", "Li2024", 3.5)
     assert library.save(study, expected_revision=1) == 2
@@ -37,8 +37,8 @@ def test_wal_mode_and_revisions(library):
     assert library.integrity_check() == "ok"
 
 
-def test_two_editors_one_wins_both_revisions_kept(library):
-    study = examples.load("qrapp_example1")
+def test_two_editors_one_wins_both_revisions_kept(library, qrapp_example1):
+    study = qrapp_example1
     base = library.save(study)
     alice, bob = library.open(study.id), library.open(study.id)
     alice.set_score("Fluency", "SVM", "Li2024", 3.3)
@@ -53,8 +53,8 @@ def test_two_editors_one_wins_both_revisions_kept(library):
     assert library.latest_revision(study.id) == 2
 
 
-def test_saving_an_existing_study_as_new_is_a_conflict(library):
-    study = examples.load("qrapp_example1")
+def test_saving_an_existing_study_as_new_is_a_conflict(library, qrapp_example1):
+    study = qrapp_example1
     library.save(study)
     study.set_score("Fluency", "SVM", "Li2024", 3.9)
     with pytest.raises(ConflictError, match="already exists \\(latest revision 1\\)"):
@@ -62,10 +62,10 @@ def test_saving_an_existing_study_as_new_is_a_conflict(library):
     assert len(library.history(study.id)) == 2
 
 
-def test_saving_the_content_of_the_latest_revision_again_adds_no_revision(library):
-    study = examples.load("qrapp_example1")
+def test_saving_the_content_of_the_latest_revision_again_adds_no_revision(library, example_study):
+    study = example_study("qrapp_example1")
     assert library.save_if_changed(study) == (1, True)
-    assert library.save_if_changed(examples.load("qrapp_example1")) == (1, False)  # as new: no conflict revision
+    assert library.save_if_changed(example_study("qrapp_example1")) == (1, False)  # as new: no conflict revision
     assert library.save(study, expected_revision=1) == 1
     assert [r.revision for r in library.history(study.id)] == [1]
     library.delete(study.id)  # a deleted study is not silently brought back: the save is kept as a conflict
@@ -73,30 +73,30 @@ def test_saving_the_content_of_the_latest_revision_again_adds_no_revision(librar
         library.save(study, expected_revision=1)
 
 
-def test_soft_delete_and_restore(library):
-    library.save(examples.load("qrapp_example1"))
-    library.save(examples.load("belz2021_torc"))
+def test_a_deleted_study_is_hidden_refuses_saves_and_comes_back_on_restore(library, example_study, belz2021_torc):
+    library.save(example_study("qrapp_example1"))
+    library.save(belz2021_torc)
     library.delete("qrapp-example1")
     assert [s.id for s in library.list()] == ["belz2021-torc"]
     assert [s.id for s in library.list(include_deleted=True)] == ["belz2021-torc", "qrapp-example1"]
     with pytest.raises(ConflictError, match="deleted"):
-        library.save(examples.load("qrapp_example1"), expected_revision=1)
+        library.save(example_study("qrapp_example1"), expected_revision=1)
     library.restore("qrapp-example1")
     assert library.open("qrapp-example1").systems == ["SVM", "GeDi", "DExperts"]
 
 
-def test_unknown_study_and_revision(library):
+def test_an_unknown_study_or_revision_is_refused_naming_it(library, qrapp_example1, belz2021_torc):
     with pytest.raises(QRAInputError, match="no study 'nope'"):
         library.open("nope")
-    library.save(examples.load("qrapp_example1"))
+    library.save(qrapp_example1)
     with pytest.raises(QRAInputError, match="has no revision 7"):
         library.open("qrapp-example1", revision=7)
     with pytest.raises(QRAInputError, match="not in the library"):
-        library.save(examples.load("belz2021_torc"), expected_revision=3)
+        library.save(belz2021_torc, expected_revision=3)
 
 
-def test_export_import_and_files(library, tmp_path):
-    study = examples.load("qra2022_nts")
+def test_a_study_exported_and_imported_or_saved_to_a_file_comes_back_equal(library, tmp_path, qra2022_nts):
+    study = qra2022_nts
     library.save(study)
     copy = StudyLibrary(tmp_path / "other.sqlite3")
     copy.import_json(library.export_json(study.id))
@@ -109,9 +109,9 @@ def test_export_import_and_files(library, tmp_path):
     assert [p.name for p in written] == ["qra2022-nts.json"]
 
 
-def test_a_backup_restores_every_revision_conflict_and_deletion(library, tmp_path):
+def test_a_backup_restores_every_revision_conflict_and_deletion(library, tmp_path, qra2022_essay_scoring, qra2022_nts):
     """export_all then import_backup: the restored library is the same, revision by revision."""
-    essay, nts = examples.load("qra2022_essay_scoring"), examples.load("qra2022_nts")
+    essay, nts = qra2022_essay_scoring, qra2022_nts
     library.save(essay)
     essay.set_score("wF1", "mult-base", "VajjalaRama2018", 0.61)
     library.save(essay, expected_revision=1)
@@ -135,8 +135,8 @@ def test_a_backup_restores_every_revision_conflict_and_deletion(library, tmp_pat
     assert restored.integrity_check() == "ok"
 
 
-def test_a_restore_never_overwrites_a_study_already_there(library, tmp_path):
-    study = examples.load("qrapp_example1")
+def test_a_restore_never_overwrites_a_study_already_there(library, tmp_path, qrapp_example1):
+    study = qrapp_example1
     library.save(study)
     [backup] = library.export_all(tmp_path / "backup")
     study.set_score("Fluency", "SVM", "Li2024", 3.3)
@@ -161,8 +161,8 @@ def test_a_malformed_backup_is_refused_and_nothing_is_written(library, tmp_path,
     assert library.list(include_deleted=True) == []
 
 
-def test_a_backup_whose_latest_is_a_conflict_is_refused(library, tmp_path):
-    library.save(examples.load("qrapp_example1"))
+def test_a_backup_whose_latest_is_a_conflict_is_refused(library, tmp_path, qrapp_example1):
+    library.save(qrapp_example1)
     [path] = library.export_all(tmp_path / "backup")
     backup = __import__("json").loads(path.read_text())
     backup["revisions"][0]["conflict"] = True

@@ -68,8 +68,8 @@ def _editor(path, value, barrier, results):
         results.put(("conflict", conflict.stored_revision))
 
 
-def test_two_processes_editing_the_same_study(library_path):
-    StudyLibrary(library_path).save(examples.load("qrapp_example1"))
+def test_two_processes_editing_the_same_study(library_path, qrapp_example1):
+    StudyLibrary(library_path).save(qrapp_example1)
     barrier, results = CONTEXT.Barrier(2), CONTEXT.Queue()
     editors = [CONTEXT.Process(target=_editor, args=(library_path, v, barrier, results)) for v in (3.3, 3.9)]
     for p in editors:

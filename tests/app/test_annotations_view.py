@@ -17,7 +17,6 @@ from pathlib import Path
 import pytest
 from fielddata import field_bytes, needs_field_data
 
-from qra_widgets.io.annotations import load_annotations
 from qra_widgets.widgets.annotation_cards import NONE
 from qra_widgets.widgets.annotations import AnnotationsView, parse_renames
 from qra_widgets.widgets.common import Status
@@ -60,7 +59,7 @@ def vanmiltenburg_form(state: AppState | None = None) -> AnnotationsView:
     return view
 
 
-def test_vanmiltenburg_through_the_form_gives_the_published_means(vanmiltenburg2024):
+def test_vanmiltenburg_through_the_form_gives_the_published_means(vanmiltenburg2024_study):
     view = vanmiltenburg_form()
     card = view.experiments[0]
     # the guessed mapping is pre-selected: model_type / item / participant, the rating column "score"
@@ -75,7 +74,7 @@ def test_vanmiltenburg_through_the_form_gives_the_published_means(vanmiltenburg2
     for system, value in PUBLISHED.items():
         assert abs(study.scores[("Fluency", system, "direct")] - value) < 1e-12
     # the same study as the checked-in spec gives (scores and ratings)
-    reference = load_annotations(vanmiltenburg2024 / "spec.json")
+    reference = vanmiltenburg2024_study
     for key, value in reference.scores.items():
         assert study.scores[key] == pytest.approx(value, abs=1e-12)
     assert len(study.ratings) == len(reference.ratings) == 1920

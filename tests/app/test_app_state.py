@@ -4,7 +4,7 @@ emits one typed event; an invalid command changes nothing."""
 import pytest
 
 import qra_widgets as qw
-from qra_widgets import QRAInputError, examples
+from qra_widgets import QRAInputError
 from qra_widgets.study import Experiment, QualityCriterion
 from qra_widgets.widgets.state import (
     AppState,
@@ -78,7 +78,7 @@ def test_invalid_commands_change_nothing_and_name_the_label_users_see(state):
     assert state.study.scores == before and state.events == [] and not state.dirty
 
 
-def test_every_edit_reassesses(state):
+def test_every_edit_reassesses_the_study(state):
     example(state)
     assert round(state.assessment.value("CV*", "system", "Fluency", "SVM"), 2) == 19.96  # QRA++ Table 3
     state.set_score("Fluency", "SVM", "Li2024", 3.5)
@@ -101,8 +101,8 @@ def test_changing_an_experiment_id_keeps_its_scores_and_the_other_edits(state):
     assert state.study.experiment("li-2024").label == "Li et al. 2024"
 
 
-def test_caller_study_is_copied_not_edited():
-    study = examples.load("qrapp_example1")
+def test_caller_study_is_copied_not_edited(qrapp_example1):
+    study = qrapp_example1
     before = qw.assess(study).value("CV*", "study")
     state = AppState(study)
     state.set_score("Fluency", "SVM", "Li2024", 3.9)
@@ -172,7 +172,7 @@ def test_ids_follow_the_name_until_chosen_and_a_taken_id_is_refused_with_a_sugge
     assert second.save().revision == 1
 
 
-def test_saved_state_and_dirty_flag(state):
+def test_an_edit_marks_the_study_unsaved_and_each_save_is_a_new_revision(state):
     example(state)
     assert state.revision is None and not state.dirty
     state.set_score("Fluency", "SVM", "Li2024", 3.5)
@@ -186,7 +186,7 @@ def test_saved_state_and_dirty_flag(state):
     assert state.study.scores[("Fluency", "SVM", "Li2024")] == 3.5 and state.revision == 2
 
 
-def test_conventions_reassess(state):
+def test_changing_the_conventions_reassesses_and_refuses_an_unknown_preset(state):
     """QRA3 leaves out the (1 + 1/(4n)) small-sample factor of CV* (Belz & Thomson 2026)."""
     example(state)
     qrapp = state.assessment.value("CV*", "system", "Fluency", "SVM")
@@ -199,7 +199,7 @@ def test_conventions_reassess(state):
     assert state.assessment_with("qrapp").value("CV*", "system", "Fluency", "SVM") == pytest.approx(qrapp)
 
 
-def test_structure_commands(state):
+def test_structure_commands_add_rename_and_remove_parts_and_keep_the_scores_consistent(state):
     state.add_criterion(QualityCriterion("Quality", 1, 5))
     state.add_system("A")
     state.add_system("B")

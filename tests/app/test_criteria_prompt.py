@@ -18,6 +18,13 @@ from qra_widgets.widgets import Dashboard
 QRA3 = field_path("qra3")  # the published Yao 2022 QRA3 run (ReproNLP 2026), never committed
 
 
+def qra3_upload() -> tuple[dict, ...]:
+    """The published QRA3 metrics and config files as a FileUpload widget's value holds them."""
+    return tuple({"name": name, "content": (QRA3 / name).read_bytes(), "type": "", "size": 1,
+                  "last_modified": datetime.now(timezone.utc)}
+                 for name in ("metrics-4-studies.csv", "config-4-studies.json"))
+
+
 @pytest.mark.parametrize(
     ("name", "kind", "qcet"),
     [
@@ -58,22 +65,19 @@ def test_qra3_studies_without_types_are_listed_with_suggestions_and_classified_a
         classify_criteria(library, "Yao2022", {"Readability": ("crowd", None)})
 
 
+def imported(tmp_path, upload: str, button: str) -> Dashboard:
+    """A new dashboard whose Library tab was given the published QRA3 files in its ``upload``
+    widget and whose ``button`` was clicked."""
+    app = Dashboard(library_path=tmp_path / "lib.sqlite3")
+    getattr(app.library, upload).value = qra3_upload()
+    getattr(app.library, button).click()
+    return app
+
+
 @needs_field_data
 def test_the_library_tab_asks_after_a_qra3_import_and_saves_the_answers(tmp_path):
-    app = Dashboard(library_path=tmp_path / "lib.sqlite3")
-    view = app.library
-    view.qra3_upload.value = tuple(
-        {
-            "name": name,
-            "content": (QRA3 / name).read_bytes(),
-            "type": "",
-            "size": 1,
-            "last_modified": datetime.now(timezone.utc),
-        }
-        for name in ("metrics-4-studies.csv", "config-4-studies.json")
-    )
-    view.import_qra3.click()
-    prompt = view.criteria_prompt
+    app = imported(tmp_path, "qra3_upload", "import_qra3")
+    prompt = app.library.criteria_prompt
     assert prompt.widget.layout.display == "flex"
     fields = {(study, criterion): (kind, qcet) for study, criterion, kind, qcet in prompt.fields}
     kind, qcet = fields[("Yao2022", "Readability")]
@@ -88,20 +92,8 @@ def test_the_library_tab_asks_after_a_qra3_import_and_saves_the_answers(tmp_path
 
 
 @needs_field_data
-def test_the_bulk_import_report_asks_too(tmp_path):
-    app = Dashboard(library_path=tmp_path / "lib.sqlite3")
-    view = app.library
-    view.bulk_upload.value = tuple(
-        {
-            "name": name,
-            "content": (QRA3 / name).read_bytes(),
-            "type": "",
-            "size": 1,
-            "last_modified": datetime.now(timezone.utc),
-        }
-        for name in ("metrics-4-studies.csv", "config-4-studies.json")
-    )
-    view.import_many.click()
+def test_the_bulk_import_report_asks_for_the_types_of_the_qra3_criteria_too(tmp_path):
+    view = imported(tmp_path, "bulk_upload", "import_many").library
     assert view.criteria_prompt.widget.layout.display == "flex"
     assert {study for study, *_ in view.criteria_prompt.fields} >= {"Yao2022"}
 

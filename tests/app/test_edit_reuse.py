@@ -13,15 +13,10 @@ import pytest
 from pandas.testing import assert_frame_equal
 
 import qra_widgets as qw
-from qra_widgets import QualityCriterion, charts, examples, measures
+from qra_widgets import QualityCriterion, charts, measures
 from qra_widgets.widgets import Dashboard
 
 PLOTLY = "application/vnd.plotly.v1+json"
-
-
-def nts():
-    """QRA 2022 Table 4 (NTS): two criteria, BLEU and SARI, with 4-7 values per system."""
-    return examples.load("qra2022_nts")
 
 
 def set_score(study, key, value):
@@ -56,8 +51,8 @@ EDITS = {"score": set_score, "clear a score": clear_score, "scale": rescale, "re
 
 
 @pytest.mark.parametrize("edit", EDITS)
-def test_reuse_gives_the_values_of_assessing_from_scratch(edit):
-    study = nts()
+def test_reuse_gives_the_values_of_assessing_from_scratch(edit, qra2022_nts):
+    study = qra2022_nts  # QRA 2022 Table 4: two criteria, BLEU and SARI, with 4-7 values per system
     earlier = qw.assess(study)
     EDITS[edit](study, ("BLEU", "NTS_def", "QRA2022-o1-b3"), 80.25)
     reused, fresh = qw.assess(study, reuse=earlier), qw.assess(study)
@@ -67,16 +62,16 @@ def test_reuse_gives_the_values_of_assessing_from_scratch(edit):
     assert_frame_equal(again.to_frame(), fresh.to_frame())
 
 
-def test_other_conventions_reuse_nothing():
-    study = nts()
+def test_other_conventions_reuse_nothing(qra2022_nts):
+    study = qra2022_nts
     earlier = qw.assess(study)  # QRA++: (1 + 1/4n) factor
     qra3 = qw.assess(study, conventions="qra3", reuse=earlier)
     assert_frame_equal(qra3.to_frame(), qw.assess(study, conventions="qra3").to_frame())
     assert qra3.cv[("BLEU", "NTS_def")].cv_star != earlier.cv[("BLEU", "NTS_def")].cv_star
 
 
-def test_an_edit_reassesses_only_the_criterion_and_system_it_changed():
-    study = nts()
+def test_an_edit_reassesses_only_the_criterion_and_system_it_changed(qra2022_nts):
+    study = qra2022_nts
     earlier = qw.assess(study)
     key = ("BLEU", "NTS_def", "QRA2022-o1-b3")
     published = study.scores[key]
@@ -127,8 +122,10 @@ def test_an_edit_of_a_200_system_study_recomputes_one_cv_and_the_pairs_of_its_ex
     assert calls == {"cv_star": 0, "rank_counts": 0}  # nothing changed: nothing recomputed
 
 
-@pytest.mark.parametrize("study", [nts(), examples.load("qrapp_example1"), big_study()], ids=["nts", "qrapp_example1", "40 systems"])
-def test_the_charts_json_is_the_figures_json(study):
+@pytest.mark.parametrize("study", ["qra2022_nts", "qrapp_example1", big_study()],
+                         ids=["nts", "qrapp_example1", "40 systems"])
+def test_the_charts_json_is_the_figures_json(study, example_study):
+    study = example_study(study) if isinstance(study, str) else study
     result = qw.assess(study)
     for guides in (False, True):
         assert charts.cv_by_system_json(result, guides) == charts.cv_by_system(result, guides).to_plotly_json()
@@ -137,8 +134,8 @@ def test_the_charts_json_is_the_figures_json(study):
         assert charts.scores_by_experiment_json(study, qc) == charts.scores_by_experiment(study, qc).to_plotly_json()
 
 
-def test_after_an_edit_the_dashboard_shows_what_assessing_from_scratch_draws(tmp_path):
-    app = Dashboard(nts(), library_path=tmp_path / "library.sqlite3")
+def test_after_an_edit_the_dashboard_shows_what_assessing_from_scratch_draws(tmp_path, qra2022_nts):
+    app = Dashboard(qra2022_nts, library_path=tmp_path / "library.sqlite3")
     app.state.set_score("BLEU", "NTS_def", "QRA2022-o1-b3", 80.25)
     scratch = qw.assess(copy.deepcopy(app.state.study))
     shown = lambda output: output.outputs[0]["data"][PLOTLY]

@@ -44,15 +44,14 @@ def test_the_first_page_has_only_the_study_tabs_widgets():
     assert probe()["models"] < 250
 
 
-def test_a_tab_is_built_when_first_shown_and_shows_the_current_study(tmp_path):
-    from qra_widgets import examples
+def test_a_tab_is_built_when_first_shown_and_shows_the_current_study(tmp_path, qrapp_example1):
     from qra_widgets.widgets import Dashboard
     from qra_widgets.widgets.dashboard import TITLES
 
     app = Dashboard(library_path=tmp_path / "library.sqlite3")
     assert app._views == {}
     assert [len(child.children) for child in app.tabs.children[1:]] == [0] * (len(TITLES) - 1)  # empty placeholders
-    app.state.load(examples.load("qrapp_example1"))
+    app.state.load(qrapp_example1)
     app.show_tab("Charts")
     assert set(app._views) == {"charts"}
     assert app.tabs.children[TITLES.index("Charts")].children == (app.charts.widget,)
@@ -62,15 +61,14 @@ def test_a_tab_is_built_when_first_shown_and_shows_the_current_study(tmp_path):
     assert app.tabs.children[TITLES.index("Assessment")].children == (view.widget,) and app.assessment is view
 
 
-def test_the_heatmap_appears_with_experiments_and_the_empty_cv_figure_is_a_figure(tmp_path):
-    from qra_widgets import examples
+def test_the_heatmap_appears_with_experiments_and_the_empty_cv_figure_is_a_figure(tmp_path, qrapp_example1):
     from qra_widgets.widgets import Dashboard
 
     app = Dashboard(library_path=tmp_path / "library.sqlite3")
     assert len(app.charts.cv_figure.data) == 0  # built on first use: an empty plotly Figure
     assert app.compare.save_heatmap.click() is None
     assert "add experiments first" in app.status.value
-    app.state.load(examples.load("qrapp_example1"))
+    app.state.load(qrapp_example1)
     heatmap = app.compare.heatmap.outputs[0]["data"]["application/vnd.plotly.v1+json"]
     assert heatmap["data"][0]["type"] == "heatmap"
     assert len(heatmap["data"][0]["x"]) == len(app.state.study.experiments)

@@ -18,7 +18,7 @@ from datetime import date, datetime, timezone
 import pytest
 from fielddata import field_bytes, needs_field_data
 
-from qra_widgets import QRAInputError, examples, library_actions
+from qra_widgets import QRAInputError, library_actions
 from qra_widgets.io import study_to_json
 from qra_widgets.qra3 import read_qra3_bytes
 from qra_widgets.widgets import Dashboard
@@ -84,14 +84,14 @@ def test_qra3_import_of_an_existing_id_is_refused_and_the_library_unchanged(app)
 
 
 @needs_field_data
-def test_qra3_import_keeps_unsaved_work_until_the_user_agrees(app):
+def test_qra3_import_keeps_unsaved_work_until_the_user_agrees(app, qrapp_example1):
     app.examples.choice.value = "qrapp_example1"
     app.examples.load.click()
     app.state.set_score("Fluency", "SVM", app.state.study.experiments[0].id, 3.0)
     upload(app.library.qra3_upload, PAIR)
     app.library.import_qra3.click()
     assert [s.id for s in app.state.library.list()] == ["Yao2022"]  # imported into the library at once...
-    assert app.state.study.id == examples.load("qrapp_example1").id and app.state.dirty  # ...but not opened yet
+    assert app.state.study.id == qrapp_example1.id and app.state.dirty  # ...but not opened yet
     assert app.library.confirm.widget.layout.display == "flex"
     assert "open the imported study &#x27;Yao2022&#x27;?" in app.library.confirm.question.value
     app.library.confirm.yes.click()
@@ -141,12 +141,13 @@ def zipped(files: dict[str, bytes]) -> bytes:
 
 
 @needs_field_data
-def test_import_many_reports_added_refused_and_existing(app):
-    example1 = study_to_json(examples.load("qrapp_example1")).encode()
-    app.state.library.save(examples.load("qra2022_pass"))
+def test_import_many_reports_added_refused_and_existing(app, qrapp_example1, example_study):
+    example1 = study_to_json(qrapp_example1).encode()
+    app.state.library.save(example_study("qra2022_pass"))
     long_csv = (b"study,experiment,quality_criterion,system,score,scale_min\n"
                 b"s1,A,Q,x,3,1\ns1,B,Q,x,3.5,1\ns2,A,Q,x,2,1\ns2,B,Q,x,2.5,1\n")
-    archive = zipped({"studies/example1.json": example1, "studies/pass.json": study_to_json(examples.load("qra2022_pass")).encode(),
+    archive = zipped({"studies/example1.json": example1,
+                      "studies/pass.json": study_to_json(example_study("qra2022_pass")).encode(),
                       "studies/broken.json": b"{\"schema\": "})
     upload(app.library.bulk_upload, [("batch.zip", archive), ("long.csv", long_csv), *PAIR, ("notes.pdf", b"%PDF")])
     app.library.import_many.click()
@@ -167,7 +168,7 @@ def test_import_many_with_nothing_chosen_says_so(app):
     assert status(app) == "⚠ upload: choose a file first"
 
 
-def test_summary_line_counts():
+def test_the_import_summary_line_counts_and_names_what_was_added_and_refused():
     from qra_widgets.bulk import ImportReport
 
     report = ImportReport(added=[("a.json", "a")], refused=[("b.csv", "b.csv: row 3, column 'score' is empty")])
@@ -238,8 +239,8 @@ def test_downloads_of_an_empty_study_say_why_and_save_nothing(app):
 
 
 @needs_field_data
-def test_library_qra3_download_holds_every_study(app):
-    app.state.library.save(examples.load("qrapp_example1"))
+def test_library_qra3_download_holds_every_study(app, qrapp_example1):
+    app.state.library.save(qrapp_example1)
     upload(app.library.qra3_upload, PAIR)
     app.library.import_qra3.click()
     day = date.today().isoformat()

@@ -37,14 +37,17 @@ def test_the_page_loads_only_the_extensions_the_app_needs():
                      "'@voila-dashboards/widgets-manager7', '@voila-dashboards/widgets-manager8', 'jupyterlab-plotly']")
 
 
-def test_the_app_command_passes_pool_size_and_fill_delay(monkeypatch):
-    from qra_widgets import cli
-
-    seen = {}
+@pytest.fixture
+def voila_argv(monkeypatch) -> list[str]:
+    """The command line ``qra-widgets app`` starts Voila with, recorded by a stand-in for
+    ``subprocess.Popen`` (the stand-in's process exits at once with status 0)."""
+    argv: list[str] = []
 
     class Voila:
-        def __init__(self, argv, env):
-            seen["argv"] = argv
+        returncode = 0
+
+        def __init__(self, command, env):
+            argv[:] = command
 
         def poll(self):
             return 0
@@ -53,8 +56,14 @@ def test_the_app_command_passes_pool_size_and_fill_delay(monkeypatch):
             return 0
 
     monkeypatch.setattr("subprocess.Popen", Voila)
+    return argv
+
+
+def test_the_app_command_passes_pool_size_and_fill_delay(voila_argv):
+    from qra_widgets import cli
+
     cli.main(["app", "--no-browser", "--pool-size", "20", "--fill-delay", "60"])
-    assert "--pool_size=20" in seen["argv"] and "--VoilaKernelManager.fill_delay=60.0" in seen["argv"]
+    assert "--pool_size=20" in voila_argv and "--VoilaKernelManager.fill_delay=60.0" in voila_argv
 
 
 def test_pool_size_zero_starts_a_kernel_per_page():
@@ -196,26 +205,11 @@ def test_server_stderr_is_fd_2_outside_a_kernel():
         stream.close()
 
 
-def test_allow_host_names_reach_voila_and_a_wildcard_is_refused(monkeypatch, capsys):
+def test_allow_host_names_reach_voila_and_a_wildcard_is_refused(voila_argv, capsys):
     from qra_widgets import cli
 
-    seen = {}
-
-    class Voila:
-        returncode = 0
-
-        def __init__(self, argv, env):
-            seen["argv"] = argv
-
-        def poll(self):
-            return 0
-
-        def wait(self):
-            return 0
-
-    monkeypatch.setattr("subprocess.Popen", Voila)
     assert cli.main(["app", "--no-browser", "--allow-host", "Dash.Example.org", "--allow-host", "10.0.0.5"]) == 0
-    assert {"--allow-host=dash.example.org", "--allow-host=10.0.0.5"} <= set(seen["argv"])
+    assert {"--allow-host=dash.example.org", "--allow-host=10.0.0.5"} <= set(voila_argv)
     assert "localhost" in capsys.readouterr().err
     assert cli.main(["app", "--no-browser", "--allow-host", "*.example.org"]) == 2
     assert "is not a host name" in capsys.readouterr().err

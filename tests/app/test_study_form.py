@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import qra_widgets as qw
-from qra_widgets import charts, examples
+from qra_widgets import charts
 from qra_widgets.widgets import Dashboard
 from qra_widgets.widgets.study_form import EVALUATION_LABELS
 
@@ -23,8 +23,8 @@ def pick(app, name="Fluency"):
     app.study_view.criteria.value = name
 
 
-def test_dropdown_offers_every_evaluation_type_and_shows_the_criterions():
-    original = examples.load("qrapp_example1")
+def test_dropdown_offers_every_evaluation_type_and_shows_the_criterions(qrapp_example1):
+    original = qrapp_example1
     app = Dashboard(original)
     pick(app)
     view = app.study_view
@@ -33,8 +33,8 @@ def test_dropdown_offers_every_evaluation_type_and_shows_the_criterions():
     assert view.qc_qcet.value == "Fluency (QOG-w-3)"
 
 
-def test_update_sets_the_studys_criterion_and_keeps_its_other_fields():
-    original = examples.load("qrapp_example1")
+def test_update_sets_the_studys_criterion_and_keeps_its_other_fields(qrapp_example1):
+    original = qrapp_example1
     app = Dashboard(original)
     pick(app)
     before = criterion(app)
@@ -74,12 +74,12 @@ def test_picking_a_criterion_after_a_heds_import_shows_the_filled_type():
     assert (app.study_view.qc_evaluation.value, app.study_view.qc_qcet.value) == ("human", "Informativeness (QOG-c-2)")
 
 
-def test_overview_splits_on_the_type_set_in_the_form(tmp_path):
+def test_overview_splits_on_the_type_set_in_the_form(tmp_path, example_study):
     """Two saved copies of QRA++ example 1, one marked human and one metric in the form: the
     Overview's criterion table, its filter and its distribution boxes keep them apart."""
     library = tmp_path / "library.sqlite3"
     for study_id, kind in (("fluency-human", "human"), ("fluency-metric", "metric")):
-        app = Dashboard(examples.load("qrapp_example1"), library_path=library)
+        app = Dashboard(example_study("qrapp_example1"), library_path=library)
         app.study_view.study_id.value = study_id
         app.study_view.apply_details.click()
         pick(app)

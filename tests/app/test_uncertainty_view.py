@@ -19,8 +19,6 @@ import numpy as np
 import pytest
 
 import qra_widgets as qw
-from qra_widgets import examples
-from qra_widgets.io.annotations import load_annotations
 from qra_widgets.planning import plan_reproduction
 from qra_widgets.widgets.common import Status
 from qra_widgets.widgets.state import AppState, IntervalsDropped
@@ -30,8 +28,8 @@ B, SEED = 2000, 11  # 4 chunks of 500 replicates: progress is reported 4 times
 
 
 @pytest.fixture(scope="module")
-def study(vanmiltenburg2024):
-    return load_annotations(vanmiltenburg2024 / "spec.json")
+def study(vanmiltenburg2024_study):
+    return vanmiltenburg2024_study  # shared by the session: the views copy it, nothing here edits it
 
 
 @pytest.fixture(scope="module")
@@ -88,7 +86,7 @@ def test_the_template_shows_value_and_interval_and_the_chart_has_error_bars(stud
     assert bar["error_y"]["arrayminus"][at] == pytest.approx(cv - low, abs=1e-12)
 
 
-def test_the_annotator_agreement_table_is_the_libraries(study, direct):
+def test_the_annotator_agreement_table_is_the_libraries(study, direct, qrapp_example1):
     view = tab(study)
     frame = qw.assess(study).annotator_agreement()
     alpha = frame[(frame.experiment == "direct") & (frame.measure == "alpha")].iloc[0]
@@ -101,7 +99,7 @@ def test_the_annotator_agreement_table_is_the_libraries(study, direct):
     first = agreement[(agreement.experiment == "direct") & (agreement.measure == "alpha")].iloc[0]
     assert f"{first.value:.3f} [{first.ci_low:.3f}, {first.ci_high:.3f}]" in html.unescape(view.agreement.value)
     # a study of scores only has no ratings: no agreement table
-    assert UncertaintyView(AppState(examples.load("qrapp_example1")), Status()).agreement.value == ""
+    assert UncertaintyView(AppState(qrapp_example1), Status()).agreement.value == ""
 
 
 def test_cancel_leaves_the_assessment_without_intervals(study):
@@ -160,13 +158,15 @@ def test_an_unassessable_study_is_refused_by_name():
 
 def test_the_planner_is_plan_reproduction_design_by_design(study):
     view = tab(study)
+    shown, show_plan = [], view.show_plan
+    view.show_plan = lambda frame: (shown.append(frame), show_plan(frame))  # the frame the tab shows
     view.plan_items.value, view.plan_raters.value, view.plan_replicates.value = "40, 80", "2, 3", 50
     view.on_plan()
     view.plan_job.join(300)
     assert view.plan_progress.value == 4 and view.plan_button.disabled is False
     expected = [plan_reproduction(study, items=[n], raters_per_item=[k], B=50, runs=3, seed=0)
                 for n in (40, 80) for k in (2, 3)]
-    frame = view.state.plan([40, 80], [2, 3], B=50)
+    [frame] = shown
     for (_, row), design in zip(frame.groupby(["items", "raters_per_item"], sort=False), expected):
         np.testing.assert_array_equal(row.expected_ci_width.to_numpy(), design.expected_ci_width.to_numpy())
     assert view.plan_table.value.count("<tr") == 1 + len(frame) == 1 + 8  # CV* and alpha per design

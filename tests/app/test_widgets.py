@@ -9,7 +9,6 @@ import pytest
 from fielddata import field_path, needs_field_data
 
 import qra_widgets as qw
-from qra_widgets import examples
 from qra_widgets.widgets import Dashboard
 
 HEDS = field_path("heds2", "heds2_example_vanmiltenburg_datacard-2023-12-06-16-57-46.json")  # ReproHum's, field data
@@ -111,7 +110,7 @@ def test_empty_cell_removes_the_score(app):
     assert f"CV* GeDi {app.state.assessment.cv[('Fluency', 'GeDi')].cv_star:.2f} 2" in " ".join(re.sub("<[^>]+>", " ", app.assessment.table.value).split())
 
 
-def test_paste_from_a_spreadsheet(app):
+def test_pasting_a_spreadsheet_block_sets_the_scores_it_names(app):
     load_example(app)
     app.scores.paste_target.value = "Fluency"
     app.scores.paste_text.value = "\tAugust et al. (2022)\tvM\tLi\nSVM\t3.7\t3.1\t3.0\nGeDi\t3.2\t2.6\t2.4\n"
@@ -121,7 +120,7 @@ def test_paste_from_a_spreadsheet(app):
     assert "Pasted 6 cells" in app.status.value
 
 
-def test_upload_long_csv_and_labels(app):
+def test_uploading_a_long_scores_csv_and_a_labels_csv_fills_the_study(app):
     csv = b"experiment,quality_criterion,system,score,scale_min\nA,Q,s1,3,1\nA,Q,s2,2,1\nB,Q,s1,3.5,1\nB,Q,s2,2.2,1\n"
     upload(app.scores.scores_upload, "scores.csv", csv)
     app.scores.scores_button.click()
@@ -158,7 +157,7 @@ def test_unexpected_errors_never_show_a_traceback(app, monkeypatch):
     assert "Something went wrong (ZeroDivisionError)" in app.status.value and "Traceback" not in app.status.value
 
 
-def test_study_form_criteria_and_systems(app):
+def test_the_study_form_adds_criteria_with_a_qcet_id_refuses_an_unknown_one_and_edits_systems(app):
     build_by_hand(app)
     view = app.study_view
     view.qc_name.value, view.qc_min.value, view.qc_max.value = "Clarity", "1", "7"
@@ -182,7 +181,7 @@ def test_study_form_criteria_and_systems(app):
 
 
 @needs_field_data
-def test_experiments_properties_conditions_and_heds(app):
+def test_the_experiments_tab_records_properties_conditions_and_heds_answers(app):
     build_by_hand(app)
     view = app.experiments
     view.exp_id.value, view.exp_label.value, view.exp_role.value = "repro-2", "second repeat", "repeat"
@@ -243,7 +242,7 @@ def test_library_save_conflict_history_delete_restore(app, tmp_path):
     assert "Restored" in app.status.value
 
 
-def test_compare_and_overview(app):
+def test_the_compare_tab_draws_subsets_and_forgets_them_when_another_study_opens(app):
     load_example(app, "qra2022_essay_scoring")
     app.compare.attribute.value = ("object: Seed", "procedure: Test set")
     app.compare.run.click()
@@ -259,7 +258,7 @@ def test_compare_and_overview(app):
     assert "Overview of 2 studies" in app.status.value
 
 
-def test_chart_html_download(app):
+def test_a_chart_downloads_as_one_html_page_named_after_the_study_and_day(app):
     load_example(app)
     name, page = app.charts.save_buttons["CV*"].click()
     assert name == f"qrapp-example1-cv-chart-{date.today().isoformat()}.html"
@@ -279,8 +278,8 @@ def test_user_names_are_escaped_in_the_app(app):
     assert "&lt;img src=x" in app.assessment.table.value
 
 
-def test_dashboard_accepts_a_study(tmp_path):
-    study = examples.load("belz2021_torc")
+def test_dashboard_accepts_a_study(tmp_path, belz2021_torc):
+    study = belz2021_torc
     app = Dashboard(study, library_path=tmp_path / "x.sqlite3")
     assert "2.61" in app.assessment.table.value
 
@@ -426,10 +425,10 @@ def test_template_table_is_grouped_styled_and_says_na_with_the_reason(app):
     assert "<div class='qra-card-title'>W</div>" in cards  # QRA++ Example 1: three experiments, so W
 
 
-def test_long_template_sections_start_folded():
+def test_long_template_sections_start_folded(qra2022_essay_scoring):
     from qra_widgets.widgets.tables import template_table
 
-    result = qw.assess(examples.load("qra2022_essay_scoring"))
+    result = qw.assess(qra2022_essay_scoring)
     assert "<details class='qra-type qra-type-I' open>" in template_table(result)
     assert "<details class='qra-type qra-type-I'><summary>" in template_table(result, collapse_rows=5)
 
@@ -463,8 +462,8 @@ def test_library_tab_never_shows_the_server_path(app, tmp_path):
     assert str(tmp_path) not in shown and "library.sqlite3" not in shown
 
 
-def test_dashboard_of_a_study_draws_every_chart_at_once_and_copies_the_study(tmp_path):
-    study = examples.load("qrapp_example1")
+def test_dashboard_of_a_study_draws_every_chart_at_once_and_copies_the_study(tmp_path, qrapp_example1):
+    study = qrapp_example1
     app = Dashboard(study, library_path=tmp_path / "x.sqlite3")
     for output in (app.charts.cv_chart, app.charts.p_and_w, app.charts.scores):
         [drawn] = output.outputs
@@ -505,16 +504,16 @@ def test_a_200_system_study_builds_a_page_of_cells_not_thousands(app):
     assert app.state.study.scores[("Quality", "system 150", "e3")] == 2.5
 
 
-def test_replaced_widgets_are_closed(app):
+def test_replaced_widgets_are_closed(app, example_study):
     import ipywidgets
 
     load_example(app)
-    app.state.load(examples.load("qra2022_pass"))
-    app.state.load(examples.load("qrapp_example1"))
+    app.state.load(example_study("qra2022_pass"))
+    app.state.load(example_study("qrapp_example1"))
     before = len(ipywidgets.Widget.widgets)
     for _ in range(5):  # alternate two studies of different shapes: grids and forms are rebuilt each time
-        app.state.load(examples.load("qra2022_pass"))
-        app.state.load(examples.load("qrapp_example1"))
+        app.state.load(example_study("qra2022_pass"))
+        app.state.load(example_study("qrapp_example1"))
     assert len(ipywidgets.Widget.widgets) == before
 
 
@@ -526,8 +525,8 @@ def test_grids_follow_a_study_built_by_hand(app):
     assert app.state.study.scores == {("Quality", "System B", "repeat-1"): 4.0}
 
 
-def test_a_study_carrying_its_conventions_is_assessed_with_them(app):
-    study = examples.load("qrapp_example1")
+def test_a_study_carrying_its_conventions_is_assessed_with_them(app, qrapp_example1):
+    study = qrapp_example1
     study.metadata["conventions"] = "qra3"
     app.state.load(study)
     assert app.state.assessment.conventions.name == "qra3" and app.assessment.conventions.value == "qra3"
@@ -554,10 +553,10 @@ def test_uploads_and_buttons_use_no_icon_font(app):
     assert icons == {""}
 
 
-def test_the_agreement_card_names_w_and_tau_apart(app):
+def test_the_agreement_card_names_w_and_tau_apart(app, qrapp_table4_illustrative):
     from qra_widgets.widgets import tables
 
-    cards = tables.headline_cards(qw.assess(examples.load("qrapp_table4_illustrative")))  # QRA++ Table 4: two criteria, n = 2
+    cards = tables.headline_cards(qw.assess(qrapp_table4_illustrative))  # QRA++ Table 4: two criteria, n = 2
     assert "<div class='qra-card-title'>τ</div>" in cards
     assert "per criterion: Overall quality τ -1.000, Socio-political acceptability τ 0.816" in cards
 

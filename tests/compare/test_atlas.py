@@ -190,6 +190,7 @@ def _typed_identifier(mirror: Path) -> str:
     return found.pop()
 
 
+@pytest.mark.slow  # builds every published family's site and library again, through the CLI
 def test_free_text_and_raw_rater_ids_appear_nowhere_in_the_library_the_site_or_the_output(built, mirror, tmp_path, capsys):
     cache, library, _ = built
     identifier = _typed_identifier(mirror)

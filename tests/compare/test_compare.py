@@ -5,7 +5,7 @@ import math
 import pytest
 
 import qra_widgets as qw
-from qra_widgets import Experiment, QualityCriterion, Study, examples
+from qra_widgets import Experiment, QualityCriterion, Study
 from qra_widgets.compare import compare_subsets, property_differences, property_effects, two_phase
 
 
@@ -22,7 +22,7 @@ def study_with_properties():
     return Study(id="p", quality_criteria=[QualityCriterion("Q", 0, 5)], systems=list("ABC"), experiments=experiments, scores=scores)
 
 
-def test_property_differences_on_known_differences():
+def test_property_differences_list_what_differs_and_how_similar_experiments_are():
     result = property_differences(study_with_properties())
     assert result.differing == ["H3.2.1", "H4.2.2 [Q]", "procedure: Performed by"]
     assert result.table.loc["H4.2.2 [Q]", "r2"] == "(not given)"
@@ -34,9 +34,9 @@ def test_property_differences_on_known_differences():
     assert result.similarity.loc["o", "o"] == 1.0
 
 
-def test_subset_comparison_on_qra2022_table6_conditions():
+def test_subset_comparison_on_qra2022_table6_conditions(qra2022_essay_scoring):
     """QRA++ Table 6 (a): the four experiments with seed 1 and test set i1 (QRA 2022 Table 6 header, Table 7)."""
-    study = examples.load("qra2022_essay_scoring")
+    study = qra2022_essay_scoring
     by_conditions = compare_subsets(study, by=["object: Seed", "procedure: Test set"])
     group = "object: Seed = seed 1, procedure: Test set = i1"
     assert by_conditions.groups[group] == study.metadata["subsets"]["same dataset and seed"]
@@ -61,9 +61,9 @@ def test_subset_comparison_needs_one_way_of_grouping():
         compare_subsets(study_with_properties())
 
 
-def test_two_phase_torc_repeatability():
+def test_two_phase_repeatability_of_the_torc_matches_belz_2021(belz2021_torc):
     """Belz 2021 section 5.1: CBD-scale repeatability R0 = 0; all seven weighings R = 2.61."""
-    study = examples.load("belz2021_torc")
+    study = belz2021_torc
     result = two_phase(study, study.metadata["subsets"]["CBD scales"])
     row = result.table.iloc[0]
     assert (row["R0"], round(row["R"], 2), round(row["R - R0"], 2)) == (0.0, 2.61, 2.61)
@@ -71,14 +71,14 @@ def test_two_phase_torc_repeatability():
     assert "equal sample sizes" in result.warnings[0]
 
 
-def test_two_phase_warns_when_repeatability_runs_differ():
-    study = examples.load("belz2021_torc")
+def test_two_phase_warns_when_repeatability_runs_differ(belz2021_torc):
+    study = belz2021_torc
     result = two_phase(study, ["CM2021-SWS-1", "CM2021-CBD-1"], ["BM1991", "JF2012"])
     assert not result.identical and result.differences == ["method: Scales"]
     assert "not identical" in result.warnings[0]
 
 
-def test_property_effects_across_studies():
+def test_property_effects_count_studies_where_a_property_is_the_same_or_differs():
     same = study_with_properties()
     differs = study_with_properties()
     differs.id = "q"
@@ -93,10 +93,10 @@ def test_property_effects_across_studies():
     assert math.isnan(effects.loc["H3.2.1", "mean CV* (same)"])
 
 
-def test_conditions_table_has_the_layout_of_qra2022_table3():
+def test_conditions_table_has_the_layout_of_qra2022_table3(qra2022_pass, qra2022_essay_scoring):
     from qra_widgets.compare import conditions_table
 
-    table = conditions_table(examples.load("qra2022_pass"))
+    table = conditions_table(qra2022_pass)
     assert list(table.columns.get_level_values(0).unique()) == [
         "", "Object conditions", "Measurement method conditions", "Measurement procedure conditions"]
     assert list(table.columns.get_level_values(1)) == [
@@ -106,4 +106,4 @@ def test_conditions_table_has_the_layout_of_qra2022_table3():
     assert mille_fluency[("Measurement method conditions", "Implem. by")] == "M&al"
     assert mille_fluency[("Measurement procedure conditions", "Test set")] == "vdL&al"
     assert (mille_fluency[("", "Measured quantity value")], round(mille_fluency[("", "CV*")], 3)) == (6.14, 16.372)
-    assert len(conditions_table(examples.load("qra2022_essay_scoring"))) == 88  # QRA 2022 Table 7: 88 measurements
+    assert len(conditions_table(qra2022_essay_scoring)) == 88  # QRA 2022 Table 7: 88 measurements

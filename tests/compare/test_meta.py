@@ -213,8 +213,8 @@ def test_forest_frame_of_every_system_has_a_pooled_row_per_system():
     assert set(frame.estimator[frame.row == "pooled"]) == {"DerSimonian–Laird (1986)"}
 
 
-def test_forest_uses_a_published_standard_error_where_there_are_no_ratings_and_says_when_there_is_none():
-    study = qw.load_study("paper_examples/studies/qrapp_example1.json")
+def test_forest_uses_a_published_standard_error_where_there_are_no_ratings_and_says_when_there_is_none(qrapp_example1):
+    study = qrapp_example1
     qc = study.qc_names[0]
     system = study.systems[0]
     experiments = [e.id for e in study.experiments if (qc, system, e.id) in study.scores]
@@ -323,10 +323,10 @@ def test_systems_with_overlapping_rank_intervals_share_a_group():
     assert o.loc["A", "group"] == o.loc["B", "group"] == 1
 
 
-def test_rank_intervals_without_ratings_give_observed_ranks_and_say_why_there_is_no_interval():
+def test_rank_intervals_without_ratings_give_observed_ranks_and_say_why_there_is_no_interval(qrapp_example1):
     from qra_widgets.meta import rank_intervals
 
-    study = qw.load_study("paper_examples/studies/qrapp_example1.json")
+    study = qrapp_example1
     frame = rank_intervals(study, quality_criterion=study.qc_names[0], B=100, seed=1)
     assert frame.rank_low.isna().all() and (frame.note == "no interval: no item-level ratings for every system").all()
     first = frame[frame.experiment == frame.experiment.iloc[0]].sort_values("rank")

@@ -70,16 +70,17 @@ def test_headline_numbers_come_from_stored_results_without_assessing(library, mo
     assert round(svm["CV*"].item(), 2) == 19.96
 
 
-def test_results_are_written_with_the_revision_and_recomputed_when_the_version_changes(tmp_path, monkeypatch):
+def test_results_are_written_with_the_revision_and_recomputed_when_the_version_changes(tmp_path, monkeypatch,
+                                                                                       example_study):
     lib = StudyLibrary(tmp_path / "lib.sqlite3")
-    revision = lib.save(examples.load("qrapp_example1"))
+    revision = lib.save(example_study("qrapp_example1"))
     import sqlite3
 
     with sqlite3.connect(lib.path) as db:
         stored = db.execute("SELECT version FROM results WHERE study_id = 'qrapp-example1' AND revision = ?", (revision,)).fetchone()
         rows = db.execute("SELECT COUNT(*) FROM result_rows WHERE study_id = 'qrapp-example1'").fetchone()[0]
     assert stored == (store_module.RESULTS_VERSION,)
-    assert rows == len(qw.assess(examples.load("qrapp_example1")).to_frame())
+    assert rows == len(qw.assess(example_study("qrapp_example1")).to_frame())
     assert lib.refresh_results() == 0  # nothing stale
     monkeypatch.setattr(store_module, "RESULTS_VERSION", "next")
     assert lib.refresh_results() == 1  # a new measure version: recomputed once, lazily
@@ -110,9 +111,9 @@ def mixed_study() -> Study:
                  experiments=[Experiment("e1"), Experiment("e2"), Experiment("e3")], scores=scores)
 
 
-def test_w_and_tau_are_separate_columns_and_never_averaged(tmp_path):
+def test_w_and_tau_are_separate_columns_and_never_averaged(tmp_path, qrapp_table4_illustrative):
     lib = StudyLibrary(tmp_path / "lib.sqlite3")
-    table4 = examples.load("qrapp_table4_illustrative")  # two criteria, two experiments: a τ each
+    table4 = qrapp_table4_illustrative  # two criteria, two experiments: a τ each
     for study in (table4, mixed_study()):
         lib.save(study)
     view = qw.overview(lib)
@@ -274,6 +275,7 @@ def test_with_no_property_mattering_at_most_one_library_in_ten_flags_any_propert
     assert flagged / libraries <= 0.10
 
 
+@pytest.mark.slow  # a simulation: 100 null libraries, each with a 199-permutation test
 def test_the_permutation_p_value_is_uniform_enough_for_one_property():
     """One property tested in 100 small null libraries: the unadjusted p is below 0.05 in about 5%
     of them (at most 12 of 100, a binomial(100, 0.05) tail below 0.001)."""
@@ -382,6 +384,7 @@ def test_overview_tab_loads_when_built_filters_sorts_by_header_pages_and_opens_a
     assert next(o["data"].keys() for o in view.by_type.outputs) >= {"application/vnd.plotly.v1+json"}
 
 
+@pytest.mark.slow  # runs benchmarks/overview.py in its own interpreter, as tests/test_benchmarks_run.py does the others
 def test_the_overview_benchmark_runs_quick():
     """CI proves benchmarks/overview.py still runs (small sizes); timings are not asserted here."""
     import subprocess
@@ -393,13 +396,13 @@ def test_the_overview_benchmark_runs_quick():
     assert "| 30 |" in result.stdout and "| 2,000 |" in result.stdout
 
 
-def test_evaluation_type_is_a_validated_criterion_field_that_round_trips(tmp_path):
+def test_evaluation_type_is_a_validated_criterion_field_that_round_trips(tmp_path, qra2022_pass, example_study):
     from qra_widgets.io import load_study, save_study
 
-    study = examples.load("qra2022_pass")  # QRA 2022 Table 2: a human evaluation
+    study = qra2022_pass  # QRA 2022 Table 2: a human evaluation
     assert {q.evaluation_type for q in study.quality_criteria} == {"human"}
     assert study.quality_criterion("Fluency").qcet_id == "QOG-w-3"
-    assert {q.evaluation_type for q in examples.load("qra2022_nts").quality_criteria} == {"metric"}
+    assert {q.evaluation_type for q in example_study("qra2022_nts").quality_criteria} == {"metric"}
     save_study(study, tmp_path / "pass.json")
     assert load_study(tmp_path / "pass.json").quality_criterion("Clarity").evaluation_type == "human"
     assert QualityCriterion("Q").evaluation_type == "unknown"  # files without the field still load
@@ -419,26 +422,27 @@ def test_distribution_boxes_never_pool_human_and_metric_values(library):
     assert sorted(t.name for t in by_type.data) == ["human (n = 12)", "metric (n = 16)"]
 
 
-def test_a_failure_computing_results_never_loses_the_save(tmp_path, monkeypatch):
+def test_a_failure_computing_results_never_loses_the_save(tmp_path, monkeypatch, qrapp_example1):
     lib = StudyLibrary(tmp_path / "lib.sqlite3")
 
     def broken(_study):
         raise RuntimeError("boom")
 
     monkeypatch.setattr(store_module, "stored_results", broken)
-    assert lib.save(examples.load("qrapp_example1")) == 1
+    assert lib.save(qrapp_example1) == 1
     monkeypatch.undo()
     view = qw.overview(lib)  # missing results are computed lazily when read
     assert round(view.studies.set_index("study").loc["qrapp-example1", "mean CV*"], 2) == 26.87  # QRA++ Table 3
 
 
-def test_opening_from_the_overview_asks_first_when_the_study_being_edited_is_unsaved(tmp_path):
+def test_opening_from_the_overview_asks_first_when_the_study_being_edited_is_unsaved(tmp_path, qrapp_example1,
+                                                                                     qra2022_pass):
     """Opening a study never discards unsaved work without asking."""
     from qra_widgets.widgets import Dashboard
 
     lib = StudyLibrary(tmp_path / "lib.sqlite3")
-    lib.save(examples.load("qrapp_example1"))
-    app = Dashboard(examples.load("qra2022_pass"), library_path=tmp_path / "lib.sqlite3")
+    lib.save(qrapp_example1)
+    app = Dashboard(qra2022_pass, library_path=tmp_path / "lib.sqlite3")
     app.state.set_score("Fluency", "PASS", "Mille2021", 5.0)
     assert app.state.dirty
     app.overview.table.click_row(app.overview.shown_studies[0])
@@ -448,18 +452,18 @@ def test_opening_from_the_overview_asks_first_when_the_study_being_edited_is_uns
     assert app.tabs.selected_index == app.tabs.titles.index("Assessment")  # the study opens on its Assessment tab
 
 
-def test_the_overview_is_read_when_first_shown_and_again_only_after_a_save(tmp_path):
+def test_the_overview_is_read_when_first_shown_and_again_only_after_a_save(tmp_path, qrapp_example1, qra2022_nts):
     from qra_widgets.widgets import Dashboard
 
     app = Dashboard(library_path=tmp_path / "lib.sqlite3")
-    app.state.library.save(examples.load("qrapp_example1"))
+    app.state.library.save(qrapp_example1)
     app.show_tab("Overview")
     assert app.overview.shown_studies == ["qrapp-example1"]  # no click needed
     first = app.overview.data
     app.show_tab("Study")
     app.show_tab("Overview")
     assert app.overview.data is first  # nothing saved since: not read again
-    app.state.library.save(examples.load("qra2022_nts"))
+    app.state.library.save(qra2022_nts)
     app.show_tab("Study")
     app.show_tab("Overview")
     assert list(dict.fromkeys(app.overview.shown_studies)) == ["qrapp-example1", "qra2022-nts"]  # read again: human first

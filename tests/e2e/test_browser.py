@@ -45,7 +45,7 @@ def check_no_code_or_traceback(page):
         assert text not in content, text
 
 
-def test_load_edit_save_reload(page, server):
+def test_an_example_loads_edits_saves_and_reloads_with_its_numbers(page, server):
     url, _library, _log = server
     load_example1(page, url)
     table = assessment_html(page)

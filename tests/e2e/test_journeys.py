@@ -50,7 +50,7 @@ def screenshot(page, name: str) -> None:
     page.screenshot(path=str(DOCS / name), full_page=True)
 
 
-def test_researcher_from_an_empty_study(page, server):
+def test_a_researcher_builds_a_study_from_empty_and_sees_its_assessment_and_chart(page, server):
     url, _library, _log = server
     page.set_viewport_size({"width": 1280, "height": 900})
     open_app(page, url)

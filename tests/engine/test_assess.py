@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import qra_widgets as qw
-from qra_widgets import Experiment, QualityCriterion, Study, examples
+from qra_widgets import Experiment, QualityCriterion, Study
 from qra_widgets.assess import COLUMNS
 
 
@@ -32,14 +32,14 @@ def test_frame_columns_and_measures_for_n_2():
     assert set(frame[frame.level == "study"].measure) == {"CV*", "P"}
 
 
-def test_measures_for_n_above_2():
-    frame = qw.assess(examples.load("qrapp_example1")).to_frame()
+def test_more_than_two_experiments_give_cv_star_r_rho_w_and_p_per_criterion(qrapp_example1):
+    frame = qw.assess(qrapp_example1).to_frame()
     assert set(frame[frame.level == "qc"].measure) == {"CV*", "r", "rho", "W", "P"}
 
 
-def test_missing_cells_are_counted():
+def test_missing_cells_are_counted(qra2022_nts):
     """QRA 2022 Table 4 has 4-7 values per system: system CV* reports its own n."""
-    result = qw.assess(examples.load("qra2022_nts"))
+    result = qw.assess(qra2022_nts)
     frame = result.to_frame()
     sari = frame[(frame.measure == "CV*") & (frame.level == "system") & (frame.quality_criterion == "SARI")]
     assert dict(zip(sari.system, sari.n)) == {"NTS_def": 5, "NTS-w2v_def": 4}
@@ -95,8 +95,8 @@ def test_type_three_two_experiments_gives_cohen_kappa():
     assert result.value("kappa", "study") == result.value("kappa", "qc", "Q")
 
 
-def test_type_three_many_experiments_gives_fleiss_and_alpha():
-    study = examples.load("qrapp_example1")
+def test_type_three_many_experiments_gives_fleiss_and_alpha(qrapp_example1):
+    study = qrapp_example1
     rng = np.random.default_rng(1)
     for e in study.experiment_ids:
         for item in range(10):
@@ -115,8 +115,8 @@ def test_explicit_findings_override_scores_for_p():
     assert result.value("P", "qc", "Q") == 0.5
 
 
-def test_study_level_pools_p_and_averages_cv():
-    result = qw.assess(examples.load("qra2022_nts"))
+def test_study_level_pools_p_and_averages_cv(qra2022_nts):
+    result = qw.assess(qra2022_nts)
     frame = result.to_frame()
     system_cv = frame[(frame.measure == "CV*") & (frame.level == "system")].value
     assert result.value("CV*", "study") == pytest.approx(system_cv.mean())
@@ -127,8 +127,8 @@ def test_study_level_pools_p_and_averages_cv():
     assert result.value("P", "study") == pytest.approx((pooled.same - 1) / (pooled.compared - 1))
 
 
-def test_table_layout_matches_qrapp_table3():
-    table = qw.assess(examples.load("qrapp_example1")).table()
+def test_table_layout_matches_qrapp_table3(qrapp_example1):
+    table = qw.assess(qrapp_example1).table()
     assert list(table.columns) == ["Type of result", "Measure applied", "System level", "QC level", "Study level"]
     rows = [list(r) for r in table.itertuples(index=False)]
     assert rows[0] == ["Type I", "(mean) CV*", "", "26.87", "26.87"]
@@ -138,14 +138,14 @@ def test_table_layout_matches_qrapp_table3():
     assert table.attrs["n"] == 3
 
 
-def test_table_with_several_qcs_names_them():
-    table = qw.assess(examples.load("qra2022_pass")).table()
+def test_table_with_several_qcs_names_them(qra2022_pass):
+    table = qw.assess(qra2022_pass).table()
     assert "Type I: Clarity" in set(table["Type of result"])
     assert "Type I: Stance identifiability" in set(table["Type of result"])
 
 
-def test_markdown_latex_csv_json_and_html():
-    study = examples.load("qrapp_example1")
+def test_markdown_latex_csv_json_and_html(qrapp_example1):
+    study = qrapp_example1
     study.name = "<script>alert(1)</script> & 50% | more"
     result = qw.assess(study)
     markdown = result.to_markdown()
@@ -158,8 +158,8 @@ def test_markdown_latex_csv_json_and_html():
     assert "<script>" not in html and "&lt;script&gt;" in html and "19.96" in html
 
 
-def test_narrative_follows_belz_2021():
-    result = qw.assess(examples.load("qra2022_pass"))
+def test_narrative_follows_belz_2021(qra2022_pass):
+    result = qw.assess(qra2022_pass)
     text = result.narrative("Fluency", "PASS")
     assert text.startswith("Fluency measurement reproducibility for PASS was assessed on the basis of 2 measurements "
                            "(van der Lee et al. (2017), Mille et al. (2021)), rescaled to 0..6: CV* = 16.372, mean = 4.75, "

@@ -14,7 +14,6 @@ import qra_widgets as qw
 from qra_widgets import conventions as conv
 from qra_widgets.cli import main
 from qra_widgets.conventions import QRA3, QRAPP, Conventions, resolve
-from qra_widgets.examples import load as load_example
 from qra_widgets.examples import path as example_path
 from qra_widgets.io import study_from_dict, study_to_dict
 
@@ -52,7 +51,7 @@ def test_docstring_table_is_true():
         assert (qrapp, qra3) == (shown(getattr(QRAPP, name)), shown(getattr(QRA3, name))), name
 
 
-def test_presets_and_resolve():
+def test_presets_resolve_by_name_and_give_each_measure_its_options():
     assert resolve(None) is QRAPP and resolve("qra3") is QRA3 and resolve(QRA3) is QRA3
     assert QRA3.changed_fields() == {} and QRA3.describe() == "qra3"
     assert QRA3.to_kwargs("cv_star") == {"small_sample_factor": False}
@@ -71,7 +70,7 @@ def test_presets_and_resolve():
     ({"colour": 1}, "unknown field 'colour'; known fields: name"),
     (3, "expected a preset name or Conventions"),
 ])
-def test_bad_conventions(value, message):
+def test_bad_conventions_are_refused_saying_why(value, message):
     with pytest.raises(qw.QRAInputError) as error:
         resolve(value)
     assert message in str(error.value)
@@ -112,10 +111,10 @@ def test_report_example_with_qra3_prints_cv_without_the_factor(capsys):
     assert "conventions: qrapp" in out and "|   SVM | CV\\* | 19.96 |  |  |" in out
 
 
-def test_report_file_conventions_and_formats(capsys, tmp_path):
+def test_report_with_qra3_conventions_names_them_in_every_format(capsys, tmp_path, qrapp_example1):
     assert main(["report", str(example_path("qrapp_example1")), "--conventions", "qra3", "--format", "csv"]) == 0
     rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))  # the column by name: ci_low... follow it
-    expected = qw.assess(load_example("qrapp_example1"), conventions="qra3").to_frame()
+    expected = qw.assess(qrapp_example1, conventions="qra3").to_frame()
     assert len(rows) == len(expected) > 0 and [row["conventions"] for row in rows] == ["qra3"] * len(expected)
     assert main(["report", str(example_path("qrapp_example1")), "--conventions", "qra3", "--format", "json"]) == 0
     assert {row["conventions"] for row in json.loads(capsys.readouterr().out)} == {"qra3"}
@@ -126,8 +125,8 @@ def test_report_file_conventions_and_formats(capsys, tmp_path):
     assert narrative.count("Computed with the qra3 conventions.") == 3 and "CV* = 18.427," in narrative
 
 
-def test_study_file_carries_its_conventions(tmp_path):
-    data = study_to_dict(load_example("qrapp_example1"))
+def test_study_file_carries_its_conventions(tmp_path, qrapp_example1):
+    data = study_to_dict(qrapp_example1)
     assert "conventions" not in data
     data["conventions"] = {"name": "qrapp", "w_tie_correction": False}
     study = study_from_dict(data)
@@ -144,17 +143,17 @@ def test_study_file_carries_its_conventions(tmp_path):
         study_from_dict(data)
 
 
-def test_markdown_names_changed_fields():
-    result = qw.assess(load_example("qrapp_example1"), conventions=QRA3.replace(small_sample_factor=True))
+def test_markdown_names_changed_fields(qrapp_example1):
+    result = qw.assess(qrapp_example1, conventions=QRA3.replace(small_sample_factor=True))
     assert "conventions: qra3, with small\\_sample\\_factor=True" in result.to_markdown().splitlines()[0]
     assert "|   SVM | CV\\* | 19.96 |  |  |" in result.to_markdown()
 
 
-def test_side_by_side_shows_what_a_choice_changes():
+def test_side_by_side_shows_what_a_choice_changes(qrapp_example1):
     """QRA++ Table 3 (qrapp_example1) under both presets: CV* loses its (1 + 1/12) factor, r, rho, W and P do not change (no ties)."""
     from qra_widgets.assess import side_by_side
 
-    table = side_by_side(load_example("qrapp_example1"))
+    table = side_by_side(qrapp_example1)
     assert list(table.columns[-2:]) == ["qrapp", "qra3"]
     cv = table[(table.measure == "CV*") & (table.level == "system")]
     assert (cv["qrapp"] / cv["qra3"]).round(12).tolist() == [round(1 + 1 / 12, 12)] * 3

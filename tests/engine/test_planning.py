@@ -81,9 +81,9 @@ def test_expected_widths_agree_with_brute_force_within_ten_percent_at_50_and_200
 
 
 @pytest.fixture(scope="module")
-def vm(vanmiltenburg2024):
-    """van Miltenburg et al. (2024)'s ratings (published field data) read with our spec."""
-    return qw.load_annotations(vanmiltenburg2024 / "spec.json")
+def vm(vanmiltenburg2024_study):
+    """van Miltenburg et al. (2024)'s ratings (published field data) read with our spec; never edited here."""
+    return vanmiltenburg2024_study
 
 
 def test_the_simulated_team_agrees_with_itself_as_the_original_team_did(vm):

@@ -24,8 +24,8 @@ IRRCAC = json.loads((Path(__file__).parents[1] / "data" / "reference" / "irrcac_
 
 
 @pytest.fixture(scope="module")
-def study(vanmiltenburg2024):
-    return qw.load_annotations(vanmiltenburg2024 / "spec.json")
+def study(vanmiltenburg2024_study):
+    return vanmiltenburg2024_study  # shared by the session: nothing here edits it
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +41,7 @@ def published_means(vanmiltenburg2024) -> dict[str, float]:
     return {name: float(value) for name, value in re.findall(r"(SVM|GeDi|DExperts) (\d\.\d+)", text)}
 
 
-def test_system_means_equal_the_published_means_to_every_digit(study, published_means):
+def test_system_means_equal_the_published_means_to_every_digit(study, published_means, qrapp_example1):
     published = published_means
     assert published == {"SVM": 3.125, "GeDi": 2.570, "DExperts": 2.275}
     for system, value in published.items():
@@ -49,9 +49,8 @@ def test_system_means_equal_the_published_means_to_every_digit(study, published_
         assert abs(mean - value) < 1e-12
         assert f"{mean:.3f}" == f"{value:.3f}"
     # the rounded values QRA++ Example 1 (Table 3) prints: 3.12 (3.125 rounded half-even in the paper), 2.57, 2.28
-    from qra_widgets import examples
 
-    example1 = examples.load("qrapp_example1")
+    example1 = qrapp_example1
     assert round(study.scores[("Fluency", "GeDi", "direct")], 2) == example1.scores[("Fluency", "GeDi", "vanMiltenburg2024")]
 
 
@@ -112,7 +111,7 @@ def test_agreement_frame_columns_and_counts(study):
     assert counts.loc["augmented"].tolist() == [120, 6]
 
 
-def test_item_label_rules():
+def test_an_items_label_is_the_median_mode_or_mean_by_the_criterions_level():
     ratings = Ratings.from_columns(["Q"] * 6, ["A"] * 6, ["i1", "i1", "i2", "i2", "i2", "i2"], ["E"] * 6,
                                    ["r1", "r2", "r1", "r2", "r3", "r4"], [2, 3, 1, 1, 4, 4])
     labels = lambda level: dict(zip(ratings.item_labels("Q", level)[1], ratings.item_labels("Q", level)[3]))

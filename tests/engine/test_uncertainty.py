@@ -8,16 +8,15 @@ import pytest
 import qra_widgets as qw
 from qra_widgets import measures as m
 from qra_widgets.conventions import QRA3, QRAPP
-from qra_widgets.examples import load as load_example
 from qra_widgets.intervals import cv_interval, interval
 from qra_widgets.ratings import Ratings
 from qra_widgets.uncertainty import bootstrap
 
 
 @pytest.fixture(scope="module")
-def vm(vanmiltenburg2024):
-    """van Miltenburg et al. (2024)'s ratings (published field data) read with our spec."""
-    return qw.load_annotations(vanmiltenburg2024 / "spec.json")
+def vm(vanmiltenburg2024_study):
+    """van Miltenburg et al. (2024)'s ratings (published field data) read with our spec; never edited here."""
+    return vanmiltenburg2024_study
 
 
 def test_the_engine_at_weights_one_reproduces_every_assess_value(vm):
@@ -78,7 +77,7 @@ def test_95_percent_intervals_cover_the_truth_in_93_to_97_percent_of_400_runs():
     assert ((coverage >= 0.93) & (coverage <= 0.97)).all(), coverage
 
 
-def test_bca_and_rater_resampling(vm):
+def test_bca_differs_from_percentile_and_resampling_raters_widens_the_interval(vm):
     percentile = bootstrap(vm, B=600, seed=3)
     bca = qw.assess(vm, bootstrap=600, seed=3, ci_method="bca").to_frame().set_index(["measure", "level", "system"])
     key = ("CV*", "system", "Fluency", "SVM")
@@ -103,8 +102,8 @@ def test_unpaired_experiments_are_resampled_on_their_own():
     assert result.estimates[("CV*", "system", "Q", "s0")] == pytest.approx(qw.assess(study).value("CV*", "system", "Q", "s0"))
 
 
-def test_scores_only_resample_systems_and_give_vangel_intervals():
-    study = load_example("qrapp_example1")
+def test_scores_only_resample_systems_and_give_vangel_intervals(qrapp_example1):
+    study = qrapp_example1
     result = qw.assess(study, bootstrap=300, seed=1)
     frame = result.to_frame().set_index(["measure", "level", "system"])
     svm = frame.loc[("CV*", "system", "SVM")]
@@ -138,14 +137,14 @@ def test_plan_reproduction_widths_shrink_with_items_and_raters(vm):
                                   "expected_half_width", "ci_width_sd", "ci_width_p10", "ci_width_p90", "runs"]
 
 
-def test_bad_bootstrap_options(vm):
+def test_bad_bootstrap_options_are_refused_saying_which(vm, qrapp_example1):
     for kwargs, message in (({"bootstrap": 5}, "B must be an integer of at least 10"),
                             ({"bootstrap": 100, "ci_method": "basic"}, "ci_method"),
                             ({"bootstrap": 100, "resample": "raters"}, "resample")):
         with pytest.raises(qw.QRAInputError, match=message):
             qw.assess(vm, **kwargs)
     with pytest.raises(qw.QRAInputError, match="items\\+raters' needs item-level ratings"):
-        qw.assess(load_example("qrapp_example1"), bootstrap=100, resample="items+raters")
+        qw.assess(qrapp_example1, bootstrap=100, resample="items+raters")
 
 
 def test_charts_get_error_bars_and_a_plan_chart(vm):

@@ -65,20 +65,34 @@ def test_a_spec_dict_reads_paths_relative_to_base_and_uploaded_bytes():
     assert load_annotations(data, base="/nonexistent", files=uploads).scores[("Readability", "GT", "O")] == 4.0
 
 
+def replaced(name: str, old: str, new: str):
+    """An edit of the toy folder: in file ``name``, ``old`` (which must be there) becomes ``new``."""
+    def edit(folder: Path) -> None:
+        text = (folder / name).read_text()
+        assert old in text, (name, old)
+        (folder / name).write_text(text.replace(old, new))
+    return edit
+
+
+def header_only(name: str):
+    """An edit of the toy folder: file ``name`` keeps its header row and loses every other."""
+    def edit(folder: Path) -> None:
+        (folder / name).write_text((folder / name).read_text().splitlines()[0] + "\n")
+    return edit
+
+
 @pytest.mark.parametrize("change, message", [
-    (lambda f: f.joinpath("original.csv").write_text(f.joinpath("original.csv").read_text().replace("relevance (1-5)", "relevance")),
-     r"original.csv: column 'relevance \(1-5\)' is missing"),
-    (lambda f: f.joinpath("original.csv").write_text(f.joinpath("original.csv").read_text().replace("Ours,q5,L1,4,3", "Ours,q5,L1,7,3")),
+    (replaced("original.csv", "relevance (1-5)", "relevance"), r"original.csv: column 'relevance \(1-5\)' is missing"),
+    (replaced("original.csv", "Ours,q5,L1,4,3", "Ours,q5,L1,7,3"),
      r"original.csv: row 10, column 'readability \(1-5\)': 7 is outside the scale 1..5 of 'Readability'"),
-    (lambda f: f.joinpath("original.csv").write_text(f.joinpath("original.csv").read_text().replace("Ours,q4,L2", "groundtruth,q4,L2")),
+    (replaced("original.csv", "Ours,q4,L2", "groundtruth,q4,L2"),
      r"original.csv: row 9, column 'qa_id': item 'q4' is rated under system 'GT' here and 'QAG' in row 8"),
-    (lambda f: f.joinpath("repeat.tsv").write_text(f.joinpath("repeat.tsv").read_text().splitlines()[0] + "\n"),
-     r"repeat.tsv: experiment 'R1' has a header but no rows"),
-    (lambda f: f.joinpath("original.csv").write_text(f.joinpath("original.csv").read_text().replace("Ours,q6,L2,1,2", "Ours,q6,L2,n/a,2")),
+    (header_only("repeat.tsv"), r"repeat.tsv: experiment 'R1' has a header but no rows"),
+    (replaced("original.csv", "Ours,q6,L2,1,2", "Ours,q6,L2,n/a,2"),
      r"original.csv: row 13, column 'readability \(1-5\)': 'n/a' is not a number"),
-    (lambda f: f.joinpath("original.csv").write_text(f.joinpath("original.csv").read_text().replace("Ours,q6,L2", "Ours,q6,L1")),
+    (replaced("original.csv", "Ours,q6,L2", "Ours,q6,L1"),
      r"original.csv: rows 12 and 13, column 'labeller_id': rater 'L1' rates item 'q6' on 'Readability' twice"),
-    (lambda f: f.joinpath("repeat.tsv").write_text(f.joinpath("repeat.tsv").read_text().replace("\trel\t", "\trelevance\t")),
+    (replaced("repeat.tsv", "\trel\t", "\trelevance\t"),
      r"repeat.tsv: column 'aspect' has no rows for quality criterion 'Relevance' \(value 'rel'\)"),
 ])
 def test_bad_input_names_file_row_and_column(toy, change, message):
@@ -95,7 +109,7 @@ def test_an_experiment_whose_ratings_are_all_missing_is_refused(toy):
         load_annotations(toy / "spec.json")
 
 
-def test_spec_shape_errors(toy):
+def test_a_spec_of_the_wrong_shape_is_refused_naming_the_field(toy):
     data = spec(toy)
     del data["experiments"][1]["columns"]["item"]
     with pytest.raises(qw.QRAInputError, match=r"experiments\[1\].columns: missing field 'item'"):

@@ -110,7 +110,7 @@ CATALOGUE = [
 
 
 @pytest.mark.parametrize("case, action, message", CATALOGUE, ids=[c[0] for c in CATALOGUE])
-def test_bad_input_catalogue(case, action, message):
+def test_each_bad_input_is_refused_with_a_message_naming_the_problem(case, action, message):
     with pytest.raises(QRAInputError) as caught:
         action()
     assert message in str(caught.value), f"{case}: {caught.value}"

@@ -9,7 +9,6 @@ import pytest
 from fielddata import field_path, needs_field_data
 
 import qra_widgets as qw
-from qra_widgets import examples
 from qra_widgets.bulk import import_paths
 from qra_widgets.cli import main
 from qra_widgets.io import save_study
@@ -27,11 +26,11 @@ beta,rep,BLEU,A,21.0
 
 
 @pytest.fixture
-def folder(tmp_path):
+def folder(tmp_path, qrapp_example1, qra2022_nts):
     studies = tmp_path / "studies"
     (studies / "nested").mkdir(parents=True)
-    save_study(examples.load("qrapp_example1"), studies / "example1.json")
-    save_study(examples.load("qra2022_nts"), studies / "nested" / "nts.json")
+    save_study(qrapp_example1, studies / "example1.json")
+    save_study(qra2022_nts, studies / "nested" / "nts.json")
     (studies / "shared-task.csv").write_text(LONG_CSV)
     (studies / "broken.json").write_text('{"schema": "qra-widgets/study", "version": 1, "id": ""}')
     (studies / "notes.md").write_text("not a study")  # listed as skipped inside a folder
@@ -50,9 +49,9 @@ def test_a_folder_imports_every_study_and_refuses_the_bad_one_with_its_reason(tm
     assert library.open("beta").experiment_ids == ["orig", "rep"]
 
 
-def test_existing_studies_are_refused_and_never_overwritten(tmp_path, folder):
+def test_existing_studies_are_refused_and_never_overwritten(tmp_path, folder, qrapp_example1):
     library = StudyLibrary(tmp_path / "lib.sqlite3")
-    mine = examples.load("qrapp_example1")
+    mine = qrapp_example1
     mine.name = "my edited version"
     library.save(mine)
     report = import_paths(library, [folder])
@@ -126,8 +125,8 @@ def test_cli_import_exits_2_when_anything_was_refused_listing_each_refusal(tmp_p
     captured = capsys.readouterr()
     assert captured.out.startswith("added 4 studies, 0 already existed (not overwritten), 1 refused, 1 files skipped\n")
     assert "refused: studies/broken.json: study id: must be a non-empty text, got ''" in captured.out.splitlines()
-    assert captured.err.splitlines() == ["qra-widgets: import: added 4 studies, 0 already existed (not overwritten), 1 refused, "
-                                         "1 files skipped (the refused files are listed above with the reasons)"]
+    assert captured.err.splitlines() == [("qra-widgets: import: added 4 studies, 0 already existed (not overwritten), 1 refused, "
+                                          "1 files skipped (the refused files are listed above with the reasons)")]
     (folder / "broken.json").unlink()
     assert main(["import", str(folder), "--db", str(db)]) == 0  # nothing refused: status 0
     assert capsys.readouterr().out.startswith("added 0 studies, 4 already existed (not overwritten), 0 refused")

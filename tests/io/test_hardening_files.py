@@ -12,7 +12,7 @@ import zipfile
 import pandas as pd
 import pytest
 
-from qra_widgets import QRAInputError, Study, assess, examples, load_study
+from qra_widgets import QRAInputError, Study, assess, load_study
 from qra_widgets.io import (
     LABEL_COLUMNS,
     SCORE_COLUMNS,
@@ -28,6 +28,13 @@ from qra_widgets.report.csvsafe import frame_to_csv, safe_cell
 from qra_widgets.study import Experiment, QualityCriterion
 
 HEADER = b"experiment,quality_criterion,system,score\n"
+
+
+def refusal(call, *args, **options) -> str:
+    """The message of the QRAInputError that ``call(*args, **options)`` raises; the test fails if it raises none."""
+    with pytest.raises(QRAInputError) as caught:
+        call(*args, **options)
+    return str(caught.value)
 
 
 def workbook(*sheets) -> bytes:
@@ -100,8 +107,8 @@ def test_json_at_the_depth_limit_parses():
     assert reading.load_json("[" * 64 + "]" * 64, "ok.json") is not None
 
 
-def test_a_400_digit_integer_is_refused_before_it_is_converted():
-    text = study_to_json(examples.load("qrapp_example1")).replace('"score": 3.71', '"score": ' + "9" * 400, 1)
+def test_a_400_digit_integer_is_refused_before_it_is_converted(qrapp_example1):
+    text = study_to_json(qrapp_example1).replace('"score": 3.71', '"score": ' + "9" * 400, 1)
     with pytest.raises(QRAInputError, match=r"^big.json: the integer 999999999999\.\.\. has 400 digits; the limit is 20$"):
         study_from_json(text, "big.json")
     assert reading.load_json("1" * 20, "ok.json") == int("1" * 20)
@@ -112,8 +119,8 @@ def test_numbers_beyond_the_float_range_are_refused():
         reading.load_json('{"a": 1e400}', "x.json")
 
 
-def test_nan_in_a_study_files_metadata_is_refused_on_load(tmp_path):
-    data = json.loads(study_to_json(examples.load("qrapp_example1")))
+def test_nan_in_a_study_files_metadata_is_refused_on_load(tmp_path, qrapp_example1):
+    data = json.loads(study_to_json(qrapp_example1))
     data["metadata"] = {"note": float("nan")}
     path = tmp_path / "nan.json"
     path.write_text(json.dumps(data))  # json.dumps writes NaN, as many tools do
@@ -131,8 +138,8 @@ def test_metadata_keys_1_and_text_1_are_refused_not_merged():
         Study(id="x", metadata={"a": [{2: "nested"}]})
 
 
-def test_metadata_that_cannot_be_saved_is_refused_at_once(tmp_path):
-    study = examples.load("qrapp_example1")
+def test_metadata_that_cannot_be_saved_is_refused_at_once(tmp_path, qrapp_example1):
+    study = qrapp_example1
     study.metadata = {"sd": float("inf")}
     with pytest.raises(QRAInputError, match=r"^metadata\['sd'\]: inf cannot be saved \(JSON has no NaN or infinity\); use null or text$"):
         study.validate()
@@ -163,10 +170,8 @@ def test_labels_from_columns_of_different_lengths_is_an_input_error():
     (b"experiment,quality_criterion,system,score,Score\nA,Q,s,1,2\n",
      "x.csv: column 'score' appears twice in the header (columns 4 and 5); keep one"),
 ])
-def test_table_shape_messages(data, message):
-    with pytest.raises(QRAInputError) as caught:
-        read_table(data, "x.csv", SCORE_COLUMNS)
-    assert str(caught.value) == message
+def test_a_table_of_the_wrong_shape_is_refused_saying_which_row_or_column(data, message):
+    assert refusal(read_table, data, "x.csv", SCORE_COLUMNS) == message
 
 
 @pytest.mark.parametrize("cell, message", [
@@ -178,13 +183,11 @@ def test_table_shape_messages(data, message):
 def test_score_cells_are_plain_decimal_numbers(tmp_path, cell, message):
     path = tmp_path / "x.csv"
     path.write_bytes(HEADER + f"A,Q,s,{cell}\n".encode())
-    with pytest.raises(QRAInputError) as caught:
-        load_study(path)
-    assert str(caught.value) == message
+    assert refusal(load_study, path) == message
 
 
-def test_a_label_too_large_for_a_float_is_refused():
-    study = examples.load("qrapp_example1")
+def test_a_label_too_large_for_a_float_is_refused(qrapp_example1):
+    study = qrapp_example1
     table = read_table(b"experiment,quality_criterion,system,item,label\nAugust2022,Fluency,SVM,i1,1e400\n", "l.csv", LABEL_COLUMNS)
     with pytest.raises(QRAInputError, match=r"^l.csv: row 2, column 'label': '1e400' is not a finite number \(too large\)$"):
         add_labels_table(study, table, "l.csv")
@@ -194,10 +197,8 @@ def test_a_label_too_large_for_a_float_is_refused():
 def test_a_second_excel_sheet_with_data_is_refused(tmp_path):
     path = tmp_path / "two.xlsx"
     path.write_bytes(workbook(SCORES, [["notes"], ["more scores here"]]))
-    with pytest.raises(QRAInputError) as caught:
-        load_study(path)
-    assert str(caught.value) == ("two.xlsx: has data on more than one sheet ('Sheet1', then 'Sheet2'); qra-widgets reads one "
-                                 "table: keep it on one sheet and remove or empty the others")
+    assert refusal(load_study, path) == ("two.xlsx: has data on more than one sheet ('Sheet1', then 'Sheet2'); "
+                                         "qra-widgets reads one table: keep it on one sheet and remove or empty the others")
     path.write_bytes(workbook(SCORES, []))  # an empty second sheet is harmless
     assert load_study(path).scores == {("Q", "s1", "A"): 3.0, ("Q", "s1", "B"): 3.5}
 
@@ -212,15 +213,13 @@ def test_an_excel_value_beyond_the_named_columns_is_refused():
     (lambda p: p.mkdir(), "is a folder, not a file"),
     (lambda p: None, "no such file"),
 ])
-def test_missing_files_and_folders(tmp_path, make, message):
+def test_a_missing_file_or_a_folder_is_refused_naming_the_path(tmp_path, make, message):
     path = tmp_path / "study.json"
     make(path)
-    with pytest.raises(QRAInputError) as caught:
-        load_study(path)
-    assert str(caught.value) == f"{path}: {message}"
+    assert refusal(load_study, path) == f"{path}: {message}"
 
 
-def test_an_unreadable_file(tmp_path, monkeypatch):
+def test_an_unreadable_file_is_refused_saying_why(tmp_path, monkeypatch):
     path = tmp_path / "study.json"
     path.write_text("{}")
 
@@ -228,12 +227,10 @@ def test_an_unreadable_file(tmp_path, monkeypatch):
         raise PermissionError(13, "Permission denied", str(self))
 
     monkeypatch.setattr(type(path), "read_bytes", denied)
-    with pytest.raises(QRAInputError) as caught:
-        load_study(path)
-    assert str(caught.value) == f"{path}: cannot be read (Permission denied)"
+    assert refusal(load_study, path) == f"{path}: cannot be read (Permission denied)"
 
 
-def test_a_full_disk_leaves_the_old_file_and_says_so(tmp_path, monkeypatch):
+def test_a_full_disk_leaves_the_old_file_and_says_so(tmp_path, monkeypatch, qrapp_example1):
     import errno
 
     from qra_widgets.io import study_json as study_io
@@ -245,9 +242,8 @@ def test_a_full_disk_leaves_the_old_file_and_says_so(tmp_path, monkeypatch):
         raise OSError(errno.ENOSPC, "No space left on device")
 
     monkeypatch.setattr(study_io.os, "fsync", full)
-    with pytest.raises(QRAInputError) as caught:
-        save_study(examples.load("qrapp_example1"), path)
-    assert str(caught.value) == f"{path}: cannot be written (No space left on device); the old file, if any, is unchanged"
+    assert refusal(save_study, qrapp_example1, path) == (f"{path}: cannot be written (No space left on device); "
+                                                         "the old file, if any, is unchanged")
     assert path.read_text() == "old" and [p.name for p in tmp_path.iterdir()] == ["study.json"]
 
 
@@ -270,7 +266,7 @@ def test_assessment_csv_neutralises_formula_cells_and_keeps_numbers():
     assert pd.api.types.is_float_dtype(frame["value"])  # numbers stay numbers
 
 
-def test_safe_cell_rules():
+def test_csv_cells_starting_a_formula_are_quoted_and_numbers_are_kept():
     assert [safe_cell(v) for v in ("=1", "+1a", "-x", "@x", "\tx", "\rx", "-0.5", "+3", "1e5", "ok", "")] == [
         "'=1", "'+1a", "'-x", "'@x", "'\tx", "'\rx", "-0.5", "+3", "1e5", "ok", ""]
     assert safe_cell(-0.5) == -0.5 and safe_cell(None) is None
@@ -278,11 +274,11 @@ def test_safe_cell_rules():
     assert out == "'=name,v\n'=1+1,-0.5\n"
 
 
-def test_what_a_study_may_hold_matches_what_can_be_read_back(tmp_path):
+def test_what_a_study_may_hold_matches_what_can_be_read_back(tmp_path, qrapp_example1):
     deepest = {}
     for _ in range(61):  # study object (1) > metadata (2) > "deep" (3) > 61 more levels = 64
         deepest = {"a": deepest}
-    study = examples.load("qrapp_example1")
+    study = qrapp_example1
     study.metadata = {"deep": deepest, "big": 10**19}
     save_study(study, tmp_path / "deep.json")
     assert load_study(tmp_path / "deep.json").metadata == study.metadata
@@ -294,11 +290,11 @@ def test_what_a_study_may_hold_matches_what_can_be_read_back(tmp_path):
         study.validate()
 
 
-def test_a_large_study_in_the_library_is_not_held_to_the_file_size_limit(monkeypatch, tmp_path):
+def test_a_large_study_in_the_library_is_not_held_to_the_file_size_limit(monkeypatch, tmp_path, qrapp_example1):
     from qra_widgets.store import StudyLibrary
 
     library = StudyLibrary(tmp_path / "lib.sqlite3")
-    study = examples.load("qrapp_example1")
+    study = qrapp_example1
     library.save(study)
     monkeypatch.setattr(reading, "MAX_FILE_BYTES", 100)  # the stored body is far larger
     assert library.open("qrapp-example1") == study
@@ -313,8 +309,8 @@ def test_the_suite_refuses_to_read_the_shared_data_folder():
         (REPOSITORY.parent / "shared" / "papers" / "000_3bb071b74378a137.txt").read_text(encoding="utf-8")
 
 
-def test_an_integer_label_that_could_not_be_read_back_is_refused(tmp_path):
-    study = examples.load("qrapp_example1")
+def test_an_integer_label_that_could_not_be_read_back_is_refused(tmp_path, qrapp_example1):
+    study = qrapp_example1
     study.labels[("Fluency", "SVM", "i1", "August2022")] = 10**20
     with pytest.raises(QRAInputError, match=r"^label for item 'i1' of 'SVM' in experiment 'August2022' on 'Fluency': the integer "
                                             r"label 100000000000000000000 has more than 20 digits; use text or a float$"):

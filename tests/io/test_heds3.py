@@ -24,13 +24,19 @@ from qra_widgets.properties import check_properties
 
 DATA = Path(__file__).parents[1] / "data"
 TWO_CRITERIA = DATA / "heds3" / "heds3_two_criteria.json"
+
+
+@pytest.fixture
+def two_criteria():
+    """The official HEDS 3 form filled in for two criteria (``TWO_CRITERIA``), imported."""
+    return import_heds(TWO_CRITERIA)
 MESSY = DATA / "heds3" / "heds3_messy.json"
 HEDS2 = [field_path("heds2", name) for name in ("heds2_example_napiernlp_reprohum2024.json",
                                                  "heds2_example_vanmiltenburg_datacard-2023-12-06-16-57-46.json")]
 
 
-def test_heds3_sheet_from_the_official_form():
-    result = import_heds(TWO_CRITERIA)
+def test_a_heds3_sheet_from_the_official_form_imports_its_answers(two_criteria):
+    result = two_criteria
     p = result.properties
     assert result.version == 3
     assert result.criteria == ["Fluency", "Informativeness"]  # both, though the form marks only the last as current
@@ -92,8 +98,8 @@ def test_version_is_read_from_the_keys():
     assert detect_version(without_numbers) == 3  # the qc_name-... keys alone say 3.0
 
 
-def test_heds3_answers_fill_a_study_experiment():
-    result = import_heds(TWO_CRITERIA)
+def test_heds3_answers_fill_a_study_experiment(two_criteria):
+    result = two_criteria
     study = qw.Study("s", quality_criteria=[qw.QualityCriterion("Fluency (1-5)", 1, 5), qw.QualityCriterion("Info", 1, 5, qcet_id="QOG-c-2")],
                      systems=["A"], experiments=[qw.Experiment("E1", role="original")])
     mapping = match_criteria(result, study.quality_criteria)
@@ -104,7 +110,7 @@ def test_heds3_answers_fill_a_study_experiment():
     assert properties["H3.2.1"] == 3
 
 
-def test_match_criteria_rules():
+def test_heds_criteria_match_by_name_participant_name_or_qcet_id(two_criteria):
     heds = HEDSImport(criteria=["Fluency", "grammaticality ", "Clarity"], qcet_ids={"Clarity": "QOG-w-2"},
                       participant_names={"grammaticality ": "Grammar"})
     assert match_criteria(heds, ["Grammar", "Fluency", qw.QualityCriterion("Readable", qcet_id="QOG-w-2")]) == {
@@ -112,7 +118,7 @@ def test_match_criteria_rules():
     assert match_criteria(heds, ["fluency"]) == {"Fluency": "fluency"}  # the others match nothing
     assert match_criteria(HEDSImport(criteria=["Q"]), ["Overall"]) == {"Q": "Overall"}  # one on each side
     assert match_criteria(HEDSImport(criteria=["Q", "R"]), ["Overall"]) == {}
-    only = import_heds(TWO_CRITERIA).only(["Fluency"])
+    only = two_criteria.only(["Fluency"])
     assert only.criteria == ["Fluency"] and only.properties["H4.3.8"] == {"Fluency": "Direct quality estimation"}
     assert only.qcet_ids == {"Fluency": "QOG-w-3"}
 
@@ -156,7 +162,7 @@ def test_malformed_heds_names_the_field(data, message):
     ('{"heds-x": {"data": {"": "é"}}}'.encode("latin-1"), "sheet.json: is not UTF-8 text (byte 0xe9"),
     (b"", "sheet.json: not valid JSON"),
 ])
-def test_unreadable_heds_bytes(raw, message):
+def test_unreadable_heds_bytes_are_refused_saying_why(raw, message):
     with pytest.raises(qw.QRAInputError) as error:
         heds_from_bytes(raw, "sheet.json")
     assert message in str(error.value)
@@ -177,6 +183,7 @@ json_values = st.recursive(
     max_leaves=12)
 
 
+@pytest.mark.slow  # 150 fuzzed sheets
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(key=st.sampled_from(sorted(json.loads(TWO_CRITERIA.read_text()))), field=st.sampled_from(["data", "control", "text", "number", None]),
        scope=st.sampled_from(["", "Fluency", "Informativeness", "new"]), value=json_values)
@@ -212,10 +219,10 @@ BASE = json.loads(TWO_CRITERIA.read_text())
 # ---------------------------------------------------------------- evaluation type and QCET id of the study's criteria
 
 
-def test_heds3_sheet_gives_each_criterion_human_and_its_qcet_id():
+def test_heds3_sheet_gives_each_criterion_human_and_its_qcet_id(two_criteria):
     """The fixture's section 3.2 says 3 evaluators, crowd workers on Prolific; its 4.3.1.2 maps
     Fluency by the QCET name and Informativeness by the label "Informativeness (QOG-c-2)"."""
-    result = import_heds(TWO_CRITERIA)
+    result = two_criteria
     assert result.evaluation_types == {"Fluency": "human", "Informativeness": "human"}
     assert result.qcet_ids == {"Fluency": "QOG-w-3", "Informativeness": "QOG-c-2"}
 
@@ -255,8 +262,8 @@ def test_sheet_without_evaluators_leaves_the_type_unknown():
     assert (fluency.evaluation_type, fluency.qcet_id) == ("unknown", "QOG-w-3")
 
 
-def test_apply_to_criteria_fills_open_fields_and_keeps_the_studys_choice():
-    result = import_heds(TWO_CRITERIA)
+def test_apply_to_criteria_fills_open_fields_and_keeps_the_studys_choice(two_criteria):
+    result = two_criteria
     criteria = [qw.QualityCriterion("Fluency (1-5)", 1, 5), qw.QualityCriterion("Info", 1, 5, qcet_id="QOG-c-2", evaluation_type="metric")]
     mapping = match_criteria(result, criteria)
     filled, notes = result.apply_to_criteria(criteria, mapping)
@@ -284,13 +291,13 @@ def test_app_heds_import_fills_the_study_criteria():
     assert evaluation_type(state.study) == "human"
 
 
-def test_merge_heds_imports_the_matched_criterion_and_drops_the_answers_of_the_other():
+def test_merge_heds_imports_the_matched_criterion_and_drops_the_answers_of_the_other(two_criteria):
     from qra_widgets.io.heds import merge_heds
     from qra_widgets.properties import PROPERTIES
 
     study = qw.Study("s", quality_criteria=[qw.QualityCriterion("Fluency", 1, 5), qw.QualityCriterion("Grammar", 1, 5)],
                      systems=["A"], experiments=[qw.Experiment("E1")])
-    sheet = import_heds(TWO_CRITERIA)
+    sheet = two_criteria
     kept, filled, unmatched = merge_heds(study, "E1", sheet, TWO_CRITERIA.name)
     assert (filled, unmatched) == (["Fluency (human, QCET QOG-w-3)"], ["Informativeness"])
     per_criterion = {p: v for p, v in study.experiment("E1").properties.items() if PROPERTIES[p].per_criterion}
@@ -300,13 +307,13 @@ def test_merge_heds_imports_the_matched_criterion_and_drops_the_answers_of_the_o
     assert kept.criteria == ["Fluency"] and sheet.criteria == ["Fluency", "Informativeness"]  # the sheet read is not changed
 
 
-def test_merge_heds_keeps_what_the_study_says_and_notes_the_difference():
+def test_merge_heds_keeps_what_the_study_says_and_notes_the_difference(two_criteria):
     from qra_widgets.io.heds import merge_heds
 
     study = qw.Study("s", quality_criteria=[qw.QualityCriterion("Fluency", 1, 5, evaluation_type="metric"),
                                             qw.QualityCriterion("Informativeness", 1, 5)],
                      systems=["A"], experiments=[qw.Experiment("E1")])
-    kept, filled, unmatched = merge_heds(study, "E1", import_heds(TWO_CRITERIA))
+    kept, filled, unmatched = merge_heds(study, "E1", two_criteria)
     assert kept.notes[-1] == "Fluency: the datasheet gives evaluation_type 'human'; kept the study's 'metric'"
     assert filled == ["Fluency (metric, QCET QOG-w-3)", "Informativeness (human, QCET QOG-c-2)"] and unmatched == []
     assert study.quality_criterion("Fluency").evaluation_type == "metric"

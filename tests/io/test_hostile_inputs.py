@@ -27,8 +27,8 @@ def cli(*args: str, cwd: Path) -> tuple[int, str, str]:
     return done.returncode, done.stdout, done.stderr
 
 
-def test_a_nan_label_is_refused_naming_its_row_not_as_an_internal_label(tmp_path):
-    save_study(examples.load("qrapp_example1"), tmp_path / "ex1.json")
+def test_a_nan_label_is_refused_naming_its_row_not_as_an_internal_label(tmp_path, qrapp_example1):
+    save_study(qrapp_example1, tmp_path / "ex1.json")
     (tmp_path / "labels.csv").write_text("experiment,quality_criterion,system,item,label\n"
                                          "August2022,Fluency,SVM,i1,nan\nLi2024,Fluency,SVM,i1,2\n")
     status, _, err = cli("report", "ex1.json", "--labels", "labels.csv", cwd=tmp_path)
@@ -46,8 +46,8 @@ def test_one_experiment_with_two_roles_is_refused_by_the_cli(tmp_path):
                    "give each experiment one role\n")
 
 
-def test_contradicting_findings_in_one_experiment_are_refused():
-    data = study_to_dict(examples.load("qrapp_example1"))
+def test_contradicting_findings_in_one_experiment_are_refused(qrapp_example1):
+    data = study_to_dict(qrapp_example1)
     data["findings"] = [{"quality_criterion": "Fluency", "experiment": "Li2024", "system_a": "SVM", "system_b": "GeDi", "sign": 1},
                         {"quality_criterion": "Fluency", "experiment": "Li2024", "system_a": "GeDi", "system_b": "SVM", "sign": 1}]
     with pytest.raises(qw.QRAInputError, match="states 'SVM' vs 'GeDi' as 1 and 'GeDi' vs 'SVM' as 1; they contradict each other"):
@@ -63,9 +63,9 @@ def test_a_dict_where_a_study_is_expected_is_refused_by_name():
         qw.plan_reproduction({"id": "x"}, items=[10], raters_per_item=[2])
 
 
-def test_deleted_given_as_text_in_a_backup_is_refused_not_read_as_deleted(tmp_path):
+def test_deleted_given_as_text_in_a_backup_is_refused_not_read_as_deleted(tmp_path, qrapp_example1):
     library = StudyLibrary(tmp_path / "lib.sqlite3")
-    library.save(examples.load("qrapp_example1"))
+    library.save(qrapp_example1)
     [backup] = library.export_all(tmp_path / "backup")
     data = json.loads(backup.read_text())
     data["deleted"] = "false"
@@ -105,13 +105,13 @@ def test_a_duplicate_column_header_is_named(tmp_path):
     assert status == 2 and err == ("qra-widgets: form.csv: column 'score' appears twice in the header (columns 4 and 5); keep one\n")
 
 
-def test_a_saved_study_file_has_the_mode_of_any_other_tools_output(tmp_path):
+def test_a_saved_study_file_has_the_mode_of_any_other_tools_output(tmp_path, example_study):
     previous = os.umask(0o022)
     try:
-        save_study(examples.load("qrapp_example1"), tmp_path / "study.json")
+        save_study(example_study("qrapp_example1"), tmp_path / "study.json")
         assert (tmp_path / "study.json").stat().st_mode & 0o777 == 0o644  # not 0600
         os.chmod(tmp_path / "study.json", 0o640)
-        save_study(examples.load("qrapp_example1"), tmp_path / "study.json")
+        save_study(example_study("qrapp_example1"), tmp_path / "study.json")
         assert (tmp_path / "study.json").stat().st_mode & 0o777 == 0o640  # an existing file keeps its mode
     finally:
         os.umask(previous)

@@ -7,19 +7,19 @@ from qra_widgets.io import parse
 
 
 @pytest.mark.parametrize("text, value", [("3.5", 3.5), (" 4 ", 4.0), ("", None), ("   ", None), ("-0.25", -0.25), ("1e2", 100.0)])
-def test_score(text, value):
+def test_a_score_typed_in_a_form_parses_to_its_number(text, value):
     assert parse.score(text) == value
 
 
 @pytest.mark.parametrize("text, message", [("3,5", "'3,5' is not a number (use '.' as the decimal point)"),
                                            ("N/A", "'N/A' is not a number")])
-def test_score_refuses_text(text, message):
+def test_a_score_that_is_not_a_number_is_refused_saying_why(text, message):
     with pytest.raises(QRAInputError) as error:
         parse.score(text)
     assert str(error.value) == message
 
 
-def test_numbers_in_forms():
+def test_optional_and_required_numbers_in_forms_parse_or_say_what_is_wrong():
     assert parse.optional_number("", "scale maximum") is None
     assert parse.optional_number("7", "scale maximum") == 7.0
     with pytest.raises(QRAInputError, match="scale maximum: 'seven' is not a number"):
@@ -56,7 +56,7 @@ def test_conditions_round_trip_and_errors():
         parse.conditions("object: a = b\nhardware = GPU")
 
 
-def test_qcet_id():
+def test_a_qcet_id_is_read_from_a_menu_label_or_refused_when_not_in_the_taxonomy():
     taxonomy = ["QOG-w-3", "QOG-w-4"]
     assert parse.qcet_id("Fluency (QOG-w-3)", taxonomy) == "QOG-w-3"
     assert parse.qcet_id("", taxonomy) is None
@@ -71,7 +71,7 @@ def test_ids_from_names_are_unique_and_plain():
     assert parse.unique_id("!!!", []) == "study"
 
 
-def test_heds_criteria_matching():
+def test_heds_criteria_match_by_name_or_one_to_one_and_the_rest_are_listed():
     assert parse.match_criteria(["Fluency", "Adequacy"], ["Fluency", "Clarity"]) == ({"Fluency": "Fluency"}, ["Adequacy"])
     assert parse.match_criteria(["quality"], ["Overall"]) == ({"quality": "Overall"}, [])
     assert parse.match_criteria(["a", "b"], ["c"]) == ({}, ["a", "b"])

@@ -60,7 +60,7 @@ def test_qcet_is_shipped_as_ids_names_and_tree():
         ({"H4.2.1": {"Clarity": "Subjective"}}, "unknown quality criterion 'Clarity'"),
     ],
 )
-def test_bad_property_answers(values, message):
+def test_bad_property_answers_are_refused_naming_the_property(values, message):
     with pytest.raises(QRAInputError, match=message):
         check_properties(values, ["Fluency"])
 
@@ -73,7 +73,7 @@ def test_other_answers_and_project_properties_are_allowed():
 
 
 @needs_field_data
-def test_import_van_miltenburg_heds():
+def test_van_miltenburgs_heds_sheet_imports_the_answers_checked_by_hand():
     """Checked by hand against the file: 2 evaluators, 100 outputs, direct quality estimation."""
     result = import_heds(VAN_MILTENBURG)
     p = result.properties
@@ -96,7 +96,7 @@ def test_import_van_miltenburg_heds():
 
 
 @needs_field_data
-def test_import_napier_heds():
+def test_napiers_heds_sheet_imports_the_answers_checked_by_hand():
     result = import_heds(NAPIER)
     p = result.properties
     criterion = "Accuracy against input data"
@@ -136,13 +136,13 @@ def test_every_mapped_answer_is_valid_for_the_catalogue():
          r"number_of_evaluators': data\[''\]: should hold text or true/false, got int"),
     ],
 )
-def test_malformed_heds(data, message):
+def test_a_malformed_heds_sheet_is_refused_saying_why(data, message):
     with pytest.raises(QRAInputError, match=message):
         heds_from_dict(data)
 
 
 @needs_field_data
-def test_truncated_heds_file(tmp_path):
+def test_a_truncated_heds_file_is_refused_as_not_valid_json(tmp_path):
     path = tmp_path / "heds.json"
     path.write_text(VAN_MILTENBURG.read_text()[:500])
     with pytest.raises(QRAInputError, match="heds.json: not valid JSON"):

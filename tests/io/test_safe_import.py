@@ -109,9 +109,10 @@ def test_the_cli_imports_the_good_files_of_a_damaged_zip_and_exits_2_listing_the
     assert [s.id for s in StudyLibrary(tmp_path / "lib.sqlite3").list()] == ["qrapp-example1"]
 
 
-def test_duplicate_member_names_nested_zips_and_pdfs_are_listed_not_dropped(tmp_path):
+def test_duplicate_member_names_nested_zips_and_pdfs_are_listed_not_dropped(tmp_path, qra2022_nts):
     archive = zipped([("a/example1.json", EXAMPLE1), ("a/example1.json", b"{}"), ("inner.zip", zipped([("x.json", EXAMPLE1)])),
-                      ("paper.pdf", b"%PDF-1.4"), ("__MACOSX/._paper.pdf", b"\0"), ("s/nts.json", study_to_json(examples.load("qra2022_nts")).encode())])
+                      ("paper.pdf", b"%PDF-1.4"), ("__MACOSX/._paper.pdf", b"\0"),
+                      ("s/nts.json", study_to_json(qra2022_nts).encode())])
     report = import_bytes(tmp_path / "lib.sqlite3", {"batch.zip": archive})
     assert report.added == [("batch.zip/s/nts.json", "qra2022-nts")]
     assert report.refused == [("batch.zip/a/example1.json", "2 members of the zip have this name; which one is meant? none is read"),
@@ -132,9 +133,9 @@ def bundle_folder(root: Path, name: str = "team1") -> Path:
     return folder
 
 
-def test_a_folder_with_one_spec_imports_as_one_study_read_through_its_spec(tmp_path):
+def test_a_folder_with_one_spec_imports_as_one_study_read_through_its_spec(tmp_path, qrapp_example1):
     folder = bundle_folder(tmp_path / "submissions")
-    save_study(examples.load("qrapp_example1"), tmp_path / "submissions" / "example1.json")
+    save_study(qrapp_example1, tmp_path / "submissions" / "example1.json")
     report = import_paths(StudyLibrary(tmp_path / "lib.sqlite3"), [tmp_path / "submissions"])
     assert sorted(report.added) == [("submissions/example1.json", "qrapp-example1"), ("submissions/team1/spec.json", STUDY_ID)]
     assert report.refused == []  # the ratings CSV was read through the spec, not as a study of its own
@@ -209,11 +210,11 @@ def _import_folder(db: str, folder: str, barrier) -> None:
 
 
 @pytest.mark.slow
-def test_four_processes_importing_the_same_forty_studies_store_each_once(tmp_path):
+def test_four_processes_importing_the_same_forty_studies_store_each_once(tmp_path, example_study):
     folder = tmp_path / "studies"
     folder.mkdir()
     for k in range(40):
-        study = examples.load("qrapp_example1")
+        study = example_study("qrapp_example1")
         study.id = f"study-{k:02d}"
         save_study(study, folder / f"{study.id}.json")
     db = tmp_path / "lib.sqlite3"
@@ -233,15 +234,16 @@ def test_four_processes_importing_the_same_forty_studies_store_each_once(tmp_pat
     assert again.added == [] and len(again.existed) == 40
 
 
-def test_a_library_busy_with_another_writer_makes_the_import_exit_2_listing_each_file(tmp_path, monkeypatch, capsys):
+def test_a_library_busy_with_another_writer_makes_the_import_exit_2_listing_each_file(tmp_path, monkeypatch, capsys,
+                                                                                      qrapp_example1, qra2022_nts):
     import sqlite3
 
     from qra_widgets import store
 
     folder = tmp_path / "studies"
     folder.mkdir()
-    save_study(examples.load("qrapp_example1"), folder / "example1.json")
-    save_study(examples.load("qra2022_nts"), folder / "nts.json")
+    save_study(qrapp_example1, folder / "example1.json")
+    save_study(qra2022_nts, folder / "nts.json")
     db = tmp_path / "lib.sqlite3"
     StudyLibrary(db)
     monkeypatch.setattr(store, "BUSY_TIMEOUT_S", 0.2)  # another writer holds the lock longer than a save waits

@@ -69,12 +69,12 @@ def test_study_validation_names_the_field(overrides, message):
         (lambda: Experiment("e", conditions={"hardware": {}}), "conditions must map some of"),
     ],
 )
-def test_parts_validate_themselves(build, message):
+def test_each_part_of_a_study_refuses_bad_values_when_built(build, message):
     with pytest.raises(QRAInputError, match=message):
         build()
 
 
-def test_assess_needs_two_experiments():
+def test_assessing_one_experiment_is_refused_asking_for_two():
     study = small_study(scores={("Fluency", "A", "orig"): 3.0})
     with pytest.raises(QRAInputError, match="at least two experiments, got 1"):
         qw.assess(study)
@@ -107,10 +107,9 @@ def test_subset_keeps_only_the_chosen_experiments():
 # --------------------------------------------------------------------------- JSON
 
 
-def test_json_round_trip_loses_nothing(tmp_path):
-    from qra_widgets import examples
+def test_json_round_trip_loses_nothing(tmp_path, qra2022_nts):
 
-    study = examples.load("qra2022_nts")
+    study = qra2022_nts
     study.labels[("BLEU", "NTS_def", "item 1", "Nisioi2017")] = "good"
     study.labels[("BLEU", "NTS_def", "item 1", "QRA2022-o1-b3")] = 3
     study.findings[("SARI", "Nisioi2017", "NTS_def", "NTS-w2v_def")] = -1
@@ -140,21 +139,21 @@ def test_broken_json_names_the_problem(text, message):
         study_from_json(text)
 
 
-def test_duplicate_cells_in_json():
+def test_a_score_cell_given_twice_in_json_is_refused_naming_its_index():
     data = study_to_dict(small_study())
     data["scores"].append(dict(data["scores"][0]))
     with pytest.raises(QRAInputError, match="scores\\[3\\]: duplicate cell"):
         study_from_dict(data)
 
 
-def test_truncated_file_on_disk(tmp_path):
+def test_a_truncated_study_file_is_refused_as_not_valid_json(tmp_path):
     path = tmp_path / "study.json"
     path.write_text(study_to_json(small_study())[:-40], encoding="utf-8")
     with pytest.raises(QRAInputError, match="study.json: not valid JSON"):
         qw.load_study(path)
 
 
-def test_oversized_file(tmp_path):
+def test_a_file_over_the_size_limit_is_refused_saying_both_sizes(tmp_path):
     path = tmp_path / "big.csv"
     path.write_bytes(b"experiment,quality_criterion,system,score\n" + b"e,q,s,1\n" * (MAX_FILE_BYTES // 8 + 10))
     with pytest.raises(QRAInputError, match="big.csv: is 20.0 MiB; the limit is 20 MiB"):
@@ -173,7 +172,7 @@ def write(tmp_path, name, text, encoding="utf-8"):
 CSV = "experiment,quality_criterion,system,score,scale_min\nA22,Fluency,SVM,3.71,1\nA22,Fluency,GeDi,3.2,1\nvM24,Fluency,SVM,3.12,1\nvM24,Fluency,GeDi,2.57,1\n"
 
 
-def test_long_csv(tmp_path):
+def test_a_long_scores_csv_reads_systems_experiments_roles_and_scores(tmp_path):
     study = qw.load_study(write(tmp_path, "ex.csv", CSV))
     assert (study.id, study.systems, study.experiment_ids) == ("ex", ["SVM", "GeDi"], ["A22", "vM24"])
     assert study.quality_criterion("Fluency").scale_min == 1.0
@@ -216,18 +215,18 @@ def test_broken_csv_names_row_and_column(tmp_path, text, message):
         qw.load_study(write(tmp_path, "bad.csv", text))
 
 
-def test_csv_in_a_legacy_encoding(tmp_path):
+def test_a_csv_in_a_legacy_encoding_is_refused_as_not_utf8(tmp_path):
     path = write(tmp_path, "latin.csv", CSV.replace("SVM", "Système"), encoding="latin-1")
     with pytest.raises(QRAInputError, match="latin.csv: is not UTF-8 text \\(byte 0xe8"):
         qw.load_study(path)
 
 
-def test_unknown_file_type(tmp_path):
+def test_an_unknown_file_type_is_refused_naming_the_extension(tmp_path):
     with pytest.raises(QRAInputError, match="unknown file type '.ods'"):
         qw.load_study(write(tmp_path, "x.ods", "x"))
 
 
-def test_excel(tmp_path):
+def test_an_excel_scores_table_reads_as_the_same_csv_does(tmp_path):
     import pandas as pd
 
     frame = pd.read_csv(write(tmp_path, "ex.csv", CSV))
@@ -235,7 +234,7 @@ def test_excel(tmp_path):
     assert qw.load_study(tmp_path / "ex.xlsx").scores == qw.load_study(tmp_path / "ex.csv").scores
 
 
-def test_labels_csv(tmp_path):
+def test_a_labels_csv_adds_numeric_and_text_labels_to_the_study(tmp_path):
     scores = write(tmp_path, "ex.csv", CSV)
     labels = write(tmp_path, "labels.csv", "experiment,quality_criterion,system,item,label\n"
                    "A22,Fluency,SVM,d1,3\nvM24,Fluency,SVM,d1,3\nA22,Fluency,SVM,d2,good\nvM24,Fluency,GeDi,d1,2\n")
@@ -252,7 +251,7 @@ def test_labels_csv(tmp_path):
         ("A22,Fluency,SVM,d1,\n", "row 2, column 'label' is empty"),
     ],
 )
-def test_broken_labels_csv(tmp_path, rows, message):
+def test_a_bad_labels_csv_is_refused_naming_the_problem(tmp_path, rows, message):
     labels = write(tmp_path, "labels.csv", "experiment,quality_criterion,system,item,label\n" + rows)
     with pytest.raises(QRAInputError, match=message):
         qw.load_study(write(tmp_path, "ex.csv", CSV), labels=labels)
@@ -263,7 +262,7 @@ def test_broken_labels_csv(tmp_path, rows, message):
 
 @settings(max_examples=50, deadline=None)
 @given(studies())
-def test_property_json_round_trip(study):
+def test_any_study_survives_a_json_round_trip(study):
     assert study_from_json(study_to_json(study)) == study
     assert json.loads(study_to_json(study))["version"] == 1
 

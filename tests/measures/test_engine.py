@@ -12,7 +12,6 @@ import pytest
 import qra_widgets as qw
 from qra_widgets import QRAInputError, UndefinedMeasureWarning
 from qra_widgets import measures as m
-from qra_widgets.examples import load as load_example
 from qra_widgets.intervals import interval_at
 from qra_widgets.ratings import Ratings
 from qra_widgets.uncertainty import bootstrap
@@ -249,10 +248,10 @@ def test_unpaired_designs_resample_agreement_over_every_item():
     assert low < alpha < high
 
 
-def test_a_system_drawn_twice_is_not_a_pair_ranked_the_same():
+def test_a_system_drawn_twice_is_not_a_pair_ranked_the_same(qra2022_essay_scoring):
     """QRA 2022 essay scoring, resample="systems": P's interval was (0.59, 0.89) when copies of one
     system counted as a pair ranked the same way; without them (0.54, 0.88) at B = 2,000."""
-    study = load_example("qra2022_essay_scoring")
+    study = qra2022_essay_scoring
     result = bootstrap(study, B=2000, seed=1, resample="systems")
     p = result.replicates[("P", "qc", "wF1", None)]
     low, high = np.quantile(p, [0.025, 0.975])
@@ -269,8 +268,8 @@ def test_a_system_drawn_twice_is_not_a_pair_ranked_the_same():
 # ----------------------------------------------------------------------------- what an interval says
 
 
-def test_every_interval_names_its_method_and_what_it_covers():
-    study = load_example("qrapp_example1")
+def test_every_interval_names_its_method_and_what_it_covers(qrapp_example1):
+    study = qrapp_example1
     frame = qw.assess(study, bootstrap=200, seed=2).to_frame()
     with_interval = frame[frame.ci_low.notna()]
     assert set(with_interval.ci_over) <= {"items", "items+raters", "systems", "experiments"} and len(with_interval)
@@ -313,6 +312,7 @@ def perfect_study(seed, experiments=3, items=60, true_spread=0.0):
                     scores={("Q", a, b): v for (a, b), v in ratings.system_means("Q").items()}, ratings=ratings)
 
 
+@pytest.mark.slow  # a simulation: 40 studies, 200 bootstrap replicates each
 def test_a_perfect_reproduction_is_not_declared_imperfect_by_its_interval():
     """Simulation (seeded, 40 studies): experiments that differ only by item sampling. The
     two-sided percentile interval of CV* excludes the true 0 every time (CV* > 0 in every

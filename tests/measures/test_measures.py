@@ -43,7 +43,7 @@ def test_cv_star_mean_zero_is_undefined_with_reason():
     assert math.isnan(result.cv_star) and "mean" in result.reason
 
 
-def test_cv_star_replace_undefined_by():
+def test_cv_star_replaces_an_undefined_value_when_asked_and_warns():
     with pytest.warns(UndefinedMeasureWarning):
         assert m.cv_star([-1.0, 1.0], replace_undefined_by=0.0).cv_star == 0.0
 
@@ -63,7 +63,7 @@ def test_cv_star_uses_absolute_mean():
         ([[1.0, 2.0]], "expected a 1-D sequence"),
     ],
 )
-def test_cv_star_bad_input(values, message):
+def test_cv_star_refuses_bad_input_saying_why(values, message):
     with pytest.raises(QRAInputError, match=message):
         m.cv_star(values)
 
@@ -91,7 +91,7 @@ def test_correlation_of_constant_scores_is_undefined(function):
         assert math.isnan(function([1, 2, 3], [2, 2, 2]))
 
 
-def test_correlation_length_mismatch():
+def test_a_correlation_of_lists_of_different_lengths_is_refused():
     with pytest.raises(QRAInputError, match="lengths differ \\(3 vs 2\\)"):
         m.pearson_r([1, 2, 3], [1, 2])
 
@@ -109,12 +109,12 @@ def test_mean_pairwise_skips_undefined_pairs():
     assert (result.value, result.pairs_used, result.pairs_undefined) == (1.0, 1, 2)
 
 
-def test_mean_pairwise_unknown_measure():
+def test_mean_pairwise_refuses_an_unknown_measure():
     with pytest.raises(QRAInputError, match="measure: must be one of"):
         m.mean_pairwise([[1, 2], [2, 1]], "pearson")
 
 
-def test_kendall_w_tie_correction():
+def test_kendall_w_with_ties_equals_the_hand_computed_tie_corrected_value():
     """Hand-computed: with ties the corrected W is above the uncorrected value."""
     scores = [[1.0, 1.0, 2.0, 3.0], [1.0, 2.0, 2.0, 3.0], [1.0, 2.0, 3.0, 3.0]]
     ranks = np.array([[1.5, 1.5, 3, 4], [1, 2.5, 2.5, 4], [1, 2, 3.5, 3.5]])
@@ -143,7 +143,7 @@ def test_kendall_w_all_constant_is_undefined():
         ([[1, "x"], [1, 2]], "'x' at position 1 is not a number"),
     ],
 )
-def test_score_matrix_bad_input(scores, message):
+def test_kendall_w_refuses_a_bad_score_matrix_saying_why(scores, message):
     with pytest.raises(QRAInputError, match=message):
         m.kendall_w(scores)
 
@@ -174,7 +174,7 @@ def test_sign_counts_reject_other_values():
 # --------------------------------------------------------------------------- Type III
 
 
-def test_labels_outside_declared_categories():
+def test_a_label_outside_the_declared_categories_is_refused():
     with pytest.raises(QRAInputError, match="label 5.0 is not one of the declared categories"):
         m.cohen_kappa([1, 2, 5], [1, 2, 3], categories=[1, 2, 3])
 
@@ -184,12 +184,12 @@ def test_label_lengths_must_match():
         m.gwet_ac([1, 2, 3], [1, 2])
 
 
-def test_empty_labels():
+def test_empty_label_lists_are_refused():
     with pytest.raises(QRAInputError, match="are empty"):
         m.cohen_kappa([], [])
 
 
-def test_unknown_weights_and_levels():
+def test_unknown_kappa_weights_and_alpha_levels_are_refused():
     with pytest.raises(QRAInputError, match="weights: must be one of"):
         m.cohen_kappa([1, 2], [1, 2], weights="cubic")
     with pytest.raises(QRAInputError, match="level: must be one of"):
@@ -215,7 +215,7 @@ def test_bp_counts_unused_categories_when_declared():
     assert m.brennan_prediger(a, b, categories=[1, 2, 3, 4]) == pytest.approx((0.75 - 0.25) / 0.75)
 
 
-def test_adjacent_agreement_tolerance():
+def test_adjacent_agreement_counts_pairs_within_the_tolerance():
     a, b = [1, 2, 3, 5], [3, 2, 1, 4]
     assert m.adjacent_agreement(a, b, tolerance=0) == 0.25
     assert m.adjacent_agreement(a, b, tolerance=1) == 0.5
@@ -228,7 +228,7 @@ def test_missing_labels_are_left_out_pairwise():
     assert m.percent_agreement([1, None, 3, 4], [1, 2, 3, np.nan]) == 1.0
 
 
-def test_string_labels_with_missing_values():
+def test_string_labels_count_per_category_leaving_missing_values_out():
     labels = [["good", "bad", None], ["good", "good", "bad"], ["good", "bad", ""]]
     counts = m.category_counts(labels)
     assert counts.categories.tolist() == ["bad", "good"]

@@ -159,7 +159,7 @@ def test_bad_qra3_input_names_the_place(tmp_path, metrics, config, message):
     assert message in str(error.value)
 
 
-def test_not_utf8_config(tmp_path):
+def test_a_config_that_is_not_utf8_is_refused(tmp_path):
     (tmp_path / "config.json").write_bytes(b'{"Yao2022": {"citation": "\xff"}}')
     with pytest.raises(qw.QRAInputError, match="config.json: is not UTF-8"):
         qw.read_qra3(METRICS, tmp_path / "config.json")
@@ -190,11 +190,11 @@ def test_qra3_command_reproduces_the_published_run(tmp_path, capsys):
     assert kendall["p"] == pytest.approx(math.exp(-4), abs=1e-15)  # chi2 = m (n - 1) W = 8 on 2 df
 
 
-def test_qra3_values_differ_from_published_by_at_most_one_ulp():
+def test_qra3_values_differ_from_published_by_at_most_one_ulp(yao):
     """QRA3 parses metrics.csv with pandas' default (not round-trip) float parser: its
     ``measurements`` for QAG O are 4.711297071129708 where the file says 4.7112970711297075.
     qra-widgets keeps the exact value; the difference is one unit in the last place."""
-    mine = qra3.results(qw.read_qra3(METRICS, CONFIG)[0])
+    mine = qra3.results(yao)
     theirs = json.loads((PUBLISHED / "Yao2022" / "data.json").read_text())
     path = ["result_types", "Type I", "per_level_results", "System", "system", "Readability", "results", "QAG", "measurements"]
     for key in path:
@@ -235,7 +235,7 @@ def test_alpha_mode_option_is_recorded(tmp_path, capsys):
 # ----------------------------------------------------------------------------- export
 
 
-def test_export_round_trip(yao, tmp_path):
+def test_exporting_the_published_run_gives_its_input_files_byte_for_byte(yao, tmp_path):
     text, config = qra3.export([yao])
     assert text == METRICS.read_text()  # the published input, byte for byte
     assert config == json.loads(CONFIG.read_text())
@@ -258,7 +258,7 @@ def test_export_of_a_paper_example_keeps_its_numbers(tmp_path, capsys):
     assert run(capsys, "export-qra3", example_path("qrapp_example1"), "--out-dir", tmp_path)[0] == 2
 
 
-def test_export_qra3_from_the_library(tmp_path, capsys, yao):
+def test_export_qra3_writes_a_library_study_as_the_published_input_files(tmp_path, capsys, yao):
     from qra_widgets.store import StudyLibrary
 
     library = StudyLibrary(tmp_path / "lib.sqlite")

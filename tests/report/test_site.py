@@ -4,6 +4,7 @@ load offline and every chart draws."""
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 
 import pytest
@@ -17,11 +18,11 @@ from tests.browser import CHROMIUM, chromium
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
+def site(tmp_path_factory, example_studies):
     folder = tmp_path_factory.mktemp("studies")
     for name in examples.titles():
         save_study(examples.load(name), folder / f"{name}.json")
-    hostile = examples.load("qrapp_example1")
+    hostile = copy.deepcopy(example_studies["qrapp_example1"])
     hostile.id, hostile.name = "x/<script>alert(1)</script>", "<img src=x onerror=alert(1)>"
     save_study(hostile, folder / "hostile.json")
     out = tmp_path_factory.mktemp("site")
@@ -66,17 +67,17 @@ def test_every_page_loads_offline_and_its_charts_draw_in_chromium(site):
         assert outside == []
 
 
-def test_study_page_html_is_one_self_contained_file(tmp_path):
-    html = study_page_html(examples.load("qrapp_example1"))
+def test_study_page_html_is_one_self_contained_file(tmp_path, qrapp_example1):
+    html = study_page_html(qrapp_example1)
     assert "Plotly" in html and len(html) > 1_000_000 and "<script src=" not in html
     assert "19.96" in html  # QRA++ Table 3: CV* of SVM
 
 
-def test_a_study_that_cannot_be_assessed_gets_a_page_that_says_why(tmp_path):
+def test_a_study_that_cannot_be_assessed_gets_a_page_that_says_why(tmp_path, qrapp_example1):
     from qra_widgets import Experiment, QualityCriterion
 
     library = StudyLibrary(tmp_path / "lib.sqlite3")
-    library.save(examples.load("qrapp_example1"))
+    library.save(qrapp_example1)
     library.save(Study("lonely", quality_criteria=[QualityCriterion("Q")], systems=["a"], experiments=[Experiment("e1")],
                        scores={("Q", "a", "e1"): 1.0}))
     build_site(library.path, tmp_path / "out")

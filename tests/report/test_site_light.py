@@ -36,7 +36,7 @@ def charts_of(page: str) -> list[tuple[list, dict]]:
     return [tuple(json.loads("[" + call.replace("<\\/", "</") + "]")[:2]) for call in calls]
 
 
-def test_the_site_builds_without_plotly_ipywidgets_or_voila(tmp_path):
+def test_the_site_builds_without_plotly_ipywidgets_or_voila(tmp_path, qrapp_example1):
     studies = tmp_path / "studies"
     studies.mkdir()
     for name in ("qrapp_example1", "belz2021_torc"):
@@ -51,16 +51,16 @@ def test_the_site_builds_without_plotly_ipywidgets_or_voila(tmp_path):
     drawn = charts_of(page)
     from qra_widgets import assess
 
-    expected = charts.cv_by_system_json(assess(examples.load("qrapp_example1")), guides=True)
+    expected = charts.cv_by_system_json(assess(qrapp_example1), guides=True)
     assert drawn[0][0] == json.loads(json.dumps(expected["data"]))
     assert drawn[0][1]["title"] == expected["layout"]["title"]
     assert len(charts_of((site / "index.html").read_text(encoding="utf-8"))) >= 1
 
 
-def test_chart_json_is_what_plotly_draws():
+def test_chart_json_is_what_plotly_draws(qrapp_example1):
     """The JSON the site writes is a valid figure: plotly accepts it with validation on, and the
     shipped template is plotly's plotly_white."""
-    result = __import__("qra_widgets").assess(examples.load("qrapp_example1"))
+    result = __import__("qra_widgets").assess(qrapp_example1)
     for spec in (charts.cv_by_system_json(result, guides=True), charts.p_and_w_by_qc_json(result)):
         figure = go.Figure(spec)  # validates every trace and layout key
         assert figure.layout.title.text == spec["layout"]["title"]["text"]
