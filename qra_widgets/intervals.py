@@ -270,13 +270,13 @@ CAUTIONS: tuple[Caution, ...] = (
             "criterion-level CV* interval: too short (coverage study: 57-90%, least when the experiments agree); "
             "read the system-level intervals"),
     Caution(frozenset({"r", "P", "W"}), frozenset({"qc", "study"}), frozenset({"items", "items+raters"}), _TWO_SIDED,
-            "{measure} near 1: the interval stops short of 1, where the true value may lie (coverage study: 0-66% "
-            "when the experiments differ little); read its lower end as a lower bound", boundary=1.0),
+            "{measure} within one interval width of 1, which the interval leaves out: too short there (coverage "
+            "study: 0-66% when the experiments differ little); read its lower end as a lower bound", boundary=1.0),
     Caution(frozenset({"r", "P"}), frozenset({"qc", "study"}), frozenset({"systems"}), frozenset({"bca"}),
-            "{measure} near 1: BCa over systems is too short here (coverage study: 43-92%); "
-            "read the percentile interval", boundary=1.0),
+            "{measure} within one interval width of 1: BCa over systems is too short there (coverage study: "
+            "43-92%); read the percentile interval", boundary=1.0),
     Caution(_AGREEMENT, _ALL_LEVELS, frozenset({"items+raters"}), None,
-            "agreement is resampled over items only, not raters: this is the interval for these raters "
+            "agreement is resampled over items only, not raters: read it as the interval for these raters "
             "(coverage study: it covers another team's alpha in 77-79%)"),
 )
 
@@ -290,8 +290,8 @@ def interval_caution(measure: str, level: str, method: str, over: str, estimate:
     'criterion-level CV* interval: too short (cove'
     >>> interval_caution("CV*", "system", "percentile", "items", 13.07, 9.73, 16.88)
     ''
-    >>> interval_caution("r", "qc", "bca", "items", 0.93, 0.81, 0.97)[:10]
-    'r near 1: '
+    >>> interval_caution("r", "qc", "bca", "items", 0.93, 0.81, 0.97)[:35]
+    'r within one interval width of 1, w'
     >>> interval_caution("r", "qc", "bca", "items", 0.40, 0.21, 0.55)
     ''
     """
