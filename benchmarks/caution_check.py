@@ -116,6 +116,12 @@ def main(argv: list[str] | None = None) -> int:
         "|---|---|---|---:|---:|",
         *table([r for r in records if r[0] in ("r", "P", "W")], lambda r: (r[2], r[3], "yes" if r[4] else "no")),
         "",
+        "## Each of r, P and W by tau",
+        "",
+        "| measure | tau | method | caution | intervals | coverage |",
+        "|---|---|---|---|---:|---:|",
+        *table([r for r in records if r[0] in ("r", "P", "W")], lambda r: (r[0], r[2], r[3], "yes" if r[4] else "no")),
+        "",
     ]
     args.out.write_text("\n".join(lines))
     print(f"wrote {args.out} ({len(records)} intervals, {minutes:.1f} minutes)")

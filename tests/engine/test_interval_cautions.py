@@ -120,6 +120,8 @@ def test_p_from_items_within_an_interval_width_of_one_is_flagged_in_the_coverage
     ("r", "qc", "percentile", "items", 0.93, 0.81, 0.97, "r within one interval width of 1"),
     ("W", "study", "bca", "items+raters", 0.80, 0.70, 0.95, "W within one interval width of 1"),
     ("r", "qc", "percentile", "items", 0.40, 0.21, 0.55, ""),  # 0.60 from 1, the interval 0.34 wide
+    ("P", "qc", "bca", "items", 0.40, 0.21, 0.55, "BCa interval of P from items: too short when the experiments differ"),
+    ("P", "qc", "percentile", "items", 0.40, 0.21, 0.55, ""),
     ("r", "qc", "percentile", "items", 0.95, 0.85, 1.00, ""),  # the interval reaches 1
     ("P", "qc", "lower-one-sided", "items", 0.95, 0.80, 1.00, ""),  # the boundary rule's interval
     ("rho", "qc", "percentile", "items", 0.93, 0.81, 0.97, ""),  # not in the coverage study
