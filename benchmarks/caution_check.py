@@ -45,7 +45,9 @@ def coverage_model():
 
 
 def one(cell, rng: np.random.Generator, B: int) -> list[tuple]:
-    """``(measure, level, tau, method, cautioned, covered)`` for each interval of one replication."""
+    """``(measure, level, tau, method, cautioned, covered, widths, two_sided)`` for each interval
+    of one replication; ``widths`` is a two-sided interval's distance from the estimate to 1 in
+    interval widths when the interval leaves 1 out (else inf)."""
     study, c, b = cell.simulate(rng)
     truth = cell.truths(c, b, np.zeros(5))["raters"]  # the experiments target is not used here
     out = []
@@ -65,8 +67,12 @@ def one(cell, rng: np.random.Generator, B: int) -> list[tuple]:
                 value = truth.get((measure, level, system))
                 if value is None or not np.isfinite(value) or not np.isfinite(low):
                     continue
-                cautioned = bool(interval_caution(measure, level, word, over, estimates[(measure, level, system)], low, high))
-                out.append((measure, level, cell.tau, method, cautioned, bool(low <= value <= high)))
+                estimate = estimates[(measure, level, system)]
+                cautioned = bool(interval_caution(measure, level, word, over, estimate, low, high))
+                # for the threshold table: a two-sided interval that leaves 1 out, its distance to 1 in interval widths
+                widths = (1 - estimate) / (high - low) if word in ("percentile", "bca") and high < 1 and high > low else math.inf
+                out.append((measure, level, cell.tau, method, cautioned, bool(low <= value <= high), widths,
+                            word in ("percentile", "bca")))
     return out
 
 
@@ -79,6 +85,20 @@ def table(records: list[tuple], by) -> list[str]:
         hits = groups[key]
         share = float(np.mean(hits))
         lines.append("| " + " | ".join(map(str, key)) + f" | {len(hits)} | {100 * share:.1f} ({100 * math.sqrt(share * (1 - share) / len(hits)):.1f}) |")
+    return lines
+
+
+def threshold_table(records: list[tuple]) -> list[str]:
+    lines = []
+    rpw = [r for r in records if r[0] in ("r", "P", "W")]
+    for k in (0.5, 0.75, 1.0, 1.5):
+        for method in ("percentile", "bca"):
+            misses = [r for r in rpw if r[3] == method and r[2] <= 0.1 and not r[5] and r[7]]
+            flagged = [r for r in rpw if r[3] == method and r[2] == 0.3 and r[6] <= k]
+            share = np.mean([r[6] <= k for r in misses]) if misses else math.nan
+            covered = np.mean([r[5] for r in flagged]) if flagged else math.nan
+            lines.append(f"| {k:g} | {method} | {sum(r[6] <= k for r in misses)} of {len(misses)} ({100 * share:.0f}%) "
+                         f"| {len(flagged)} | {100 * covered:.1f} |")
     return lines
 
 
@@ -121,6 +141,16 @@ def main(argv: list[str] | None = None) -> int:
         "| measure | tau | method | caution | intervals | coverage |",
         "|---|---|---|---|---:|---:|",
         *table([r for r in records if r[0] in ("r", "P", "W")], lambda r: (r[0], r[2], r[3], "yes" if r[4] else "no")),
+        "",
+        "## The threshold: one interval width",
+        "",
+        "Two-sided r, P and W intervals that leave 1 out, flagged when 1 is within k interval widths of the",
+        "estimate: of the two-sided intervals that miss the truth at tau <= 0.1, the share k flags; and the",
+        "coverage of what k flags at tau = 0.3 (where a flag is a false alarm if the interval covers).",
+        "",
+        "| k | method | misses at tau <= 0.1 flagged | flagged at tau = 0.3: intervals | coverage |",
+        "|---|---|---:|---:|---:|",
+        *threshold_table(records),
         "",
     ]
     args.out.write_text("\n".join(lines))
