@@ -118,8 +118,20 @@ class AssessmentFormats:
         marks a cautioned interval and says its caution under the table (:meth:`caution_footnotes`)."""
         if not self.intervals:
             return {}
-        notes = [*self.to_frame()["ci_note"], *self.annotator_agreement().get("ci_note", ())]
+        agreement = self._agreement() if any(key[0] == "annotators" for key in self.intervals) else {}
+        notes = [self.ci_note((r.measure, r.level, r.quality_criterion, r.system), r.value) for r in self.rows]
+        notes += list(agreement.get("ci_note", ()))
         return {text: f"{CAUTION_MARK}{i}" for i, text in enumerate(dict.fromkeys(n for n in notes if n), 1)}
+
+    def _agreement(self):
+        """:meth:`annotator_agreement`, computed once while the ratings, conventions and intervals
+        stay the same objects: a report asks for it for its marks, its notes and its table."""
+        key = (self.study.ratings, self.conventions, self.intervals, len(self.intervals))
+        kept = self.__dict__.get("_agreement_kept")
+        if kept is None or len(kept[0]) != len(key) or any(a is not b for a, b in zip(kept[0], key[:3])) or kept[0][3] != key[3]:
+            kept = (key, self.annotator_agreement())
+            self.__dict__["_agreement_kept"] = kept
+        return kept[1]
 
     def caution_footnotes(self) -> list[str]:
         """``["‡1 criterion-level CV* interval: too short ...", ...]``: the footnotes of the marks."""
@@ -153,7 +165,7 @@ class AssessmentFormats:
         return f"{self.caption()}. {self.interval_caption()}" + (f" {footnotes}." if footnotes else "")
 
     def _agreement_rows(self) -> list[list[str]]:
-        frame = self.annotator_agreement()
+        frame = self._agreement()
         marks = self.interval_cautions() if len(frame) else {}
         rows = []
         for record in frame.to_dict("records"):

@@ -79,3 +79,12 @@ def test_the_report_page_lists_the_cautions_with_its_notes(vm, over_items):
 def test_no_intervals_no_marks(vm):
     result = qw.assess(vm)
     assert result.interval_cautions() == {} and "‡" not in result.to_markdown() + result.to_latex() + result._repr_html_()
+
+
+def test_a_report_rendered_again_after_its_intervals_change_follows_them(vm):
+    """The agreement table a report renders is computed once per assessment state, never kept past it."""
+    result = qw.assess(vm, bootstrap=200, seed=1, resample="items+raters")
+    assert "| direct | Fluency | Krippendorff's α | 0.519 \\[" in result.to_markdown() and "‡2" in result.to_latex()
+    result.intervals, result.bootstrap_info = {}, {}
+    markdown = result.to_markdown()
+    assert "| direct | Fluency | Krippendorff's α | 0.519 | 300 | 2 |" in markdown and "‡" not in markdown
