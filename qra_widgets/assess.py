@@ -37,8 +37,9 @@ from .report.formats import AssessmentFormats
 from .study import Study
 
 COLUMNS = ["result_type", "measure", "level", "quality_criterion", "system", "value", "n", "n_systems", "note",
-           "conventions", "ci_low", "ci_high", "ci_method", "ci_over", "ci_level", "ci_B", "ci_seed", "ci_pairing"]
-SYSTEM_MEAN_COLUMNS = ["experiment", "quality_criterion", "system", "value", "ci_low", "ci_high", "ci_method", "ci_over"]
+           "conventions", "ci_low", "ci_high", "ci_method", "ci_over", "ci_level", "ci_B", "ci_seed", "ci_pairing",
+           "ci_note"]
+SYSTEM_MEAN_COLUMNS = ["experiment", "quality_criterion", "system", "value", "ci_low", "ci_high", "ci_method", "ci_over", "ci_note"]
 
 
 @dataclass
@@ -108,26 +109,30 @@ class Assessment(AssessmentFormats):
         ``lower-one-sided``, ``vangel``), ``ci_over`` (what it generalises over: ``items``,
         ``items+raters``, ``systems`` or ``experiments``; empty without an interval),
         ``ci_level`` and, for a bootstrap interval, ``ci_B``, ``ci_seed`` and ``ci_pairing``
-        (``paired`` or ``unpaired`` items)."""
+        (``paired`` or ``unpaired`` items), and ``ci_note``: a caution where the coverage study
+        found this kind of interval too short (:func:`~qra_widgets.intervals.interval_caution`;
+        empty otherwise)."""
         import pandas as pd
 
         frame = pd.DataFrame([{**vars(row), "conventions": self.conventions.describe(), **self._interval_cells(row)}
                               for row in self.rows], columns=COLUMNS)
         return frame.astype({"n": int, "n_systems": "Int64", "ci_low": float, "ci_high": float, "ci_level": float,
-                             "ci_B": "Int64", "ci_seed": "Int64", "ci_method": object, "ci_over": object, "ci_pairing": object})
+                             "ci_B": "Int64", "ci_seed": "Int64", "ci_method": object, "ci_over": object, "ci_pairing": object,
+                             "ci_note": object})
 
     def _interval_cells(self, row: _Row) -> dict:
         """The interval columns of a row; with intervals asked for, a row without one says why in its note."""
-        return self._cells(self.intervals.get((row.measure, row.level, row.quality_criterion, row.system)), row.note)
+        key = (row.measure, row.level, row.quality_criterion, row.system)
+        return self._cells(self.intervals.get(key), row.note, self.ci_note(key, row.value))
 
-    def _cells(self, found, note: str = "") -> dict:
+    def _cells(self, found, note: str = "", caution: str = "") -> dict:
         empty = {"ci_low": np.nan, "ci_high": np.nan, "ci_method": "", "ci_over": "", "ci_level": np.nan,
-                 "ci_B": pd_na(), "ci_seed": pd_na(), "ci_pairing": ""}
+                 "ci_B": pd_na(), "ci_seed": pd_na(), "ci_pairing": "", "ci_note": ""}
         if found is None:
             return empty
         low, high, method, why, over = found
         info = self.bootstrap_info
-        cells = {**empty, "ci_low": low, "ci_high": high, "ci_method": method, "ci_over": over,
+        cells = {**empty, "ci_low": low, "ci_high": high, "ci_method": method, "ci_over": over, "ci_note": caution,
                  "note": "; ".join(p for p in (note, why) if p)}
         if over:
             cells["ci_level"] = info.get("ci", np.nan)
@@ -140,7 +145,7 @@ class Assessment(AssessmentFormats):
     def annotator_agreement(self):
         """Agreement among each experiment's own raters (item-level ratings only): columns
         ``experiment, quality_criterion, measure, value, n_items, n_raters`` (then ``note`` and,
-        after a bootstrap, ``ci_low, ci_high, ci_method, ci_over``).  Measures: Krippendorff's
+        after a bootstrap, ``ci_low, ci_high, ci_method, ci_over, ci_note``).  Measures: Krippendorff's
         alpha at the criterion's level, Fleiss' kappa, Cohen's kappa (two raters), Gwet's AC1,
         Brennan-Prediger."""
         from .ratings import annotator_agreement
@@ -153,6 +158,8 @@ class Assessment(AssessmentFormats):
             frame["ci_high"] = [c[1] for c in cells]
             frame["ci_method"] = [c[2] for c in cells]
             frame["ci_over"] = [c[4] for c in cells]
+            frame["ci_note"] = [self.ci_note(("annotators", e, q, m), v)
+                                for e, q, m, v in zip(frame.experiment, frame.quality_criterion, frame.measure, frame.value)]
         return frame
 
     def system_means(self):
@@ -165,7 +172,8 @@ class Assessment(AssessmentFormats):
         for (qc, system, experiment), value in self.study.scores.items():
             found = self.intervals.get(("mean", experiment, qc, system))
             low, high, method, _why, over = found if found is not None else (np.nan, np.nan, "", "", "")
-            rows.append([experiment, qc, system, float(value), low, high, method, over])
+            rows.append([experiment, qc, system, float(value), low, high, method, over,
+                         self.ci_note(("mean", experiment, qc, system), float(value))])
         return pd.DataFrame(rows, columns=SYSTEM_MEAN_COLUMNS)
 
     def value(self, measure: str, level: str = "qc", quality_criterion: str | None = None, system: str | None = None) -> float:
@@ -178,8 +186,10 @@ class Assessment(AssessmentFormats):
 
     @property
     def notes(self) -> list[str]:
+        """What a reader of the table must know: why a value is nan, then the footnote of each
+        interval caution (``‡1 ...``, :meth:`caution_footnotes`), as every report lists them."""
         where = lambda r: " / ".join(p for p in (r.quality_criterion, r.system) if p) or "study"
-        return [f"{r.measure} ({r.level}, {where(r)}): {r.note}" for r in self.rows if r.note]
+        return [f"{r.measure} ({r.level}, {where(r)}): {r.note}" for r in self.rows if r.note] + self.caution_footnotes()
 
     @property
     def n(self) -> int:

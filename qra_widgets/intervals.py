@@ -7,12 +7,16 @@ how they are attached to an :class:`~qra_widgets.assess.Assessment`.
   (Efron & Tibshirani 1993), one-sided at a measure's boundary (CV* near 0; r, rho, tau, W, P,
   kappa, alpha near 1), so a perfect reproduction is not declared imperfect by its interval;
 * :func:`assessment_intervals` -- the intervals of every value a bootstrap
-  (:func:`qra_widgets.uncertainty.bootstrap`) resampled, with the words every rendering uses.
+  (:func:`qra_widgets.uncertainty.bootstrap`) resampled, with the words every rendering uses;
+* :func:`interval_caution` -- the caution (the ``ci_note`` column) on an interval that the coverage
+  study (``benchmarks/coverage.py``, docs/coverage.md) found to cover well under its stated level,
+  from the rules in :data:`CAUTIONS`.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -219,3 +223,89 @@ def assessment_intervals(assessment, result) -> dict:
                    "stated findings are not resampled" if measure == "P" else "not resampled")
             out[key] = (NAN, NAN, "", f"no interval: {why}", "")
     return out
+
+
+# ----------------------------------------------------------------------------- cautions from the coverage study
+
+
+@dataclass(frozen=True)
+class Caution:
+    """One rule: an interval of one of ``measures`` at one of ``levels``, over ``over``, made by
+    one of ``methods`` (``None``: any), gets ``text`` (``{measure}`` is filled in).  With
+    ``boundary`` set, only when the interval stops short of that boundary although the boundary
+    lies within one interval width of the estimate, ``|boundary - estimate| <= high - low`` (the
+    data cannot tell the value from the boundary, and the interval leaves the boundary out)."""
+
+    measures: frozenset
+    levels: frozenset
+    over: frozenset
+    methods: frozenset | None
+    text: str
+    boundary: float | None = None
+
+    def applies(self, measure: str, level: str, method: str, over: str, estimate: float, low: float, high: float) -> bool:
+        if measure not in self.measures or level not in self.levels or over not in self.over:
+            return False
+        if self.methods is not None and method not in self.methods:
+            return False
+        if self.boundary is None:
+            return True
+        if low <= self.boundary <= high:
+            return False
+        return bool(np.isfinite(estimate) and np.isfinite(high - low) and abs(self.boundary - estimate) <= high - low)
+
+
+_ALL_LEVELS = frozenset({"system", "qc", "study", "annotators"})
+_TWO_SIDED = frozenset({"percentile", "bca"})
+_AGREEMENT = frozenset({"alpha", "kappa", "fleiss_kappa", "ac1", "bp"})
+
+# The intervals the coverage study found to cover well under 90% of their stated target in
+# designs users meet (docs/coverage.md, "Which interval to use for what").  The numbers are the
+# ranges of benchmarks/coverage-latest.md's summary (update them with each full run), except
+# for r, P and W: with the boundary rule, the two-sided intervals left near 1 are the ones this
+# rule picks, and benchmarks/caution_check.py (benchmarks/caution-check.md) measures those.
+# The first rule that applies gives the caution.  The one-sided intervals of the boundary rule
+# (interval_at) reach their boundary, so the rules about boundaries name the two-sided methods
+# only.  rho and Kendall's tau were not simulated and get no caution.
+CAUTIONS: tuple[Caution, ...] = (
+    Caution(frozenset({"CV*"}), frozenset({"system", "qc", "study"}), frozenset({"items+raters"}), _TWO_SIDED,
+            "CV* interval over items+raters: too short for the value over raters (coverage study: 0-78%, least "
+            "when the experiments agree); read it as a lower limit on the uncertainty"),
+    Caution(frozenset({"CV*"}), frozenset({"qc", "study"}), frozenset({"items"}), _TWO_SIDED,
+            "criterion-level CV* interval: too short (coverage study: 57-90%, least when the experiments agree); "
+            "read the system-level intervals"),
+    Caution(frozenset({"r", "P", "W"}), frozenset({"qc", "study"}), frozenset({"items", "items+raters"}), _TWO_SIDED,
+            "{measure} within one interval width of 1, which the interval leaves out: too short there (coverage "
+            "study: 67-74%, 0-37% when the experiments differ little); read its lower end as a lower bound", boundary=1.0),
+    Caution(frozenset({"P", "W"}), frozenset({"qc", "study"}), frozenset({"items", "items+raters"}), frozenset({"bca"}),
+            "BCa interval of {measure} from items: too short when the experiments differ (coverage study: 83-85%, "
+            "the percentile interval 93-95%); read the percentile interval"),
+    Caution(frozenset({"r", "P"}), frozenset({"qc", "study"}), frozenset({"systems"}), frozenset({"bca"}),
+            "{measure} within one interval width of 1: BCa over systems is too short there (coverage study: "
+            "43-92%); read the percentile interval", boundary=1.0),
+    Caution(_AGREEMENT, _ALL_LEVELS, frozenset({"items+raters"}), None,
+            "agreement is resampled over items only, not raters: read it as the interval for these raters "
+            "(coverage study: it covers another team's alpha in 77-79%)"),
+)
+
+
+def interval_caution(measure: str, level: str, method: str, over: str, estimate: float, low: float, high: float) -> str:
+    """The caution on one interval (empty when the coverage study found nothing to say), from
+    the first rule of :data:`CAUTIONS` that applies; ``level`` is ``system``, ``qc``, ``study``
+    or ``annotators`` (the agreement within one experiment).  No interval, no caution.
+
+    >>> interval_caution("CV*", "qc", "percentile", "items", 13.76, 11.98, 19.51)[:45]
+    'criterion-level CV* interval: too short (cove'
+    >>> interval_caution("CV*", "system", "percentile", "items", 13.07, 9.73, 16.88)
+    ''
+    >>> interval_caution("r", "qc", "bca", "items", 0.93, 0.81, 0.97)[:35]
+    'r within one interval width of 1, w'
+    >>> interval_caution("r", "qc", "bca", "items", 0.40, 0.21, 0.55)
+    ''
+    """
+    if not over or not (np.isfinite(low) and np.isfinite(high)):
+        return ""
+    for rule in CAUTIONS:
+        if rule.applies(measure, level, method, over, estimate, low, high):
+            return rule.text.format(measure=measure)
+    return ""

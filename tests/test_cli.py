@@ -23,10 +23,11 @@ def test_report_prints_the_markdown_template_by_default(capsys):
 
 
 @pytest.mark.parametrize("fmt, check", [
-    ("csv", lambda out: out.splitlines()[0] == "result_type,measure,level,quality_criterion,system,value,n,n_systems,note,conventions,ci_low,ci_high,ci_method,"
-                                               "ci_over,ci_level,ci_B,ci_seed,ci_pairing"),
+    ("csv", lambda out: out.splitlines()[2] == '"result_type","measure","level","quality_criterion","system","value","n","n_systems","note",'
+                                               '"conventions","ci_low","ci_high","ci_method","ci_over","ci_level","ci_B","ci_seed","ci_pairing",'
+                                               '"ci_note"'),
     ("latex", lambda out: "\\begin{tabular}" in out and "30.76" in out),
-    ("json", lambda out: {row["measure"] for row in json.loads(out)} == {"CV*", "r", "rho", "W", "P"}),
+    ("json", lambda out: {row["measure"] for row in json.loads(out)["results"]} == {"CV*", "r", "rho", "W", "P"}),
     ("narrative", lambda out: out.count("measurement reproducibility") == 3),
 ])
 def test_report_prints_each_format_it_offers(capsys, fmt, check):
@@ -56,7 +57,7 @@ def test_report_without_a_study_or_with_a_missing_one_says_what_to_give(capsys, 
 def test_console_script_is_installed():
     result = subprocess.run([sys.executable, "-m", "qra_widgets.cli", "report", "--example", "belz2021_torc", "--format", "csv"],
                             capture_output=True, text=True, check=True)
-    assert "I,CV*,system,mass,\"torc 1991,0501.129\",2.61" in result.stdout
+    assert '"I","CV*","system","mass","torc 1991,0501.129",2.61' in result.stdout
 
 
 def test_export_all_backs_up_every_revision(capsys, tmp_path, qrapp_example1):

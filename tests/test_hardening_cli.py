@@ -258,7 +258,7 @@ def test_report_works_without_the_app_stack():
     result = subprocess.run([sys.executable, "-c", BLOCK_APP_STACK, "report", "--example", "qrapp_example1", "--format", "csv"],
                             capture_output=True, text=True, timeout=120, check=False)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.splitlines()[1].startswith("I,CV*,qc,Fluency,,26.87")  # QRA++ Table 3: mean CV* 26.87
+    assert result.stdout.splitlines()[3].startswith('"I","CV*","qc","Fluency","",26.87')  # QRA++ Table 3: mean CV* 26.87
     assert result.stdout.splitlines()[-1] == "loaded: []"
     result = subprocess.run([sys.executable, "-c", BLOCK_APP_STACK, "app", "--no-browser"], capture_output=True, text=True,
                             timeout=120, check=False)

@@ -29,6 +29,7 @@ AGREEMENT_HEADER = ["Experiment", "Quality criterion", "Measure", "Value", "Item
 AGREEMENT_LABELS = {"alpha": "Krippendorff's α", "fleiss_kappa": "Fleiss' κ", "kappa": "Cohen's κ",
                     "ac1": "Gwet's AC1", "bp": "Brennan–Prediger"}
 OTHER_DECIMALS = 3
+CAUTION_MARK = "‡"  # an interval with a caution (ci_note); "†" marks Vangel's interval
 
 
 class AssessmentFormats:
@@ -49,7 +50,7 @@ class AssessmentFormats:
         places = {**DEFAULT_DECIMALS, **(decimals or {})}
         fmt = lambda row: _format(row.value, places.get(row.measure, OTHER_DECIMALS))
         if intervals if intervals is not None else bool(self.intervals):
-            fmt = self._with_interval(fmt, places)
+            fmt = self._with_interval(fmt, places, self.interval_cautions())
         multi = len({r.quality_criterion for r in self.rows if r.quality_criterion}) > 1
         lines: list[list[str]] = []
         study_rows = {r.measure: r for r in self.rows if r.level == "study"}
@@ -82,19 +83,59 @@ class AssessmentFormats:
 
     # ------------------------------------------------------------------ intervals and annotator agreement in reports
 
-    def _with_interval(self, fmt, places: dict):
+    def _with_interval(self, fmt, places: dict, marks: dict[str, str]):
         """"12.01 [9.8, 14.3]": the value, then its interval at the same number of places; a
-        Vangel interval (over experiments, not items) is marked "†"."""
+        Vangel interval (over experiments, not items) is marked "†", an interval with a caution
+        its mark (``marks``: :meth:`interval_cautions`)."""
         def formatted(row: _Row) -> str:
-            found = self.intervals.get((row.measure, row.level, row.quality_criterion, row.system))
+            key = (row.measure, row.level, row.quality_criterion, row.system)
+            found = self.intervals.get(key)
             text = fmt(row)
             if found is None or not np.isfinite(found[0]):
                 return text
             digits = places.get(row.measure, OTHER_DECIMALS)
             high = "inf" if np.isinf(found[1]) else _format(found[1], digits)
-            mark = "†" if found[2] == "vangel" else ""
+            mark = ("†" if found[2] == "vangel" else "") + marks.get(self.ci_note(key, row.value), "")
             return f"{text} [{_format(found[0], digits)}, {high}]{mark}"
         return formatted
+
+    def ci_note(self, key: tuple, estimate: float) -> str:
+        """The caution on the interval of ``key`` (a key of ``intervals``; empty when there is none
+        or nothing to say): :func:`~qra_widgets.intervals.interval_caution`, the one rule every
+        rendering shows."""
+        from ..intervals import interval_caution
+
+        found = self.intervals.get(key)
+        if found is None:
+            return ""
+        low, high, method, _why, over = found
+        measure, level = {"annotators": (key[3], "annotators"), "mean": ("mean", "system")}.get(key[0], key[:2])
+        return interval_caution(measure, level, method, over, estimate, low, high)
+
+    def interval_cautions(self) -> dict[str, str]:
+        """``{caution: mark}``: each distinct ``ci_note`` of the tidy frame and the annotator-agreement
+        table, in their order, marked ``‡1``, ``‡2``, ... (empty without intervals).  Every rendering
+        marks a cautioned interval and says its caution under the table (:meth:`caution_footnotes`)."""
+        if not self.intervals:
+            return {}
+        agreement = self._agreement() if any(key[0] == "annotators" for key in self.intervals) else {}
+        notes = [self.ci_note((r.measure, r.level, r.quality_criterion, r.system), r.value) for r in self.rows]
+        notes += list(agreement.get("ci_note", ()))
+        return {text: f"{CAUTION_MARK}{i}" for i, text in enumerate(dict.fromkeys(n for n in notes if n), 1)}
+
+    def _agreement(self):
+        """:meth:`annotator_agreement`, computed once while the ratings, conventions and intervals
+        stay the same objects: a report asks for it for its marks, its notes and its table."""
+        key = (self.study.ratings, self.conventions, self.intervals, len(self.intervals))
+        kept = self.__dict__.get("_agreement_kept")
+        if kept is None or len(kept[0]) != len(key) or any(a is not b for a, b in zip(kept[0], key[:3])) or kept[0][3] != key[3]:
+            kept = (key, self.annotator_agreement())
+            self.__dict__["_agreement_kept"] = kept
+        return kept[1]
+
+    def caution_footnotes(self) -> list[str]:
+        """``["‡1 criterion-level CV* interval: too short ...", ...]``: the footnotes of the marks."""
+        return [f"{mark} {text}" for text, mark in self.interval_cautions().items()]
 
     def interval_caption(self) -> str:
         """One sentence on the intervals shown (empty when there are none): the method and what
@@ -115,13 +156,23 @@ class AssessmentFormats:
             parts.append("† vangel: Vangel (1996) interval of a system's CV*, over experiments")
         return "; ".join(parts) + "."
 
+    def _caption_with_intervals(self) -> str:
+        """The caption, then (with intervals) how they were made and the cautions: for a LaTeX
+        ``\\caption``, which has no room for notes under the table."""
+        if not self.bootstrap_info:
+            return self.caption()
+        footnotes = "; ".join(self.caution_footnotes())
+        return f"{self.caption()}. {self.interval_caption()}" + (f" {footnotes}." if footnotes else "")
+
     def _agreement_rows(self) -> list[list[str]]:
-        frame = self.annotator_agreement()
+        frame = self._agreement()
+        marks = self.interval_cautions() if len(frame) else {}
         rows = []
         for record in frame.to_dict("records"):
             value = _format(record["value"], OTHER_DECIMALS)
             if np.isfinite(record.get("ci_low", np.nan)):
                 value += f" [{_format(record['ci_low'], OTHER_DECIMALS)}, {_format(record['ci_high'], OTHER_DECIMALS)}]"
+                value += marks.get(record.get("ci_note", ""), "")
             rows.append([record["experiment"], record["quality_criterion"], AGREEMENT_LABELS.get(record["measure"], record["measure"]),
                          value, str(record["n_items"]), str(record["n_raters"])])
         return rows
@@ -141,7 +192,7 @@ class AssessmentFormats:
         return "\n".join([
             r"\begin{table}[t]", r"\centering", r"\begin{tabular}{llrrr}", r"\hline",
             " & ".join(_latex_escape(c) for c in table.columns) + r" \\", r"\hline", *body, r"\hline",
-            r"\end{tabular}", rf"\caption{{{_latex_escape(self.caption() + (' ' + self.interval_caption() if self.bootstrap_info else ''))}}}",
+            r"\end{tabular}", rf"\caption{{{_latex_escape(self._caption_with_intervals())}}}",
             r"\end{table}", "", *self._agreement_latex(), f"% {self._stamp()}", "",
         ])
 
@@ -156,24 +207,39 @@ class AssessmentFormats:
 
     def to_csv(self) -> str:
         """The tidy frame as CSV; with item-level ratings, a blank line and the annotator-agreement
-        table follow.  Text cells a spreadsheet would run as formulas get a leading ``'``
-        (:mod:`qra_widgets.report.csvsafe`)."""
+        table follow.  Two ``#`` lines come first: the signature (conventions and package version)
+        and how to cite, so read it with ``pandas.read_csv(path, comment="#")``.  Text cells are
+        quoted (as R's ``write.csv`` does), so a ``#`` inside a name is never read as a comment,
+        and text cells a spreadsheet would run as formulas get a leading ``'``
+        (:mod:`qra_widgets.report.csvsafe`).
+
+        >>> from qra_widgets import assess, examples
+        >>> print(assess(examples.load("qrapp_example1")).to_csv().splitlines()[0])
+        # signature: conventions:qrapp|version:...
+        """
+        import csv
+
+        from ..citation import cite_line
         from .csvsafe import frame_to_csv
 
-        text = frame_to_csv(self.to_frame())
+        head = f"# signature: {self.conventions.signature()}\n# {cite_line()}\n"
+        text = frame_to_csv(self.to_frame(), quoting=csv.QUOTE_NONNUMERIC)
         agreement = self.annotator_agreement()
-        return text + ("\n" + frame_to_csv(agreement) if len(agreement) else "")
+        return head + text + ("\n" + frame_to_csv(agreement, quoting=csv.QUOTE_NONNUMERIC) if len(agreement) else "")
 
     def to_json(self) -> str:
-        """The tidy frame as JSON records; with item-level ratings or intervals, an object
-        ``{"results": [...], "annotator_agreement": [...], "bootstrap": {...}}`` instead."""
-        records = self.to_frame().to_json(orient="records", indent=1)
-        agreement = self.annotator_agreement()
-        if not len(agreement) and not self.bootstrap_info:
-            return records
+        """One JSON object: ``signature`` (conventions and package version), ``version``, ``cite``
+        (how to cite the tool and the method papers), ``results`` (the tidy frame's records),
+        ``annotator_agreement`` (records; empty without item-level ratings) and ``bootstrap``
+        (B, seed, level, method, resampling; empty without intervals).  ``NaN`` is ``null``."""
         import json
 
-        return json.dumps({"results": json.loads(records), "annotator_agreement": json.loads(agreement.to_json(orient="records")),
+        from ..citation import cite_line
+        from ..version import __version__
+
+        return json.dumps({"signature": self.conventions.signature(), "version": __version__, "cite": cite_line(),
+                           "results": json.loads(self.to_frame().to_json(orient="records")),
+                           "annotator_agreement": json.loads(self.annotator_agreement().to_json(orient="records")),
                            "bootstrap": self.bootstrap_info}, indent=1, allow_nan=False, default=str)
 
     def _repr_html_(self) -> str:
@@ -220,8 +286,10 @@ class AssessmentFormats:
         if found is None or not np.isfinite(found[0]):
             return ""
         high = "infinity" if np.isinf(found[1]) else _significant(found[1])
+        caution = self.ci_note(("CV*", "system", quality_criterion, system), self.cv[(quality_criterion, system)].cv_star)
         return (f" The {self.bootstrap_info.get('ci', 0.95):.0%} confidence interval of CV* is "
-                f"[{_significant(found[0])}, {high}] ({found[2]}, over {found[4]}).")
+                f"[{_significant(found[0])}, {high}] ({found[2]}, over {found[4]})."
+                + (f" Caution: {caution}." if caution else ""))
 
 
 def _within_sentence(result: m.CVStar) -> str:

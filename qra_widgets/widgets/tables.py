@@ -220,7 +220,8 @@ def frame_table(frame, *, caption: str = "", headers: dict | None = None, decima
 
 def interval_template(assessment) -> str:
     """The QRA++ template with each interval after its value ("12.01 [9.8, 14.3]"), in the template's
-    style: the value columns right-aligned, the caption saying how the intervals were made."""
+    style: the value columns right-aligned, the caption saying how the intervals were made, and under
+    the table the caution of each interval marked ‡ (the frame's ``ci_note``)."""
     table = assessment.table(intervals=True)
     caption = escape_html(assessment.caption() + ". " + assessment.interval_caption())
     value_columns = {c for c in table.columns if c.endswith("level")}
@@ -233,5 +234,7 @@ def interval_template(assessment) -> str:
         kind = (" class='qra-type-start'" if str(row[0]).startswith("Type ") else
                 " class='qra-system-row'" if str(row[0]).startswith(" ") else "")  # the template indents a system
         body.append(f"<tr{kind}>{''.join(cells)}</tr>")
+    cautions = "".join(f"<li>{escape_html(line)}</li>" for line in assessment.caution_footnotes())
     return (f"<div class='qra-scroll'><p class='qra-caption'>{caption}</p><table class='qra-template qra-interval-table'>"
-            f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div>")
+            f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+            + (f"<ul class='qra-cautions'>{cautions}</ul>" if cautions else "") + "</div>")

@@ -82,13 +82,14 @@ def agreement_table(assessment) -> str:
     frame = assessment.annotator_agreement()
     if not len(frame):
         return ""
+    marks = assessment.interval_cautions()  # the caution of an interval: its mark, explained under the interval table
     rows = []
     for record in frame.to_dict("records"):
         value = record["value"]
         text = "n/a" if math.isnan(value) else f"{value:.3f}"
         low, high = record.get("ci_low", math.nan), record.get("ci_high", math.nan)
         if not (math.isnan(low) or math.isnan(high)):
-            text += f" [{low:.3f}, {high:.3f}]"
+            text += f" [{low:.3f}, {high:.3f}]" + marks.get(record.get("ci_note", ""), "")
         rows.append(f"<tr><td>{html.escape(str(record['experiment']))}</td><td>{html.escape(str(record['quality_criterion']))}</td>"
                     f"<td>{html.escape(AGREEMENT_NAMES.get(record['measure'], str(record['measure'])))}</td>"
                     f"<td class='qra-num'>{text}</td><td class='qra-num'>{record['n_items']}</td>"

@@ -152,7 +152,7 @@ def test_markdown_latex_csv_json_and_html(qrapp_example1):
     assert "| Type I | (mean) CV\\* |  | 26.87 | 26.87 |" in markdown and "\\| more" in markdown  # '*' escaped: never emphasis
     latex = result.to_latex()
     assert "\\& 50\\%" in latex and "\\begin{tabular}{llrrr}" in latex and "19.96" in latex
-    assert result.to_csv().splitlines()[0] == ",".join(COLUMNS)
+    assert result.to_csv().splitlines()[2] == ",".join(f'"{c}"' for c in COLUMNS)  # after the signature and citation
     assert '"measure":"CV*"' in result.to_json().replace(" ", "")
     html = result._repr_html_()
     assert "<script>" not in html and "&lt;script&gt;" in html and "19.96" in html

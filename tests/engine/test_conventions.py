@@ -113,11 +113,11 @@ def test_report_example_with_qra3_prints_cv_without_the_factor(capsys):
 
 def test_report_with_qra3_conventions_names_them_in_every_format(capsys, tmp_path, qrapp_example1):
     assert main(["report", str(example_path("qrapp_example1")), "--conventions", "qra3", "--format", "csv"]) == 0
-    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))  # the column by name: ci_low... follow it
+    rows = list(csv.DictReader(line for line in io.StringIO(capsys.readouterr().out) if not line.startswith("#")))  # by name
     expected = qw.assess(qrapp_example1, conventions="qra3").to_frame()
     assert len(rows) == len(expected) > 0 and [row["conventions"] for row in rows] == ["qra3"] * len(expected)
     assert main(["report", str(example_path("qrapp_example1")), "--conventions", "qra3", "--format", "json"]) == 0
-    assert {row["conventions"] for row in json.loads(capsys.readouterr().out)} == {"qra3"}
+    assert {row["conventions"] for row in json.loads(capsys.readouterr().out)["results"]} == {"qra3"}
     assert main(["report", str(example_path("qrapp_example1")), "--conventions", "qra3", "--format", "latex"]) == 0
     assert r"\caption{" in (latex := capsys.readouterr().out) and "conventions: qra3" in latex
     assert main(["report", str(example_path("qrapp_example1")), "--conventions", "qra3", "--format", "narrative"]) == 0

@@ -259,7 +259,7 @@ def formula_study() -> Study:
 
 def test_assessment_csv_neutralises_formula_cells_and_keeps_numbers():
     text = assess(formula_study()).to_csv()
-    frame = pd.read_csv(io.StringIO(text), keep_default_na=False)
+    frame = pd.read_csv(io.StringIO(text), keep_default_na=False, comment="#")
     systems = set(frame.loc[frame.level == "system", "system"])
     assert systems == {"'=HYPERLINK(\"http://evil\",\"x\")", "'@SUM(A1)", "'+cmd", "'-2+3", "plain"}
     assert not any(line.startswith(("=", "+", "-", "@")) or ",=" in line or ",@" in line for line in text.splitlines())

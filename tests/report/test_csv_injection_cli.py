@@ -25,7 +25,7 @@ def test_report_csv_writes_a_formula_system_name_as_text(tmp_path, capsys):
     assert "'" + FORMULA in cells and "'+Fluency" in cells
     assert not [cell for cell in cells if cell.startswith(("=", "+", "@"))]
     # the numbers stay numbers: the CV* of the formula-named system is in the value column
-    frame = pd.read_csv(io.StringIO(out.split("\n\n")[0]))
+    frame = pd.read_csv(io.StringIO(out.split("\n\n")[0]), comment="#")  # the signature lines first
     assert frame.loc[(frame.system == "'" + FORMULA) & (frame.level == "system") & (frame.measure == "CV*"), "value"].notna().all()
     assert pd.api.types.is_float_dtype(frame["value"])
 

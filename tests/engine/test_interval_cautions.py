@@ -1,0 +1,144 @@
+"""The ``ci_note`` column: a caution on each interval the coverage study (benchmarks/coverage.py,
+docs/coverage.md) found to cover well under its stated level, and on no other."""
+
+from __future__ import annotations
+
+import importlib.util
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import qra_widgets as qw
+from qra_widgets import examples
+from qra_widgets.assess import COLUMNS, SYSTEM_MEAN_COLUMNS
+from qra_widgets.intervals import CAUTIONS, interval_caution
+
+ROOT = Path(__file__).parents[2]
+CRITERION_CV = "criterion-level CV* interval: too short"
+CV_OVER_RATERS = "CV* interval over items+raters: too short"
+AGREEMENT = "agreement is resampled over items only, not raters"
+
+
+@pytest.fixture(scope="module")
+def vm(vanmiltenburg2024):
+    """van Miltenburg et al. (2024)'s fluency ratings (published field data), three rater groups as three experiments."""
+    return qw.load_annotations(vanmiltenburg2024 / "spec.json")
+
+
+def rows(frame, measure, level):
+    return frame[(frame.measure == measure) & (frame.level == level)].set_index("system", drop=False)
+
+
+def test_the_note_is_a_column_of_every_interval_table():
+    assert COLUMNS[-1] == "ci_note" and SYSTEM_MEAN_COLUMNS[-1] == "ci_note"
+    frame = qw.assess(examples.load("qrapp_example1")).to_frame()
+    assert (frame.ci_note == "").all()  # no interval, nothing to say
+
+
+def test_on_van_miltenburg_the_criterion_cv_interval_over_items_is_flagged_and_the_system_ones_are_not(vm):
+    result = qw.assess(vm, bootstrap=300, seed=1)
+    frame = result.to_frame()
+    criterion = frame[(frame.measure == "CV*") & frame.level.isin(["qc", "study"])]
+    assert list(criterion.ci_method) == ["percentile", "percentile"]
+    assert criterion.value.iloc[0] == pytest.approx(13.7628, abs=1e-4)
+    assert all(note.startswith(CRITERION_CV) and note.endswith("read the system-level intervals") for note in criterion.ci_note)
+    system = rows(frame, "CV*", "system")
+    # SVM and GeDi: two-sided, well away from 0; DExperts (CV* 3.81): the boundary rule's [0, upper bound]
+    assert list(system.ci_method) == ["percentile", "percentile", "upper-one-sided"]
+    assert (system.loc[["SVM", "GeDi"], "ci_low"] > 9).all() and system.loc["DExperts", "ci_low"] == 0
+    assert (system.ci_note == "").all()
+    # r, rho, W, P reach 1 (lower-one-sided): the interval contains the boundary, so no caution
+    assert (rows(frame, "r", "qc").ci_method == "lower-one-sided").all() and (frame[frame.measure.isin(["r", "rho", "W", "P"])].ci_note == "").all()
+    assert (result.annotator_agreement().ci_note == "").all() and (result.system_means().ci_note == "").all()
+
+
+def test_on_van_miltenburg_items_and_raters_flags_two_sided_cv_and_every_agreement_interval(vm):
+    result = qw.assess(vm, bootstrap=300, seed=1, resample="items+raters")
+    frame = result.to_frame()
+    system = rows(frame, "CV*", "system")
+    assert system.loc["SVM", "ci_note"].startswith(CV_OVER_RATERS) and system.loc["GeDi", "ci_note"].startswith(CV_OVER_RATERS)
+    assert system.loc["DExperts", "ci_method"] == "upper-one-sided" and system.loc["DExperts", "ci_note"] == ""
+    criterion = rows(frame, "CV*", "qc")
+    assert criterion.ci_method.iloc[0] == "upper-one-sided" and criterion.ci_note.iloc[0] == ""
+    agreement_rows = frame[frame.measure.isin(["alpha", "fleiss_kappa"])]
+    assert len(agreement_rows) == 10 and all(n.startswith(AGREEMENT) for n in agreement_rows.ci_note)
+    annotators = result.annotator_agreement()
+    assert len(annotators) == 14 and all(n.startswith(AGREEMENT) for n in annotators.ci_note)
+    # the same interval as over items: raters are not resampled for agreement, which is what the caution says
+    items = qw.assess(vm, bootstrap=300, seed=1).annotator_agreement()
+    assert np.allclose(items.ci_low, annotators.ci_low) and (items.ci_note == "").all()
+    assert (result.system_means().ci_note == "").all()
+
+
+def test_vangel_intervals_carry_no_caution_and_bca_over_systems_near_one_does():
+    """QRA 2022's essay-scoring scores (bundled): a system's CV* gets Vangel's interval; P (0.716)
+    is within one interval width of 1, where BCa over systems covers too little."""
+    percentile = qw.assess(examples.load("qra2022_essay_scoring"), bootstrap=500, seed=3, resample="systems").to_frame()
+    bca = qw.assess(examples.load("qra2022_essay_scoring"), bootstrap=500, seed=3, resample="systems", ci_method="bca").to_frame()
+    cv = rows(bca, "CV*", "system")
+    assert len(cv) > 0 and (cv.ci_method == "vangel").all() and (cv.ci_note == "").all()
+    p = rows(bca, "P", "qc").iloc[0]
+    assert p.value == pytest.approx(0.7162, abs=1e-4) and p.ci_method == "bca" and p.ci_high < 1
+    assert 1 - p.value <= p.ci_high - p.ci_low
+    assert p.ci_note == ("P within one interval width of 1: BCa over systems is too short there (coverage study: "
+                         "43-92%); read the percentile interval")
+    assert (percentile.ci_note == "").all()  # the percentile interval of the same P: no caution
+    # r, rho, W reach 1 (lower-one-sided): nothing to say
+    assert (bca[bca.measure.isin(["r", "rho", "W"])].ci_method == "lower-one-sided").all()
+    assert (bca[bca.measure.isin(["r", "rho", "W"])].ci_note == "").all()
+
+
+def coverage_model():
+    """benchmarks/coverage.py by path (the name ``coverage`` is taken by coverage.py, the tool)."""
+    spec = importlib.util.spec_from_file_location("coverage_study", ROOT / "benchmarks" / "coverage.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_p_from_items_within_an_interval_width_of_one_is_flagged_in_the_coverage_model():
+    """A study drawn from the coverage study's model (tau = 0.1, two experiments on the same items,
+    two raters each): P's item interval stops at 0.9 while the true P for these raters is 0.9
+    and the data cannot tell it from 1."""
+    model = coverage_model()
+    cell = model.Cell(0.1, 2, "paired", 2)
+    study, c, b = cell.simulate(np.random.default_rng(6))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", qw.UndefinedMeasureWarning)
+        frame = qw.assess(study, bootstrap=400, seed=1).to_frame()
+    p = rows(frame, "P", "qc").iloc[0]
+    assert (p.value, p.ci_low, p.ci_high, p.ci_method) == (pytest.approx(0.6), pytest.approx(0.4), pytest.approx(0.9), "percentile")
+    assert p.ci_note.startswith("P within one interval width of 1, which the interval leaves out")
+    assert cell.truths(c, b, np.zeros(5))["raters"][("P", "qc", None)] == pytest.approx(0.9)
+    r = rows(frame, "r", "qc").iloc[0]
+    assert r.ci_note == "" and (r.ci_method == "lower-one-sided" or 1 - r.value > r.ci_high - r.ci_low)
+
+
+@pytest.mark.parametrize("measure, level, method, over, estimate, low, high, expected", [
+    ("r", "qc", "percentile", "items", 0.93, 0.81, 0.97, "r within one interval width of 1"),
+    ("W", "study", "bca", "items+raters", 0.80, 0.70, 0.95, "W within one interval width of 1"),
+    ("r", "qc", "percentile", "items", 0.40, 0.21, 0.55, ""),  # 0.60 from 1, the interval 0.34 wide
+    ("P", "qc", "bca", "items", 0.40, 0.21, 0.55, "BCa interval of P from items: too short when the experiments differ"),
+    ("P", "qc", "percentile", "items", 0.40, 0.21, 0.55, ""),
+    ("r", "qc", "percentile", "items", 0.95, 0.85, 1.00, ""),  # the interval reaches 1
+    ("P", "qc", "lower-one-sided", "items", 0.95, 0.80, 1.00, ""),  # the boundary rule's interval
+    ("rho", "qc", "percentile", "items", 0.93, 0.81, 0.97, ""),  # not in the coverage study
+    ("CV*", "system", "percentile", "items", 13.07, 9.73, 16.88, ""),
+    ("CV*", "system", "vangel", "experiments", 19.96, 8.44, 125.7, ""),
+    ("CV*", "qc", "bca", "items", 13.76, 10.94, 16.68, "criterion-level CV* interval"),
+    ("CV*", "qc", "upper-one-sided", "items", 3.1, 0.0, 9.2, ""),
+    ("alpha", "annotators", "percentile", "items+raters", 0.52, 0.43, 0.59, "agreement is resampled"),
+    ("alpha", "annotators", "percentile", "items", 0.52, 0.43, 0.59, ""),
+    ("CV*", "qc", "percentile", "items", 13.76, float("nan"), float("nan"), ""),  # no interval, no caution
+])
+def test_the_rule_table_decides_on_measure_level_method_over_and_distance_to_the_boundary(
+        measure, level, method, over, estimate, low, high, expected):
+    note = interval_caution(measure, level, method, over, estimate, low, high)
+    assert note.startswith(expected) and bool(note) == bool(expected)
+
+
+def test_every_rule_names_what_to_read_instead_and_the_coverage_it_rests_on():
+    for rule in CAUTIONS:
+        assert "coverage study:" in rule.text and "read" in rule.text
