@@ -111,8 +111,14 @@ class Assessment(AssessmentFormats):
         (``paired`` or ``unpaired`` items)."""
         import pandas as pd
 
-        frame = pd.DataFrame([{**vars(row), "conventions": self.conventions.describe(), **self._interval_cells(row)}
-                              for row in self.rows], columns=COLUMNS)
+        rows, empty = self.rows, self._cells(None)
+        cells = [self._interval_cells(row) for row in rows] if self.intervals else [empty] * len(rows)
+        # built column by column (a frame from one dict per row costs several times as much)
+        columns = {name: [getattr(row, name) for row in rows] for name in COLUMNS[:8]}
+        columns["note"] = [c.get("note", row.note) for c, row in zip(cells, rows)]
+        columns["conventions"] = [self.conventions.describe()] * len(rows)
+        columns.update({name: [c[name] for c in cells] for name in COLUMNS[10:]})
+        frame = pd.DataFrame(columns, columns=COLUMNS) if rows else pd.DataFrame([], columns=COLUMNS)
         return frame.astype({"n": int, "n_systems": "Int64", "ci_low": float, "ci_high": float, "ci_level": float,
                              "ci_B": "Int64", "ci_seed": "Int64", "ci_method": object, "ci_over": object, "ci_pairing": object})
 
