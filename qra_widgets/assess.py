@@ -38,6 +38,8 @@ from .study import Study
 
 COLUMNS = ["result_type", "measure", "level", "quality_criterion", "system", "value", "n", "n_systems", "note",
            "conventions", "ci_low", "ci_high", "ci_method", "ci_over", "ci_level", "ci_B", "ci_seed", "ci_pairing"]
+_FRAME_DTYPES = {"n": int, "n_systems": "Int64", "ci_low": float, "ci_high": float, "ci_level": float, "ci_B": "Int64",
+                 "ci_seed": "Int64", "ci_method": object, "ci_over": object, "ci_pairing": object}
 SYSTEM_MEAN_COLUMNS = ["experiment", "quality_criterion", "system", "value", "ci_low", "ci_high", "ci_method", "ci_over"]
 
 
@@ -111,16 +113,21 @@ class Assessment(AssessmentFormats):
         (``paired`` or ``unpaired`` items)."""
         import pandas as pd
 
-        rows, empty = self.rows, self._cells(None)
-        cells = [self._interval_cells(row) for row in rows] if self.intervals else [empty] * len(rows)
-        # built column by column (a frame from one dict per row costs several times as much)
-        columns = {name: [getattr(row, name) for row in rows] for name in COLUMNS[:8]}
-        columns["note"] = [c.get("note", row.note) for c, row in zip(cells, rows)]
-        columns["conventions"] = [self.conventions.describe()] * len(rows)
-        columns.update({name: [c[name] for c in cells] for name in COLUMNS[10:]})
-        frame = pd.DataFrame(columns, columns=COLUMNS) if rows else pd.DataFrame([], columns=COLUMNS)
-        return frame.astype({"n": int, "n_systems": "Int64", "ci_low": float, "ci_high": float, "ci_level": float,
-                             "ci_B": "Int64", "ci_seed": "Int64", "ci_method": object, "ci_over": object, "ci_pairing": object})
+        rows = self.rows
+        if not rows:
+            return pd.DataFrame([], columns=COLUMNS).astype(_FRAME_DTYPES)
+        cells = [self._interval_cells(row) for row in rows] if self.intervals else [self._cells(None)] * len(rows)
+        column = lambda name: [getattr(row, name) for row in rows]
+        cell = lambda name: [c[name] for c in cells]
+        # column by column, each made in its dtype (_FRAME_DTYPES): a frame from one dict per row, then
+        # astype, costs several times as much; text columns are inferred as they were from the dicts
+        return pd.DataFrame({
+            **{name: column(name) for name in COLUMNS[:5]}, "value": np.array(column("value"), dtype=float),
+            "n": np.array(column("n"), dtype=int), "n_systems": pd.array(column("n_systems"), dtype="Int64"),
+            "note": [c.get("note", row.note) for c, row in zip(cells, rows)], "conventions": [self.conventions.describe()] * len(rows),
+            **{name: np.array(cell(name), dtype=float) for name in ("ci_low", "ci_high", "ci_level")},
+            **{name: pd.Series(cell(name), dtype=object) for name in ("ci_method", "ci_over", "ci_pairing")},
+            **{name: pd.array(cell(name), dtype="Int64") for name in ("ci_B", "ci_seed")}}, columns=COLUMNS)
 
     def _interval_cells(self, row: _Row) -> dict:
         """The interval columns of a row; with intervals asked for, a row without one says why in its note."""
