@@ -33,8 +33,6 @@ BASELINE = "afdbf1f"  # the site before chart JSON: validated plotly figures, to
 
 def run(studies: int) -> tuple[float, float, int]:
     import numpy as np
-
-    import qra_widgets  # noqa: F401 -- first, from sys.path[0]: overview.py puts this tree's folder before it
     from overview import simulated
 
     try:
@@ -89,6 +87,7 @@ def main() -> None:
     parser.add_argument("--package", type=Path, help=argparse.SUPPRESS)  # set by --against for its runs
     args = parser.parse_args()
     sys.path[:0] = [str(args.package or HERE.parent), str(HERE)]
+    import qra_widgets  # noqa: F401 -- now: benchmarks/overview.py puts this tree's folder first on sys.path
     sizes = args.sizes or ([10] if args.quick else [100, 1000])
     for size in sizes:
         if args.against:

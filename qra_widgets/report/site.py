@@ -60,6 +60,22 @@ def _plotly_js() -> str:
     return files("qra_widgets").joinpath("static", PLOTLY_FILE).read_text(encoding="utf-8")
 
 
+def start_site(out, pages: str):
+    """Start a static site in ``out``: its ``pages`` folder and plotly.js, written once for every
+    page.  Returns ``(out, written, write)``: the folder, the files written so far and
+    ``write(path, text)``, which writes UTF-8 text and records the file (the atlas shares it)."""
+    out = Path(out)
+    (out / pages).mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+
+    def write(path: Path, text: str) -> None:
+        path.write_text(text, encoding="utf-8")
+        written.append(path)
+
+    write(out / PLOTLY_FILE, _plotly_js())
+    return out, written, write
+
+
 def frame_to_csv(frame) -> str:
     """CSV of a frame with list cells joined by '; ', through :func:`qra_widgets.report.csvsafe.frame_to_csv`
     (formula-like text neutralised, numbers left alone)."""
@@ -253,21 +269,12 @@ def build_site(source, out, *, title: str = "Reproducibility of the studies") ->
 
     library, refused, scratch = _library_for(source)
     try:
-        out = Path(out)
-        (out / "studies").mkdir(parents=True, exist_ok=True)
-        written = []
-
-        def write(path: Path, text: str) -> None:
-            path.write_text(text, encoding="utf-8")
-            written.append(path)
-
-        write(out / PLOTLY_FILE, _plotly_js())
+        out, written, write = start_site(out, "studies")
         view = overview(library)
         env = _environment()
-        for summary in library.list():
-            study = library.open(summary.id)
+        for study, stored in library.assessed_studies():  # the results stored with each revision, where they still hold
             stem = page_name(study.id)
-            context = _study_context(study)
+            context = _study_context(study, stored)
             assessment = context.pop("_assessment", None)
             downloads = _study_downloads(study, assessment, out / "studies", stem)
             written += [out / "studies" / href for _label, href in downloads]
