@@ -73,6 +73,11 @@ def safe_frame(frame):
 def frame_to_csv(frame, **options) -> str:
     """``frame.to_csv(**options)`` (``index=False`` unless given) with formula cells neutralised.
 
+    Without other options, a frame of plain columns (numpy numbers and booleans, text, objects,
+    nullable integers and booleans, categories) is written by the standard library's ``csv``
+    writer from the cells pandas would hand it (:func:`_csv_cells`, text cells :func:`safe_cell`-ed
+    as :func:`safe_frame` does): the same text at a fraction of the cost.
+
     >>> import pandas as pd
     >>> print(frame_to_csv(pd.DataFrame({"system": ["=1+1", "ok"], "CV*": [-0.5, 2.0]})), end="")
     system,CV*
@@ -80,4 +85,49 @@ def frame_to_csv(frame, **options) -> str:
     ok,2.0
     """
     options.setdefault("index", False)
-    return safe_frame(frame).to_csv(**options)
+    columns = _csv_cells(frame) if options == {"index": False} else None
+    if columns is None:
+        return safe_frame(frame).to_csv(**options)
+    import csv
+    import io
+    import os
+
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator=os.linesep)  # pandas' defaults: QUOTE_MINIMAL, '"' doubled
+    writer.writerow([safe_cell(c) for c in frame.columns])
+    writer.writerows(zip(*columns))
+    return out.getvalue()
+
+
+def _csv_cells(frame) -> list | None:
+    """Each column's cells as ``DataFrame.to_csv`` (``na_rep=""``) hands them to ``csv.writer``, text
+    cells neutralised: numpy floats as numpy's shortest round-trip text, other numpy values and
+    every extension array (nullable integers and booleans, text, categories) as Python objects,
+    missing cells as ``""``.  ``None`` for anything else (dates, intervals, nullable floats, sparse,
+    a column MultiIndex): those go through pandas."""
+    import numpy as np
+    import pandas as pd
+
+    if isinstance(frame.columns, pd.MultiIndex) or not len(frame.columns):
+        return None
+    cells = []
+    for dtype, (_name, series) in zip(frame.dtypes, frame.items()):
+        values = series.array
+        if isinstance(dtype, np.dtype) and dtype.kind == "f":
+            array = np.asarray(values)
+            text = array.astype(str).astype(object)
+            text[np.isnan(array)] = ""
+            cells.append(text)
+            continue
+        if isinstance(dtype, np.dtype) and dtype.kind in "iubO":
+            text = np.array(np.asarray(values), dtype=object)
+        elif isinstance(dtype, (pd.StringDtype, pd.BooleanDtype)) or pd.api.types.is_integer_dtype(dtype) or (
+                isinstance(dtype, pd.CategoricalDtype) and dtype.categories.dtype.kind not in "Mm"):
+            text = np.asarray(values.astype(object))
+        else:
+            return None
+        text[np.asarray(pd.isna(values))] = ""
+        if _may_hold_text(dtype) and any(isinstance(v, str) and v.startswith(FORMULA_STARTS) for v in text):
+            text = [safe_cell(v) for v in text]
+        cells.append(text)
+    return cells
