@@ -125,12 +125,12 @@ def _text_table_html(table) -> str:
 
 
 def _once(assessment):
-    """The assessment with its tidy frame, template table and annotator-agreement table computed
-    once for the page and its downloads (CSV, LaTeX, Markdown each ask for them again); the
-    values are the assessment's own (nothing is recomputed differently)."""
+    """The assessment with its tidy frame, template table and annotator-agreement table (and its
+    formatted rows) computed once for the page and its downloads (CSV, LaTeX, Markdown each ask
+    for them again); the values are the assessment's own (nothing is recomputed differently)."""
     import functools
 
-    for name in ("to_frame", "annotator_agreement"):
+    for name in ("to_frame", "annotator_agreement", "_agreement_rows"):
         setattr(assessment, name, functools.cache(getattr(assessment, name)))
     table = assessment.table
     plain = functools.cache(lambda: table())
