@@ -162,10 +162,10 @@ def _study_context(study, assessment=None) -> dict:
     except QRAInputError as error:
         context["problem"] = str(error)
         return context
-    frame = result.to_frame()
     context.update(caption=result.caption(), conventions=result.conventions.describe(), notes=result.notes,
                    template_table=_text_table_html(result.table()))
-    if {"ci_low", "ci_high"} <= set(frame.columns) and frame["ci_low"].notna().any():
+    frame = result.to_frame() if result.intervals else None  # without intervals there is no interval table
+    if frame is not None and {"ci_low", "ci_high"} <= set(frame.columns) and frame["ci_low"].notna().any():
         with_ci = frame[frame["ci_low"].notna()][["measure", "level", "quality_criterion", "system", "value", "ci_low", "ci_high",
                                                     "ci_method", "ci_over", "n"]]
         context["intervals_table"] = _table_html(with_ci.fillna(""))
@@ -209,12 +209,24 @@ def study_page_html(study, *, assessment=None, plotly_src: str | None = None, in
     return _environment().get_template("study.html").render(**context)
 
 
+def _results_csv(assessment) -> str:
+    """``assessment.to_csv()`` (the tidy frame, then any annotator agreement), the frame's part
+    written straight from its columns (:func:`qra_widgets.report.csvsafe.columns_to_csv`): the
+    same text, and no frame is made for it."""
+    from .csvsafe import columns_to_csv, frame_to_csv
+
+    if not assessment.rows:
+        return assessment.to_csv()
+    agreement = assessment.annotator_agreement()
+    return columns_to_csv(assessment._columns()) + ("\n" + frame_to_csv(agreement) if len(agreement) else "")
+
+
 def _study_downloads(study, assessment, folder: Path, stem: str) -> list[tuple[str, str]]:
     from ..io import study_to_json
 
     files = {f"{stem}.study.json": study_to_json(study)}
     if assessment is not None:
-        files.update({f"{stem}.csv": assessment.to_csv(), f"{stem}.tex": assessment.to_latex(), f"{stem}.md": assessment.to_markdown()})
+        files.update({f"{stem}.csv": _results_csv(assessment), f"{stem}.tex": assessment.to_latex(), f"{stem}.md": assessment.to_markdown()})
     try:
         from .qra3 import export as qra3_export
     except ImportError:

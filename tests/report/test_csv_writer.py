@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import qra_widgets as qw
 from qra_widgets.examples import load as load_example
-from qra_widgets.report.csvsafe import _csv_cells, frame_to_csv, safe_frame
+from qra_widgets.report.csvsafe import _cells, columns_to_csv, frame_to_csv, safe_frame
 
 TEXT = st.text(alphabet=st.sampled_from(list("ab ,;\"'\n\r\t=+-@.0123456789eé|") + ["\u2028"]), max_size=8)
 FLOATS = st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.sampled_from([0.1, -0.0, 1e-5, 1e16, 123456789.125, 5e-324]))
@@ -33,6 +33,7 @@ def columns(rows: int):
         "object": st.lists(st.one_of(TEXT, st.none(), FLOATS, st.integers(), st.just(pd.NA), st.lists(st.integers(), max_size=2)),
                            min_size=rows, max_size=rows).map(lambda v: pd.Series(v, dtype=object)),
         "category": st.lists(st.sampled_from(["=x", "b", "c,d"]), min_size=rows, max_size=rows).map(pd.Categorical),
+        "names": st.lists(st.one_of(TEXT, st.none()), min_size=rows, max_size=rows),  # a list of texts, as given
     })
 
 
@@ -40,8 +41,9 @@ def columns(rows: int):
 @given(st.integers(0, 6).flatmap(columns))
 def test_the_csv_writer_writes_exactly_what_pandas_writes(data):
     frame = pd.DataFrame(data)
-    assert _csv_cells(frame) is not None  # written by the csv module, not handed to pandas
+    assert all(_cells(frame[name]) is not None for name in frame)  # written by the csv module, not handed to pandas
     assert frame_to_csv(frame) == safe_frame(frame).to_csv(index=False)
+    assert columns_to_csv(data) == frame_to_csv(frame)  # the same text without making the frame
     for name in frame.columns:  # one column: an empty cell alone on its line is quoted ("")
         assert frame_to_csv(frame[[name]]) == safe_frame(frame[[name]]).to_csv(index=False)
 
@@ -50,13 +52,13 @@ def test_the_csv_writer_writes_exactly_what_pandas_writes(data):
 def test_the_tidy_frames_csv_is_pandas_csv(name):
     result = qw.assess(load_example(name), bootstrap=30, seed=1)
     frame = result.to_frame()
-    assert frame_to_csv(frame) == safe_frame(frame).to_csv(index=False)
+    assert frame_to_csv(frame) == safe_frame(frame).to_csv(index=False) == columns_to_csv(result._columns())
     assert ",Int64" not in frame_to_csv(frame) and frame_to_csv(frame).count("\n") == len(frame) + 1
 
 
 def test_other_kinds_of_column_and_options_go_through_pandas():
     dated = pd.DataFrame({"when": pd.to_datetime(["2024-05-01", None]), "x": ["=a", "b"]})
-    assert _csv_cells(dated) is None
+    assert _cells(dated["when"]) is None
     assert frame_to_csv(dated) == "when,x\n2024-05-01,'=a\n,b\n"
     assert frame_to_csv(pd.DataFrame({"v": [0.5, math.nan]}), na_rep="NA") == "v\n0.5\nNA\n"
     assert frame_to_csv(pd.DataFrame({"v": pd.array([0.5, None], dtype="Float64")})) == 'v\n0.5\n""\n'
