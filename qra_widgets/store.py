@@ -391,50 +391,35 @@ class StudyLibrary:
         return stored
 
     def assessed_studies(self):
-        """Every study's latest revision (deleted ones left out, by id) with its assessment rebuilt
-        from the stored results: ``(study, assessment)`` pairs, read over one connection in two
-        queries.  The assessment is ``None`` wherever the stored rows cannot stand for
-        ``assess(study)``: the study cannot be assessed, the results are of an older
-        :data:`RESULTS_VERSION`, or their key (:func:`results_key`) is not this revision's text
-        and the signature of the conventions ``assess`` would use now (another package version
-        included).  The caller assesses those itself.
-
-        A rebuilt assessment holds the rows (every value, count and note, in ``assess``'s
-        order), the study and its conventions, and no intervals: everything the template, the
-        CSV/LaTeX/Markdown writers and the charts read.  It has no ``cv`` details (the per-system
-        CV* statistics the narrative reads are not stored).  Call :meth:`refresh_results` first
-        for results restored from a backup or written by an older version.
-        """
+        """``(study, assessment)`` for every study's latest revision (not deleted, by id), read over
+        one connection: the assessment rebuilt from the stored rows (values, counts, notes, in
+        ``assess``'s order; conventions; no intervals, no ``cv`` details), or ``None`` where they
+        cannot stand for ``assess(study)`` -- the study cannot be assessed, or the results' version
+        or key (:func:`results_key`: this revision's text, the conventions and package now) differs."""
         import math
 
         from .assess import Assessment, _Row
         from .conventions import resolve, stored_conventions
 
-        latest = "JOIN studies s ON s.id = t.study_id AND s.latest = t.revision AND s.deleted_at IS NULL"
         with self._connection() as db:
             studies = db.execute(
                 "SELECT s.id, rv.body, r.version, r.info FROM studies s JOIN revisions rv ON rv.study_id = s.id AND rv.revision = s.latest "
                 "LEFT JOIN results r ON r.study_id = s.id AND r.revision = s.latest WHERE s.deleted_at IS NULL ORDER BY s.id").fetchall()
             rows: dict[str, list] = {}
-            for study_id, *row in db.execute(
-                    "SELECT t.study_id, t.result_type, t.measure, t.level, t.quality_criterion, t.system, t.value, t.n, "
-                    f"t.n_systems, t.note FROM result_rows t {latest} ORDER BY t.rowid"):  # rowid: the order they were written
+            for study_id, *row in db.execute(  # by rowid: in the order they were written
+                    "SELECT t.study_id, t.result_type, t.measure, t.level, t.quality_criterion, t.system, t.value, t.n, t.n_systems, "
+                    "t.note FROM result_rows t JOIN studies s ON s.id = t.study_id AND s.latest = t.revision AND s.deleted_at IS NULL "
+                    "ORDER BY t.rowid"):
                 rows.setdefault(study_id, []).append(row)
         for study_id, body, version, info in studies:
             study = study_from_json(body, f"library revision of {study_id!r}")
             key = json.loads(info).get("key") if version == RESULTS_VERSION else None
-            assessment = None
-            if key:
-                try:
-                    conventions = resolve(stored_conventions(study.metadata))
-                except QRAInputError:
-                    conventions = None
-                if conventions is not None and key == results_key(body, conventions.signature()):
-                    assessment = Assessment(study, [
-                        _Row(kind, measure, level, qc, system, math.nan if value is None else value, n, n_systems, note)
-                        for kind, measure, level, qc, system, value, n, n_systems, note in rows.get(study_id, [])],
-                        conventions=conventions)
-            yield study, assessment
+            try:
+                conventions = resolve(stored_conventions(study.metadata)) if key else None
+            except QRAInputError:  # the caller's assess() says why
+                conventions = None
+            yield study, None if conventions is None or key != results_key(body, conventions.signature()) else Assessment(
+                study, [_Row(*r[:5], math.nan if r[5] is None else r[5], *r[6:]) for r in rows.get(study_id, [])], conventions=conventions)
 
     def stored_pairs(self, include_deleted: bool = False):
         """The stored experiment pairs (:func:`experiment_pairs`) of every study's latest revision."""
@@ -630,9 +615,8 @@ def experiment_pairs(study: Study) -> list[tuple]:
 
 
 def results_key(body: str, signature: str) -> dict:
-    """What stored result rows were computed from: the revision's exact text (its SHA-256) and the
-    conventions' signature, which names the package version (:meth:`Conventions.signature`).
-    The rows stand for an assessment only while both are the same."""
+    """What stored rows were computed from: the revision text's SHA-256 and the conventions'
+    signature, which names the package version (:meth:`Conventions.signature`)."""
     return {"sha256": hashlib.sha256(body.encode("utf-8")).hexdigest(), "signature": signature}
 
 

@@ -8,9 +8,9 @@ leading apostrophe (``'=HYPERLINK(...)``), which spreadsheets show as text.  Num
 never touched (``-0.5`` stays a number), and neither is text that is a plain number
 (``"-0.5"``), which no spreadsheet runs.
 
-Every CSV qra-widgets writes goes through :func:`frame_to_csv` (or :func:`safe_cell` for
-single values): ``Assessment.to_csv``, the CLI's ``report --format csv``, the dashboard's
-downloads.
+Every CSV qra-widgets writes goes through :func:`frame_to_csv` (or :func:`columns_to_csv` for
+a frame's columns, :func:`safe_cell` for single values): ``Assessment.to_csv``, the CLI's
+``report --format csv``, the dashboard's downloads, the static site.
 
 >>> safe_cell("=HYPERLINK(1)"), safe_cell("@SUM(A1)"), safe_cell("-0.5"), safe_cell(-0.5), safe_cell("GeDi")
 ("'=HYPERLINK(1)", "'@SUM(A1)", '-0.5', -0.5, 'GeDi')
