@@ -273,7 +273,9 @@ def build_site(source, out, *, title: str = "Reproducibility of the studies") ->
     """Write the static site of ``source`` (a library file or a folder/zip of study files) to ``out``.
 
     Returns the files written.  The index reads the library's stored results
-    (:func:`qra_widgets.overview`); each study page assesses its study once.
+    (:func:`qra_widgets.overview`); each study page takes its assessment from the results
+    stored with its revision where they still hold (:meth:`StudyLibrary.assessed_studies`), else
+    assesses the study once.
     """
     from .. import charts
     from ..overview import overview

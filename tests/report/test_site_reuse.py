@@ -56,3 +56,14 @@ def test_an_edited_study_shows_its_new_numbers_and_a_tampered_one_is_assessed_ag
         db.execute("UPDATE revisions SET body = ? WHERE study_id = ? AND revision = 2", (study_to_json(study), study.id))
     build_site(library.path, tmp_path / "site")
     assert page.read_text(encoding="utf-8") == assess(study).to_csv()
+
+
+def test_the_results_csv_of_item_level_ratings_is_the_assessments_csv(vanmiltenburg2024):
+    """van Miltenburg et al. (2024)'s ratings (published field data): the tidy frame, a blank line,
+    then the annotator-agreement table, with bootstrap intervals."""
+    from qra_widgets import load_annotations
+    from qra_widgets.report.site import _results_csv
+
+    result = assess(load_annotations(vanmiltenburg2024 / "spec.json"), bootstrap=30, seed=5)
+    text = _results_csv(result)
+    assert text == result.to_csv() and "\n\nexperiment,quality_criterion,measure" in text
