@@ -58,7 +58,8 @@ CREATE TABLE IF NOT EXISTS revisions (
 
 # Stored results: the headline results of every saved revision, written in
 # the same transaction as the revision, so the overview never assesses anything.
-RESULTS_VERSION = "1"  # raise when a measure or what is stored changes: stale results are recomputed lazily
+RESULTS_VERSION = "2"  # raise when a measure or what is stored changes: stale results are recomputed lazily
+# 2: ``info["key"]`` names what the rows were computed from (below), so the static site can reuse them
 _RESULTS_SCHEMA = """
 CREATE TABLE IF NOT EXISTS results (
     study_id TEXT NOT NULL,
@@ -229,7 +230,7 @@ class StudyLibrary:
                 (study.id, revision, expected_revision, int(stale), study.name, _now(), body),
             )
             if results is not None:
-                _write_results(db, study.id, revision, results)
+                _write_results(db, study.id, revision, results, body)
         if conflict:
             raise conflict
         return revision, True
@@ -359,12 +360,13 @@ class StudyLibrary:
         with self._connection() as db:
             stale = db.execute(query, (RESULTS_VERSION,)).fetchall()
         for study_id, revision in stale:
-            results = stored_results(self.open(study_id, revision))
+            body = self.export_json(study_id, revision)
+            results = stored_results(study_from_json(body, f"library revision of {study_id!r}"))
             with self._write() as db:
                 db.execute("DELETE FROM results WHERE study_id = ? AND revision = ?", (study_id, revision))
                 db.execute("DELETE FROM result_rows WHERE study_id = ? AND revision = ?", (study_id, revision))
                 db.execute("DELETE FROM result_pairs WHERE study_id = ? AND revision = ?", (study_id, revision))
-                _write_results(db, study_id, revision, results)
+                _write_results(db, study_id, revision, results, body)
         return len(stale)
 
     def stored_results(self, include_deleted: bool = False, pairs: bool = True) -> dict:
@@ -387,6 +389,37 @@ class StudyLibrary:
         if pairs:
             stored["pairs"] = self.stored_pairs(include_deleted)
         return stored
+
+    def assessed_studies(self):
+        """``(study, assessment)`` for every study's latest revision (not deleted, by id), read over
+        one connection: the assessment rebuilt from the stored rows (values, counts, notes, in
+        ``assess``'s order; conventions; no intervals, no ``cv`` details), or ``None`` where they
+        cannot stand for ``assess(study)`` -- the study cannot be assessed, or the results' version
+        or key (:func:`results_key`: this revision's text, the conventions and package now) differs."""
+        import math
+
+        from .assess import Assessment, _Row
+        from .conventions import resolve, stored_conventions
+
+        with self._connection() as db:
+            studies = db.execute(
+                "SELECT s.id, rv.body, r.version, r.info FROM studies s JOIN revisions rv ON rv.study_id = s.id AND rv.revision = s.latest "
+                "LEFT JOIN results r ON r.study_id = s.id AND r.revision = s.latest WHERE s.deleted_at IS NULL ORDER BY s.id").fetchall()
+            rows: dict[str, list] = {}
+            for study_id, *row in db.execute(  # by rowid: in the order they were written
+                    "SELECT t.study_id, t.result_type, t.measure, t.level, t.quality_criterion, t.system, t.value, t.n, t.n_systems, "
+                    "t.note FROM result_rows t JOIN studies s ON s.id = t.study_id AND s.latest = t.revision AND s.deleted_at IS NULL "
+                    "ORDER BY t.rowid"):
+                rows.setdefault(study_id, []).append(row)
+        for study_id, body, version, info in studies:
+            study = study_from_json(body, f"library revision of {study_id!r}")
+            key = json.loads(info).get("key") if version == RESULTS_VERSION else None
+            try:
+                conventions = resolve(stored_conventions(study.metadata)) if key else None
+            except QRAInputError:  # the caller's assess() says why
+                conventions = None
+            yield study, None if conventions is None or key != results_key(body, conventions.signature()) else Assessment(
+                study, [_Row(*r[:5], math.nan if r[5] is None else r[5], *r[6:]) for r in rows.get(study_id, [])], conventions=conventions)
 
     def stored_pairs(self, include_deleted: bool = False):
         """The stored experiment pairs (:func:`experiment_pairs`) of every study's latest revision."""
@@ -536,17 +569,18 @@ def stored_results(study: Study) -> dict:
         "problem": "",
     }
     rows: list[tuple] = []
+    signature = ""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # undefined values are recorded in the note column
             result = assess(study)
-        described = result.conventions.describe()
+        described, signature = result.conventions.describe(), result.conventions.signature()
         number = lambda v: None if v is None or math.isnan(v) else float(v)  # NaN is stored as NULL
         rows = [(r.result_type, r.measure, r.level, r.quality_criterion, r.system, number(r.value), int(r.n),
                  None if r.n_systems is None else int(r.n_systems), r.note, described) for r in result.rows]
     except QRAInputError as error:
         info["problem"] = str(error)
-    return {"info": info, "rows": rows, "pairs": experiment_pairs(study)}
+    return {"info": info, "rows": rows, "pairs": experiment_pairs(study), "signature": signature}
 
 
 def experiment_pairs(study: Study) -> list[tuple]:
@@ -580,9 +614,16 @@ def experiment_pairs(study: Study) -> list[tuple]:
     return pairs
 
 
-def _write_results(db: sqlite3.Connection, study_id: str, revision: int, results: dict) -> None:
+def results_key(body: str, signature: str) -> dict:
+    """What stored rows were computed from: the revision text's SHA-256 and the conventions'
+    signature, which names the package version (:meth:`Conventions.signature`)."""
+    return {"sha256": hashlib.sha256(body.encode("utf-8")).hexdigest(), "signature": signature}
+
+
+def _write_results(db: sqlite3.Connection, study_id: str, revision: int, results: dict, body: str) -> None:
+    info = {**results["info"], "key": results_key(body, results["signature"]) if results["signature"] else None}
     db.execute("INSERT OR REPLACE INTO results (study_id, revision, version, info) VALUES (?, ?, ?, ?)",
-               (study_id, revision, RESULTS_VERSION, json.dumps(results["info"], ensure_ascii=False)))
+               (study_id, revision, RESULTS_VERSION, json.dumps(info, ensure_ascii=False)))
     db.executemany("INSERT INTO result_rows VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                    [(study_id, revision, *row) for row in results["rows"]])
     db.executemany("INSERT INTO result_pairs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",

@@ -264,9 +264,7 @@ def build(*, cache: str | os.PathLike | None = None, db: str | os.PathLike | Non
         from ..store import StudyLibrary
 
         library = StudyLibrary(db)
-        for result in results:
-            try:
-                library.save(result.study)
-            except QRAInputError:  # a newer revision of the same family is already there: replace it
-                library.save(result.study, expected_revision=library.latest_revision(result.study.id))
+        stored = {s.id: s.latest for s in library.list(include_deleted=True)}
+        for result in results:  # a family as stored adds no revision; a changed one adds one, on top of the latest
+            library.save_if_changed(result.study, expected_revision=stored.get(result.study.id))
     return results

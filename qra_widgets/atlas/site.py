@@ -20,8 +20,8 @@ import warnings
 from pathlib import Path
 
 from ..errors import QRAInputError, UndefinedMeasureWarning
+from ..report.site import PLOTLY_FILE
 
-PLOTLY_FILE = "plotly.min.js"
 RANK_B, RANK_SEED = 200, 1
 
 
@@ -150,21 +150,13 @@ def build_atlas_site(out: str | os.PathLike, *, cache: str | os.PathLike | None 
                      results=None, title: str = "An atlas of reproductions in NLP human evaluation") -> list[Path]:
     """Write the static atlas into ``out`` from the cache (or from ``results`` of
     :func:`qra_widgets.atlas.build`); returns the files written."""
-    from ..report.site import _plotly_js
+    from ..report.site import start_site
     from ..version import __version__
     from . import build
 
     if results is None:
         results = build(cache=cache, families=families)
-    out = Path(out)
-    (out / "families").mkdir(parents=True, exist_ok=True)
-    written = []
-
-    def write(path: Path, text: str) -> None:
-        path.write_text(text, encoding="utf-8")
-        written.append(path)
-
-    write(out / PLOTLY_FILE, _plotly_js())
+    out, written, write = start_site(out, "families")
     rows = []
     for result in results:
         page, _ = family_page(result, version=__version__)

@@ -8,9 +8,9 @@ leading apostrophe (``'=HYPERLINK(...)``), which spreadsheets show as text.  Num
 never touched (``-0.5`` stays a number), and neither is text that is a plain number
 (``"-0.5"``), which no spreadsheet runs.
 
-Every CSV qra-widgets writes goes through :func:`frame_to_csv` (or :func:`safe_cell` for
-single values): ``Assessment.to_csv``, the CLI's ``report --format csv``, the dashboard's
-downloads.
+Every CSV qra-widgets writes goes through :func:`frame_to_csv` (or :func:`columns_to_csv` for
+a frame's columns, :func:`safe_cell` for single values): ``Assessment.to_csv``, the CLI's
+``report --format csv``, the dashboard's downloads, the static site.
 
 >>> safe_cell("=HYPERLINK(1)"), safe_cell("@SUM(A1)"), safe_cell("-0.5"), safe_cell(-0.5), safe_cell("GeDi")
 ("'=HYPERLINK(1)", "'@SUM(A1)", '-0.5', -0.5, 'GeDi')
@@ -73,11 +73,87 @@ def safe_frame(frame):
 def frame_to_csv(frame, **options) -> str:
     """``frame.to_csv(**options)`` (``index=False`` unless given) with formula cells neutralised.
 
+    Without other options, a frame of plain columns (numpy numbers and booleans, text, objects,
+    nullable integers and booleans, categories) is written by the standard library's ``csv``
+    writer from the cells pandas would hand it (:func:`_cells`, text cells :func:`safe_cell`-ed as
+    :func:`safe_frame` does): the same text at a fraction of the cost.
+
     >>> import pandas as pd
     >>> print(frame_to_csv(pd.DataFrame({"system": ["=1+1", "ok"], "CV*": [-0.5, 2.0]})), end="")
     system,CV*
     '=1+1,-0.5
     ok,2.0
     """
+    import pandas as pd
+
     options.setdefault("index", False)
+    if options == {"index": False} and len(frame.columns) and not isinstance(frame.columns, pd.MultiIndex):
+        text = _write(list(frame.columns), [series for _name, series in frame.items()])
+        if text is not None:
+            return text
     return safe_frame(frame).to_csv(**options)
+
+
+def columns_to_csv(columns: dict) -> str:
+    """The text :func:`frame_to_csv` writes for ``pandas.DataFrame(columns)``, without making the
+    frame: ``columns`` maps each name to its cells (a numpy or pandas array, a Series, or a list of
+    texts, which pandas would read as text).
+
+    >>> import numpy as np
+    >>> print(columns_to_csv({"system": ["=1+1", None], "CV*": np.array([-0.5, np.nan])}), end="")
+    system,CV*
+    '=1+1,-0.5
+    ,
+    """
+    import pandas as pd
+
+    text = _write(list(columns), [pd.Series(v, dtype=object) if isinstance(v, list) else v for v in columns.values()])
+    return text if text is not None else frame_to_csv(pd.DataFrame(columns))
+
+
+def _write(names: list, arrays: list) -> str | None:
+    """CSV of columns by the standard library's writer, with pandas' defaults (``QUOTE_MINIMAL``,
+    ``"`` doubled, ``os.linesep``); ``None`` if a column is not one :func:`_cells` writes."""
+    import csv
+    import io
+    import os
+
+    cells = []
+    for values in arrays:
+        cells.append(_cells(values))
+        if cells[-1] is None:
+            return None
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator=os.linesep)
+    writer.writerow([safe_cell(name) for name in names])
+    writer.writerows(zip(*cells))
+    return out.getvalue()
+
+
+def _cells(values):
+    """One column's cells as ``DataFrame.to_csv`` (``na_rep=""``) hands them to ``csv.writer``, text
+    cells neutralised: numpy floats as numpy's shortest round-trip text, other numpy values and
+    every extension array (nullable integers and booleans, text, categories) as Python objects,
+    missing cells as ``""``.  ``None`` for anything else (dates, intervals, nullable floats,
+    sparse): those go through pandas."""
+    import numpy as np
+    import pandas as pd
+
+    dtype = values.dtype  # a Series' dtype is numpy's for numpy-backed columns (its .array's is pandas' wrapper)
+    values = values.array if isinstance(values, pd.Series) else values
+    if isinstance(dtype, np.dtype) and dtype.kind == "f":
+        array = np.asarray(values)
+        text = array.astype(str).astype(object)
+        text[np.isnan(array)] = ""
+        return text
+    if isinstance(dtype, np.dtype) and dtype.kind in "iubO":
+        text = np.array(np.asarray(values), dtype=object)
+    elif isinstance(dtype, (pd.StringDtype, pd.BooleanDtype)) or pd.api.types.is_integer_dtype(dtype) or (
+            isinstance(dtype, pd.CategoricalDtype) and dtype.categories.dtype.kind not in "Mm"):
+        text = np.asarray(values.astype(object))
+    else:
+        return None
+    text[np.asarray(pd.isna(values))] = ""
+    if _may_hold_text(dtype) and any(isinstance(v, str) and v.startswith(FORMULA_STARTS) for v in text):
+        text = [safe_cell(v) for v in text]
+    return text

@@ -44,7 +44,10 @@ _LINE_BREAKS = re.compile(r"\r\n|[\n\r\v\f\x85\u2028\u2029]")
 
 def _plain(text: Any) -> str:
     """Text on one line: line breaks as spaces, other control characters (NUL, ESC...) dropped."""
-    text = _LINE_BREAKS.sub(" ", str(text))
+    text = str(text)
+    if text.isprintable():  # no line break, tab or control character: nothing to replace or drop
+        return text
+    text = _LINE_BREAKS.sub(" ", text)
     return "".join(ch for ch in text if ch == "\t" or ch.isprintable() or ch == " ").replace("\t", " ")
 
 

@@ -60,6 +60,22 @@ def _plotly_js() -> str:
     return files("qra_widgets").joinpath("static", PLOTLY_FILE).read_text(encoding="utf-8")
 
 
+def start_site(out, pages: str):
+    """Start a static site in ``out``: its ``pages`` folder and plotly.js, written once for every
+    page.  Returns ``(out, written, write)``: the folder, the files written so far and
+    ``write(path, text)``, which writes UTF-8 text and records the file (the atlas shares it)."""
+    out = Path(out)
+    (out / pages).mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+
+    def write(path: Path, text: str) -> None:
+        path.write_text(text, encoding="utf-8")
+        written.append(path)
+
+    write(out / PLOTLY_FILE, _plotly_js())
+    return out, written, write
+
+
 def frame_to_csv(frame) -> str:
     """CSV of a frame with list cells joined by '; ', through :func:`qra_widgets.report.csvsafe.frame_to_csv`
     (formula-like text neutralised, numbers left alone)."""
@@ -109,12 +125,12 @@ def _text_table_html(table) -> str:
 
 
 def _once(assessment):
-    """The assessment with its tidy frame, template table and annotator-agreement table computed
-    once for the page and its downloads (CSV, LaTeX, Markdown each ask for them again); the
-    values are the assessment's own (nothing is recomputed differently)."""
+    """The assessment with its tidy frame, template table and annotator-agreement table (and its
+    formatted rows) computed once for the page and its downloads (CSV, LaTeX, Markdown each ask
+    for them again); the values are the assessment's own (nothing is recomputed differently)."""
     import functools
 
-    for name in ("to_frame", "annotator_agreement"):
+    for name in ("to_frame", "annotator_agreement", "_agreement_rows"):
         setattr(assessment, name, functools.cache(getattr(assessment, name)))
     table = assessment.table
     plain = functools.cache(lambda: table())
@@ -146,10 +162,10 @@ def _study_context(study, assessment=None) -> dict:
     except QRAInputError as error:
         context["problem"] = str(error)
         return context
-    frame = result.to_frame()
     context.update(caption=result.caption(), conventions=result.conventions.describe(), notes=result.notes,
                    template_table=_text_table_html(result.table()))
-    if {"ci_low", "ci_high"} <= set(frame.columns) and frame["ci_low"].notna().any():
+    frame = result.to_frame() if result.intervals else None  # without intervals there is no interval table
+    if frame is not None and {"ci_low", "ci_high"} <= set(frame.columns) and frame["ci_low"].notna().any():
         with_ci = frame[frame["ci_low"].notna()][["measure", "level", "quality_criterion", "system", "value", "ci_low", "ci_high",
                                                     "ci_method", "ci_over", "n"]]
         context["intervals_table"] = _table_html(with_ci.fillna(""))
@@ -193,12 +209,24 @@ def study_page_html(study, *, assessment=None, plotly_src: str | None = None, in
     return _environment().get_template("study.html").render(**context)
 
 
+def _results_csv(assessment) -> str:
+    """``assessment.to_csv()`` (the tidy frame, then any annotator agreement), the frame's part
+    written straight from its columns (:func:`qra_widgets.report.csvsafe.columns_to_csv`): the
+    same text, and no frame is made for it."""
+    from .csvsafe import columns_to_csv, frame_to_csv
+
+    if not assessment.rows:
+        return assessment.to_csv()
+    agreement = assessment.annotator_agreement()
+    return columns_to_csv(assessment._columns()) + ("\n" + frame_to_csv(agreement) if len(agreement) else "")
+
+
 def _study_downloads(study, assessment, folder: Path, stem: str) -> list[tuple[str, str]]:
     from ..io import study_to_json
 
     files = {f"{stem}.study.json": study_to_json(study)}
     if assessment is not None:
-        files.update({f"{stem}.csv": assessment.to_csv(), f"{stem}.tex": assessment.to_latex(), f"{stem}.md": assessment.to_markdown()})
+        files.update({f"{stem}.csv": _results_csv(assessment), f"{stem}.tex": assessment.to_latex(), f"{stem}.md": assessment.to_markdown()})
     try:
         from .qra3 import export as qra3_export
     except ImportError:
@@ -245,7 +273,9 @@ def build_site(source, out, *, title: str = "Reproducibility of the studies") ->
     """Write the static site of ``source`` (a library file or a folder/zip of study files) to ``out``.
 
     Returns the files written.  The index reads the library's stored results
-    (:func:`qra_widgets.overview`); each study page assesses its study once.
+    (:func:`qra_widgets.overview`); each study page takes its assessment from the results
+    stored with its revision where they still hold (:meth:`StudyLibrary.assessed_studies`), else
+    assesses the study once.
     """
     from .. import charts
     from ..overview import overview
@@ -253,21 +283,12 @@ def build_site(source, out, *, title: str = "Reproducibility of the studies") ->
 
     library, refused, scratch = _library_for(source)
     try:
-        out = Path(out)
-        (out / "studies").mkdir(parents=True, exist_ok=True)
-        written = []
-
-        def write(path: Path, text: str) -> None:
-            path.write_text(text, encoding="utf-8")
-            written.append(path)
-
-        write(out / PLOTLY_FILE, _plotly_js())
+        out, written, write = start_site(out, "studies")
         view = overview(library)
         env = _environment()
-        for summary in library.list():
-            study = library.open(summary.id)
+        for study, stored in library.assessed_studies():  # the results stored with each revision, where they still hold
             stem = page_name(study.id)
-            context = _study_context(study)
+            context = _study_context(study, stored)
             assessment = context.pop("_assessment", None)
             downloads = _study_downloads(study, assessment, out / "studies", stem)
             written += [out / "studies" / href for _label, href in downloads]
