@@ -86,18 +86,23 @@ def frame_to_csv(frame, **options) -> str:
     """
     import pandas as pd
 
+    import csv
+
     options.setdefault("index", False)
-    if options == {"index": False} and len(frame.columns) and not isinstance(frame.columns, pd.MultiIndex):
-        text = _write(list(frame.columns), [series for _name, series in frame.items()])
+    plain = {"index": False}
+    if options in (plain, {**plain, "quoting": csv.QUOTE_NONNUMERIC}) and len(frame.columns) \
+            and not isinstance(frame.columns, pd.MultiIndex):
+        text = _write(list(frame.columns), [series for _name, series in frame.items()],
+                      nonnumeric="quoting" in options)
         if text is not None:
             return text
     return safe_frame(frame).to_csv(**options)
 
 
-def columns_to_csv(columns: dict) -> str:
+def columns_to_csv(columns: dict, *, nonnumeric: bool = False) -> str:
     """The text :func:`frame_to_csv` writes for ``pandas.DataFrame(columns)``, without making the
     frame: ``columns`` maps each name to its cells (a numpy or pandas array, a Series, or a list of
-    texts, which pandas would read as text).
+    texts, which pandas would read as text); ``nonnumeric`` quotes as ``quoting=csv.QUOTE_NONNUMERIC``.
 
     >>> import numpy as np
     >>> print(columns_to_csv({"system": ["=1+1", None], "CV*": np.array([-0.5, np.nan])}), end="")
@@ -107,27 +112,66 @@ def columns_to_csv(columns: dict) -> str:
     """
     import pandas as pd
 
-    text = _write(list(columns), [pd.Series(v, dtype=object) if isinstance(v, list) else v for v in columns.values()])
-    return text if text is not None else frame_to_csv(pd.DataFrame(columns))
+    import csv
+
+    text = _write(list(columns), [pd.Series(v, dtype=object) if isinstance(v, list) else v for v in columns.values()],
+                  nonnumeric=nonnumeric)
+    if text is not None:
+        return text
+    return frame_to_csv(pd.DataFrame(columns), **({"quoting": csv.QUOTE_NONNUMERIC} if nonnumeric else {}))
 
 
-def _write(names: list, arrays: list) -> str | None:
+def _write(names: list, arrays: list, nonnumeric: bool = False) -> str | None:
     """CSV of columns by the standard library's writer, with pandas' defaults (``QUOTE_MINIMAL``,
-    ``"`` doubled, ``os.linesep``); ``None`` if a column is not one :func:`_cells` writes."""
+    ``"`` doubled, ``os.linesep``), or with ``nonnumeric`` pandas' ``QUOTE_NONNUMERIC`` (every
+    cell quoted but the numbers; a missing number is a quoted empty text); ``None`` if a column is
+    not one :func:`_cells` writes."""
     import csv
     import io
     import os
 
     cells = []
     for values in arrays:
-        cells.append(_cells(values))
+        cells.append(_numbers(values) if nonnumeric else None)
         if cells[-1] is None:
+            cells[-1] = _cells(values)
+        if cells[-1] is None or (nonnumeric and _is_bool(values)):
             return None
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator=os.linesep)
+    writer = csv.writer(out, lineterminator=os.linesep, quoting=csv.QUOTE_NONNUMERIC if nonnumeric else csv.QUOTE_MINIMAL)
     writer.writerow([safe_cell(name) for name in names])
     writer.writerows(zip(*cells))
     return out.getvalue()
+
+
+def _is_bool(values) -> bool:
+    import pandas as pd
+
+    return pd.api.types.is_bool_dtype(values.dtype)
+
+
+def _numbers(values):
+    """A numeric column's cells for ``QUOTE_NONNUMERIC``: Python floats and ints (written unquoted,
+    floats by ``repr``, numpy's shortest round-trip text), ``""`` where missing; None for others."""
+    import numpy as np
+    import pandas as pd
+
+    dtype = values.dtype
+    if _is_bool(values) or not (pd.api.types.is_float_dtype(dtype) or pd.api.types.is_integer_dtype(dtype)):
+        return None
+    if isinstance(dtype, np.dtype) and dtype.kind == "f":
+        array = np.asarray(values, dtype=float)
+        out = array.astype(object)
+        out[np.isnan(array)] = ""
+        return out
+    if isinstance(dtype, np.dtype):
+        return np.asarray(values).astype(object)
+    if not pd.api.types.is_integer_dtype(dtype):
+        return None  # nullable floats: pandas
+    missing = np.asarray(pd.isna(values))
+    out = np.array(values.astype(object), dtype=object)
+    out[missing] = ""
+    return out
 
 
 def _cells(values):

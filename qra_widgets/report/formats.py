@@ -220,10 +220,11 @@ class AssessmentFormats:
         import csv
 
         from ..citation import cite_line
-        from .csvsafe import frame_to_csv
+        from .csvsafe import columns_to_csv, frame_to_csv
 
         head = f"# signature: {self.conventions.signature()}\n# {cite_line()}\n"
-        text = frame_to_csv(self.to_frame(), quoting=csv.QUOTE_NONNUMERIC)
+        text = (columns_to_csv(self._columns(), nonnumeric=True) if self.rows  # the frame's text, without the frame
+                else frame_to_csv(self.to_frame(), quoting=csv.QUOTE_NONNUMERIC))
         agreement = self.annotator_agreement()
         return head + text + ("\n" + frame_to_csv(agreement, quoting=csv.QUOTE_NONNUMERIC) if len(agreement) else "")
 

@@ -167,7 +167,7 @@ def _study_context(study, assessment=None) -> dict:
     frame = result.to_frame() if result.intervals else None  # without intervals there is no interval table
     if frame is not None and {"ci_low", "ci_high"} <= set(frame.columns) and frame["ci_low"].notna().any():
         with_ci = frame[frame["ci_low"].notna()][["measure", "level", "quality_criterion", "system", "value", "ci_low", "ci_high",
-                                                    "ci_method", "ci_over", "n"]]
+                                                    "ci_method", "ci_over", "ci_note", "n"]]
         context["intervals_table"] = _table_html(with_ci.fillna(""))
     if hasattr(result, "annotator_agreement"):
         agreement = result.annotator_agreement()
@@ -210,15 +210,9 @@ def study_page_html(study, *, assessment=None, plotly_src: str | None = None, in
 
 
 def _results_csv(assessment) -> str:
-    """``assessment.to_csv()`` (the tidy frame, then any annotator agreement), the frame's part
-    written straight from its columns (:func:`qra_widgets.report.csvsafe.columns_to_csv`): the
-    same text, and no frame is made for it."""
-    from .csvsafe import columns_to_csv, frame_to_csv
-
-    if not assessment.rows:
-        return assessment.to_csv()
-    agreement = assessment.annotator_agreement()
-    return columns_to_csv(assessment._columns()) + ("\n" + frame_to_csv(agreement) if len(agreement) else "")
+    """``assessment.to_csv()``: the one CSV writer of an assessment (signature, citation, tidy frame,
+    annotator agreement), which the CLI and the app's downloads write too."""
+    return assessment.to_csv()
 
 
 def _study_downloads(study, assessment, folder: Path, stem: str) -> list[tuple[str, str]]:

@@ -3,6 +3,7 @@ exactly what pandas' ``to_csv`` writes for the same (neutralised) frame."""
 
 from __future__ import annotations
 
+import csv
 import math
 
 import numpy as np
@@ -46,6 +47,9 @@ def test_the_csv_writer_writes_exactly_what_pandas_writes(data):
     assert columns_to_csv(data) == frame_to_csv(frame)  # the same text without making the frame
     for name in frame.columns:  # one column: an empty cell alone on its line is quoted ("")
         assert frame_to_csv(frame[[name]]) == safe_frame(frame[[name]]).to_csv(index=False)
+    quoted = {"quoting": csv.QUOTE_NONNUMERIC}  # the assessment's own CSV quotes every text cell
+    assert frame_to_csv(frame, **quoted) == safe_frame(frame).to_csv(index=False, **quoted)
+    assert columns_to_csv(data, nonnumeric=True) == frame_to_csv(frame, **quoted)
 
 
 @pytest.mark.parametrize("name", ["qrapp_example1", "belz2021_torc", "qra2022_essay_scoring", "qrapp_table4_illustrative"])
@@ -54,6 +58,8 @@ def test_the_tidy_frames_csv_is_pandas_csv(name):
     frame = result.to_frame()
     assert frame_to_csv(frame) == safe_frame(frame).to_csv(index=False) == columns_to_csv(result._columns())
     assert ",Int64" not in frame_to_csv(frame) and frame_to_csv(frame).count("\n") == len(frame) + 1
+    quoted = safe_frame(frame).to_csv(index=False, quoting=csv.QUOTE_NONNUMERIC)
+    assert result.to_csv().split("\n", 2)[2].startswith(quoted)  # after the signature and citation lines
 
 
 def test_other_kinds_of_column_and_options_go_through_pandas():
