@@ -313,6 +313,10 @@ class Choices:
             return NotImplemented
         return self.coding == other.coding and all(np.array_equal(a, b) for a, b in zip(self._columns, other._columns))
 
+    def units(self) -> set[str]:
+        """Every judgement unit (the item and the systems shown) of every criterion and experiment."""
+        return set(self._columns[2].tolist())
+
     def judged(self) -> set[tuple[str, str]]:
         """The ``(quality criterion, experiment)`` pairs answered by judgements."""
         return set(zip(self._columns[0], self._columns[1]))

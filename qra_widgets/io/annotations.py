@@ -393,6 +393,7 @@ def load_annotations(spec_or_path: dict | str | os.PathLike, *, base: str | os.P
     systems = wanted + [s for s in seen if s not in wanted]
     label_columns = [[], [], [], [], []]
     tests: list[dict] = []
+    comparative: dict[str, dict[str, str]] = {}  # criterion -> experiment -> how judgements became values
     rated = ratings.criteria()
     for qc in criteria:
         if qc.name not in rated:
@@ -415,6 +416,7 @@ def load_annotations(spec_or_path: dict | str | os.PathLike, *, base: str | os.P
                 what = {"preference": "preference score", "win_rate": f"win rate (ties: {rule.get('ties')})",
                         "bradley_terry": "Bradley-Terry value"}.get(what, what)
                 tests += sign_test_records(eid, qc.name, judged)
+                comparative.setdefault(qc.name, {})[eid] = rule.get("score", rule["layout"])
                 for system, value in system_values(judged, rule).items():
                     if not np.isfinite(value):
                         continue
@@ -437,6 +439,8 @@ def load_annotations(spec_or_path: dict | str | os.PathLike, *, base: str | os.P
         metadata["annotations"]["reported_uncertainty"] = reported
     if tests:
         metadata["annotations"]["sign_tests"] = tests
+    if comparative:  # the bootstrap refits what is not a mean of the ratings (Bradley-Terry)
+        metadata["annotations"]["comparative_scores"] = comparative
     optional = {e["id"]: e["optional_exclude"] for e in spec["experiments"] if e.get("optional_exclude")}
     if optional:
         metadata["annotations"]["optional_exclude"] = optional

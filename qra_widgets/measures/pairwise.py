@@ -139,36 +139,64 @@ def bradley_terry(system_a: Sequence, system_b: Sequence, outcome: Sequence, *, 
     >>> round(values["x"], 2), round(values["z"], 2)
     (75.0, 30.0)
     """
-    import choix
-
-    from ..errors import undefined
-    from ._validation import undefined_reason
-
     a, b, o = _judgements(system_a, system_b, outcome)
     systems = list(dict.fromkeys(np.concatenate([a, b]).tolist()))
     if len(systems) < 2:
         raise QRAInputError("bradley_terry: needs judgements of at least two systems")
     index = {s: i for i, s in enumerate(systems)}
-    data: list[tuple[int, int]] = []
-    for x, y, result in zip(a, b, o):
-        i, j = index[x], index[y]
-        if result == "a":
-            data.append((i, j))
-        elif result == "b":
-            data.append((j, i))
-        else:
-            data += [(i, j), (j, i)]
-    won, lost = {i for i, _ in data}, {j for _, j in data}
-    both = sum(1 for i in index.values() if i in won and i in lost)
-    what = f"of {len(systems)} systems both won and lost (set alpha > 0 to regularise)"
-    reason = undefined_reason("Bradley-Terry", count=(both, len(systems), what))
-    if alpha == 0.0 and reason:
-        value = undefined(reason)
+    i, j = np.array([index[x] for x in a], dtype=np.int64), np.array([index[y] for y in b], dtype=np.int64)
+    wins = np.zeros((len(systems), len(systems)))
+    np.add.at(wins, (i, j), (o != "b").astype(float))  # a won, or a tie: a "beat" b once
+    np.add.at(wins, (j, i), (o != "a").astype(float))  # b won, or a tie
+    found = bradley_terry_batch(wins[None], alpha=alpha)
+    values = found.values[0]
+    if found.reasons[0]:
+        from ..errors import undefined
+
+        value = undefined(str(found.reasons[0]))
         return {s: value for s in systems}
-    strength = choix.ilsr_pairwise(len(systems), data, alpha=alpha, max_iter=1000, tol=1e-12)
-    p = 1.0 / (1.0 + np.exp(strength[None, :] - strength[:, None]))  # p[i, j] = P(i beats j)
-    np.fill_diagonal(p, np.nan)
-    return {s: float(100.0 * np.nanmean(p[index[s]])) for s in systems}
+    return {s: float(values[index[s]]) for s in systems}
+
+
+def bradley_terry_batch(wins: np.ndarray, *, alpha: float = 0.0):
+    r"""Bradley-Terry values of a (B, S, S) stack of win counts: the one implementation behind
+    :func:`bradley_terry` (one matrix) and the bootstrap (one matrix per replicate of the judgements).
+
+    ``wins[b, i, j]`` is how often system i beat system j in replicate b (a tie counts once each way,
+    as in :func:`bradley_terry`).  Each replicate is fitted by maximum likelihood with
+    ``choix.ilsr_pairwise_dense`` (Maystre & Grossglauser 2015), and a system's value is
+    :math:`100 \cdot \frac{1}{S-1}\sum_{j \ne i} P(i \text{ beats } j)`.  A replicate in which
+    some system never won or never lost has no maximum-likelihood fit (with ``alpha`` = 0): its
+    values are nan, with the reason.
+
+    Returns a :class:`~qra_widgets.measures._validation.Batch` whose ``values`` are (B, S).
+
+    >>> wins = np.array([[[0, 7, 8], [3, 0, 6], [2, 4, 0]]], dtype=float)  # x beat y 7 times, ...
+    >>> np.round(bradley_terry_batch(wins).values, 2).tolist()
+    [[75.0, 45.0, 30.0]]
+    """
+    import choix
+
+    from ._validation import Batch, undefined_reasons
+
+    wins = np.asarray(wins, dtype=float)
+    if wins.ndim != 3 or wins.shape[1] != wins.shape[2] or wins.shape[1] < 2:
+        raise QRAInputError(f"wins: expected a (B, S, S) stack with S >= 2, got shape {wins.shape}")
+    size, n = wins.shape[0], wins.shape[1]
+    won, lost = wins.sum(axis=2) > 0, wins.sum(axis=1) > 0
+    both = (won & lost).sum(axis=1)
+    what = f"of {n} systems both won and lost (set alpha > 0 to regularise)"
+    reasons = (undefined_reasons("Bradley-Terry", size, count=(both, n, what)) if alpha == 0.0
+               else np.full(size, "", dtype=object))
+    values = np.full((size, n), np.nan)
+    for k in np.flatnonzero(reasons == ""):
+        strength = choix.ilsr_pairwise_dense(wins[k], alpha=alpha, max_iter=1000, tol=1e-12)
+        p = 1.0 / (1.0 + np.exp(strength[None, :] - strength[:, None]))  # p[i, j] = P(i beats j)
+        np.fill_diagonal(p, np.nan)
+        values[k] = 100.0 * np.nanmean(p, axis=1)
+    found = Batch(np.zeros(size), reasons)
+    found.values = np.where((reasons != "")[:, None], np.nan, values)
+    return found
 
 
 def best_worst_scores(shown: Sequence[Sequence], best: Sequence, worst: Sequence) -> dict[str, float]:
