@@ -418,8 +418,10 @@ def _planned_study(qc, source: str, model: ChoiceModel, original: _Original, j: 
                                                coding={source: "system", "planned": "system"})
     scores = {(qc.name, s, source): float(v) for s, v in zip(model.systems, original.values) if np.isfinite(v)}
     scores.update({(qc.name, s, "planned"): v for s, v in values.items() if np.isfinite(v)})
+    how = model.rule.get("score", model.rule.get("layout"))  # the bootstrap refits Bradley-Terry values
     return Study(id="plan", quality_criteria=[qc], systems=list(model.systems),
-                 experiments=[Experiment(source, role="original"), Experiment("planned")], scores=scores, ratings=ratings)
+                 experiments=[Experiment(source, role="original"), Experiment("planned")], scores=scores, ratings=ratings,
+                 metadata={"annotations": {"comparative_scores": {qc.name: {source: how, "planned": how}}}})
 
 
 def _decisions(systems: list, j: dict, original: _Original, significance: float, cache: dict | None = None):
@@ -536,8 +538,6 @@ def plan_comparative(study, qc, source: str, rule: dict, grid: list[int], *, B: 
             else:
                 width = sd = p10 = p90 = NAN
             note = "" if defined.size else "no interval in any run"
-            if name == "value" and rule.get("score") == "bradley_terry":
-                note = "the bootstrap resamples the win rates behind the Bradley-Terry values"
             rows.append(["new items", per_pair, qc.name, name, value, width, width / 2, sd, p10, p90, NAN, NAN,
                          int(defined.size), note])
         for name in CHANCE_MEASURES:

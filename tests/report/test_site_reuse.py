@@ -43,13 +43,13 @@ def test_an_edited_study_shows_its_new_numbers_and_a_tampered_one_is_assessed_ag
     page = tmp_path / "site" / "studies" / f"{page_name(study.id)}.csv"
     build_site(library.path, tmp_path / "site")
     assert page.read_text(encoding="utf-8") == assess(study).to_csv()
-    assert ",SVM,19.9" in page.read_text(encoding="utf-8")  # QRA++ Example 1: SVM's CV* 19.96
+    assert ',"SVM",19.9' in page.read_text(encoding="utf-8")  # QRA++ Example 1: SVM's CV* 19.96
 
     study.set_score("Fluency", "SVM", "Li2024", 3.9)
     library.save(study, expected_revision=1)
     build_site(library.path, tmp_path / "site")
     assert page.read_text(encoding="utf-8") == assess(study).to_csv()
-    assert ",SVM,19.9" not in page.read_text(encoding="utf-8")
+    assert ',"SVM",19.9' not in page.read_text(encoding="utf-8")
 
     study.set_score("Fluency", "SVM", "Li2024", 2.1)  # the revision's text changed without a save: its results are stale
     with sqlite3.connect(library.path) as db:
@@ -66,4 +66,4 @@ def test_the_results_csv_of_item_level_ratings_is_the_assessments_csv(vanmiltenb
 
     result = assess(load_annotations(vanmiltenburg2024 / "spec.json"), bootstrap=30, seed=5)
     text = _results_csv(result)
-    assert text == result.to_csv() and "\n\nexperiment,quality_criterion,measure" in text
+    assert text == result.to_csv() and '\n\n"experiment","quality_criterion","measure"' in text
