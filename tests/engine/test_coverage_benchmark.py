@@ -16,16 +16,6 @@ pytestmark = pytest.mark.slow
 ROOT = Path(__file__).parents[2]
 
 
-def coverage_module():
-    """benchmarks/coverage.py by path (the name ``coverage`` is taken by coverage.py, the tool)."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("coverage_study", ROOT / "benchmarks" / "coverage.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_the_quick_coverage_study_runs_every_design_cell():
     started = time.perf_counter()
     result = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "coverage.py"), "--quick"],
@@ -47,10 +37,10 @@ def test_the_quick_coverage_study_runs_every_design_cell():
     print(f"--quick: {elapsed:.0f} s wall clock")
 
 
-def test_the_exact_targets_agree_with_a_large_simulation():
+def test_the_exact_targets_agree_with_a_large_simulation(coverage_study):
     """The model's expected system mean and ordinal alpha, computed by normal integrals and quadrature,
     match 200,000 simulated items (a check of the truths the coverage is measured against)."""
-    study = coverage_module()
+    study = coverage_study
     from qra_widgets.measures import krippendorff_alpha
 
     rng = np.random.default_rng(0)

@@ -3,9 +3,7 @@ docs/coverage.md) found to cover well under its stated level, and on no other.""
 
 from __future__ import annotations
 
-import importlib.util
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,16 +13,15 @@ from qra_widgets import examples
 from qra_widgets.assess import COLUMNS, SYSTEM_MEAN_COLUMNS
 from qra_widgets.intervals import CAUTIONS, interval_caution
 
-ROOT = Path(__file__).parents[2]
 CRITERION_CV = "criterion-level CV* interval: too short"
 CV_OVER_RATERS = "CV* interval over items+raters: too short"
 AGREEMENT = "agreement is resampled over items only, not raters"
 
 
 @pytest.fixture(scope="module")
-def vm(vanmiltenburg2024):
-    """van Miltenburg et al. (2024)'s fluency ratings (published field data), three rater groups as three experiments."""
-    return qw.load_annotations(vanmiltenburg2024 / "spec.json")
+def vm(vanmiltenburg2024_study):
+    """van Miltenburg et al. (2024)'s fluency ratings (published field data), read once for the session."""
+    return vanmiltenburg2024_study
 
 
 def rows(frame, measure, level):
@@ -90,19 +87,11 @@ def test_vangel_intervals_carry_no_caution_and_bca_over_systems_near_one_does():
     assert (bca[bca.measure.isin(["r", "rho", "W"])].ci_note == "").all()
 
 
-def coverage_model():
-    """benchmarks/coverage.py by path (the name ``coverage`` is taken by coverage.py, the tool)."""
-    spec = importlib.util.spec_from_file_location("coverage_study", ROOT / "benchmarks" / "coverage.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def test_p_from_items_within_an_interval_width_of_one_is_flagged_in_the_coverage_model():
+def test_p_from_items_within_an_interval_width_of_one_is_flagged_in_the_coverage_model(coverage_study):
     """A study drawn from the coverage study's model (tau = 0.1, two experiments on the same items,
     two raters each): P's item interval stops at 0.9 while the true P for these raters is 0.9
     and the data cannot tell it from 1."""
-    model = coverage_model()
+    model = coverage_study
     cell = model.Cell(0.1, 2, "paired", 2)
     study, c, b = cell.simulate(np.random.default_rng(6))
     with warnings.catch_warnings():

@@ -15,8 +15,9 @@ AGREEMENT = "agreement is resampled over items only, not raters"
 
 
 @pytest.fixture(scope="module")
-def vm(vanmiltenburg2024):
-    return qw.load_annotations(vanmiltenburg2024 / "spec.json")
+def vm(vanmiltenburg2024_study):
+    """van Miltenburg et al. (2024)'s fluency ratings (published field data), read once for the session."""
+    return vanmiltenburg2024_study
 
 
 @pytest.fixture(scope="module")
