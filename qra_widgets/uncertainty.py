@@ -53,6 +53,7 @@ import numpy as np
 from . import measures as m
 from .errors import QRAInputError
 from .intervals import CI_METHODS, ci_over_of
+from .judgements import bradley_terry_terms, comparative_score, draw_cluster_weights, judgement_clusters
 from .measures.pairwise import bradley_terry_batch
 
 RESAMPLE = ("items", "items+raters", "systems")
@@ -183,67 +184,21 @@ def design_of(study) -> Design:
         group_of = {e: g for g, e in enumerate(names)}
         union = len(names)
     unit_system = np.array([position_of[u[0]] for u in units], dtype=np.int64)
-    cluster, stratum = _judgement_clusters(study, units, unit_system)
+    cluster, stratum = judgement_clusters(study, units, unit_system)
     return Design(units, unit_system, group_of, members, paired, {e: list(r) for e, r in raters.items()}, union=union,
                   cluster=cluster, stratum=stratum)
-
-
-def _judgement_clusters(study, units: list, unit_system: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:
-    """(cluster per unit, stratum per cluster) when the study has comparative judgements, else (None, None).
-
-    A judgement's ratings carry the item ``unit|system`` (:mod:`qra_widgets.io.layout_pairwise`),
-    ``unit`` being the item and the systems shown; its units form one cluster.  A cluster is drawn
-    within the systems it showed (pairwise: its pair, as each pair's number of judgements is fixed by
-    the design), or, when some such stratum has a single judgement (best-worst tuples drawn at random),
-    among all judgements."""
-    choices = getattr(study.ratings, "choices", None) if study.ratings else None
-    if choices is None or not len(choices):
-        return None, None
-    judged = choices.units()
-    keys: list = []
-    for (system, item) in units:
-        head, bar, tail = str(item).rpartition("|")
-        keys.append(("judgement", head) if bar and head in judged and tail == str(system) else ("rating", system, item))
-    order = {k: i for i, k in enumerate(dict.fromkeys(keys))}
-    cluster = np.array([order[k] for k in keys], dtype=np.int64)
-    shown: dict[int, set] = {}
-    for c, system in zip(cluster, unit_system):
-        shown.setdefault(int(c), set()).add(int(system))
-    strata = {}
-    stratum = np.empty(len(order), dtype=np.int64)
-    for k, c in order.items():
-        label = ("system", next(iter(shown[c]))) if k[0] == "rating" else ("shown", tuple(sorted(shown[c])))
-        stratum[c] = strata.setdefault(label, len(strata))
-    judgement_strata = {v for k, v in strata.items() if k[0] == "shown"}
-    sizes = np.bincount(stratum, minlength=len(strata))
-    if any(sizes[v] < 2 for v in judgement_strata):  # pool the judgements: one stratum
-        pooled = len(strata)
-        stratum = np.where(np.isin(stratum, list(judgement_strata)), pooled, stratum)
-    return cluster, stratum
 
 
 def draw_weights(design: Design, B: int, rng: np.random.Generator) -> np.ndarray:
     """Multinomial item weights (groups, B, U): each system's items resampled within the system."""
     weights = np.zeros((len(design.members), B, len(design.units)))
     if design.cluster is not None:
-        return _draw_cluster_weights(design, B, rng, weights)
+        return draw_cluster_weights(design, B, rng, weights)
     for g, member in enumerate(design.members):
         for s in np.unique(design.unit_system):
             where = np.flatnonzero(member & (design.unit_system == s))
             if len(where):
                 weights[g][:, where] = rng.multinomial(len(where), np.full(len(where), 1.0 / len(where)), size=B)
-    return weights
-
-
-def _draw_cluster_weights(design: Design, B: int, rng: np.random.Generator, weights: np.ndarray) -> np.ndarray:
-    """:func:`draw_weights` with judgements: clusters drawn within their strata, each unit given its cluster's weight."""
-    for g, member in enumerate(design.members):
-        present = np.unique(design.cluster[member])  # the clusters this group resamples
-        drawn = np.zeros((B, len(design.stratum)))
-        for s in np.unique(design.stratum[present]):
-            where = present[design.stratum[present] == s]
-            drawn[:, where] = rng.multinomial(len(where), np.full(len(where), 1.0 / len(where)), size=B)
-        weights[g] = drawn[:, design.cluster] * member[None, :]
     return weights
 
 
@@ -320,44 +275,12 @@ def _criterion_data(study, qc, design: Design, conventions, how: str) -> _Criter
             mask[units, rater_codes] = 1.0
             found = _Rated(matrix, mask)
             if comparative_score(study, qc.name, e) == "bradley_terry":
-                found.beat, found.opponents = _bradley_terry_terms(design, matrix + shift, mask, len(study.systems))
+                found.beat, found.opponents = bradley_terry_terms(design, matrix + shift, mask, len(study.systems))
             elif how == "median":
                 found.values = np.unique(rating[keep] - shift)
                 found.indicator = [(matrix == v) * mask for v in found.values]
             rated[row] = found
     return _Criterion(qc.name, shift, base, rows, rated)
-
-
-def comparative_score(study, quality_criterion: str, experiment: str) -> str | None:
-    """How an experiment's judgements became system values (``preference``, ``win_rate``,
-    ``bradley_terry``, ``best_worst``), or None for ratings (the annotation reader records it)."""
-    found = ((study.metadata or {}).get("annotations") or {}).get("comparative_scores") or {}
-    return (found.get(quality_criterion) or {}).get(experiment)
-
-
-def _bradley_terry_terms(design: Design, ratings: np.ndarray, mask: np.ndarray, n_systems: int):
-    """(beat (U, R), opponents (U, S*S) sparse) of one experiment's pairwise ratings (won 100, tie 50)."""
-    from scipy.sparse import csr_matrix
-
-    if design.cluster is None:
-        raise QRAInputError("Bradley-Terry values need the study's pairwise judgements (choices)")
-    beat = ((ratings >= 50) & (mask > 0)).astype(float)  # a tie counts once each way, as in bradley_terry
-    rows, cols = [], []
-    for members in _cluster_members(design):
-        if len(members) == 2:
-            for u, other in (members, members[::-1]):
-                rows.append(u)
-                cols.append(design.unit_system[u] * n_systems + design.unit_system[other])
-    opponents = csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(design.units), n_systems * n_systems))
-    return beat, opponents
-
-
-def _cluster_members(design: Design) -> list:
-    if "cluster_members" not in design.cache:
-        order = np.argsort(design.cluster, kind="stable")
-        bounds = np.flatnonzero(np.diff(design.cluster[order])) + 1
-        design.cache["cluster_members"] = [list(g) for g in np.split(order, bounds)]
-    return design.cache["cluster_members"]
 
 
 def _weighted_median(counts: np.ndarray, values: np.ndarray) -> np.ndarray:
