@@ -401,7 +401,7 @@ def report(state: dict) -> str:
         f"Command: `{state['command']}`  ",
         *([f"{state['note']}  "] if state.get("note") else []),
         f"Seed {state['seed']}, B = {state['B']} bootstrap replicates, nominal 95%.  ",
-        f"Replications per cell: {min(reps)} to {max(reps)} ({sum(reps)} in all, {seconds / 60:.0f} minutes of wall-clock time).",
+        f"Replications per cell: {min(reps)} to {max(reps)} ({sum(reps)} in all, {seconds / 60:.0f} minutes of computing, summed over the shards).",
         "",
         "Model and targets: see the docstring of `benchmarks/coverage.py` and docs/coverage.md.",
         "Cells: `coverage (MC SE)`; a cell reads `-` when no replication gave that interval.",

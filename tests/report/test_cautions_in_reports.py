@@ -48,11 +48,11 @@ def test_the_template_marks_the_criterion_cv_and_not_the_system_cv(over_items):
 def test_markdown_lists_the_caution_under_the_table_and_latex_puts_it_in_the_caption(over_items):
     markdown = over_items.to_markdown()
     assert "| Type I | (mean) CV\\* |  | 13.76 \\[11.98, 19.51\\]‡1 | 13.76 \\[11.98, 19.51\\]‡1 |" in markdown
-    assert "\n- ‡1 criterion-level CV\\* interval: too short (coverage study: 57-90%, least when the experiments agree); " \
+    assert "\n- ‡1 criterion-level CV\\* interval: too short (coverage study: 66-90%, least when the experiments agree); " \
            "read the system-level intervals\n" in markdown
     latex = over_items.to_latex()
     caption = next(line for line in latex.splitlines() if line.startswith(r"\caption{QRA++"))
-    assert "[lower bound, 1]). ‡1 criterion-level CV* interval: too short (coverage study: 57-90\\%" in caption
+    assert "[lower bound, 1]). ‡1 criterion-level CV* interval: too short (coverage study: 66-90\\%" in caption
     assert "13.76 [11.98, 19.51]‡1 & 13.76 [11.98, 19.51]‡1" in latex
     html = over_items._repr_html_()
     assert "<li>‡1 criterion-level CV* interval: too short" in html
