@@ -282,6 +282,8 @@ def plan_reproduction(study, items=(100, 200, 400), raters_per_item=(2, 3), *, B
     from .study import Experiment, Study
     from .uncertainty import bootstrap
 
+    if not isinstance(study, Study):  # before anything is read from it
+        raise QRAInputError(f"study: expected a Study, got {type(study).__name__}")
     if not getattr(study, "ratings", None):
         raise QRAInputError("plan_reproduction: needs a study with item-level ratings (load_annotations)")
     if design not in DESIGNS:

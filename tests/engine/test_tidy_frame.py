@@ -9,7 +9,7 @@ from qra_widgets.assess import COLUMNS, Assessment
 from qra_widgets.examples import load as load_example
 
 DTYPES = {"n": int, "n_systems": "Int64", "ci_low": float, "ci_high": float, "ci_level": float, "ci_B": "Int64",
-          "ci_seed": "Int64", "ci_method": object, "ci_over": object, "ci_pairing": object}
+          "ci_seed": "Int64", "ci_method": object, "ci_over": object, "ci_pairing": object, "ci_note": object}
 
 
 def row_by_row(result: Assessment) -> pd.DataFrame:
