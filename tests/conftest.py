@@ -187,3 +187,15 @@ for _name, _description in EXAMPLES.items():
 
 
 sys.addaudithook(_refuse_shared_data)
+
+
+@pytest.fixture(scope="session")
+def coverage_study():
+    """``benchmarks/coverage.py`` (the coverage study's model and targets), loaded by path: the
+    name ``coverage`` is taken by coverage.py, the tool."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("coverage_study", REPOSITORY / "benchmarks" / "coverage.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
