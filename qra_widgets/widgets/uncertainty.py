@@ -169,24 +169,30 @@ class UncertaintyView:
     # ------------------------------------------------------------------ rendering
 
     def refresh(self, event=None) -> None:
-        result = self.state.assessment
+        # The message is written last: once the page shows it, the table and chart above it are there
+        # too (each widget's update reaches the browser in the order it was made).
+        result, message = self.state.assessment, None
         if isinstance(event, IntervalsComputed | IntervalsDropped):
-            self.message.value = f"<p>{html.escape(event.message)}</p>"
+            message = f"<p>{html.escape(event.message)}</p>"
         elif self.job.running:  # an edit during a run: the run stops itself (it is stale); say so now
             self.job.cancel.set()
-            self.message.value = "<p>The study changed: the running interval computation is being stopped.</p>"
+            message = "<p>The study changed: the running interval computation is being stopped.</p>"
+        elif result is not None and not result.bootstrap_info and self.message.value and event is not None:
+            message = ""  # an edit dropped the intervals the message announced
         if result is None:
             self.intervals.value = f"<p class='qra-not-assessed'>Not assessed yet: {html.escape(self.state.assessment_problem)}</p>"
             self.agreement.value = ""
             clear_figure(self.cv_chart)
-            return
-        if result.bootstrap_info:
+        elif result.bootstrap_info:
             self.intervals.value = interval_table(result)
             show_figure(self.cv_chart, charts.cv_by_system(result))
+            self.agreement.value = agreement_table(result) if self.state.study.ratings else ""
         else:
             self.intervals.value = "<p>No intervals yet: choose B and a seed, then Compute intervals.</p>"
             clear_figure(self.cv_chart)
-        self.agreement.value = agreement_table(result) if self.state.study.ratings else ""
+            self.agreement.value = agreement_table(result) if self.state.study.ratings else ""
+        if message is not None:
+            self.message.value = message
 
     def on_study(self, event=None) -> None:
         self.plan_table.value = ""

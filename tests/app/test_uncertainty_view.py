@@ -112,6 +112,16 @@ def test_cancel_leaves_the_assessment_without_intervals(study):
     assert view.compute.disabled is False
 
 
+def test_an_edit_after_the_intervals_drops_them_and_their_message(study):
+    """The page never says "intervals from 2000 replicates" above a table that has none."""
+    view = tab(study)
+    compute(view)
+    assert "[" in view.intervals.value and "bootstrap replicates" in view.message.value
+    view.state.set_score("Fluency", "SVM", "direct", 3.5)
+    assert view.state.assessment.bootstrap_info == {} and "No intervals yet" in view.intervals.value
+    assert view.message.value == ""
+
+
 def test_a_score_edit_during_a_run_does_not_wait_and_never_shows_stale_intervals(study):
     view = tab(study)
     reached, edited = threading.Event(), threading.Event()
