@@ -44,7 +44,7 @@ def study():
 
 
 def test_system_means_equal_the_published_metrics_float_for_float(study):
-    published = pd.read_csv(QRA3_RUN / "metrics-4-studies.csv", float_precision="round_trip")  # the printed digits, exactly
+    published = pd.read_csv(QRA3_RUN / "metrics-4-studies.csv", engine="python")  # Python's float(): the printed digits, exactly
     published = published[published["Study"] == "Yao2022"]
     assert len(published) == 12
     for row in published.itertuples():

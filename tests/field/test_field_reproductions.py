@@ -52,7 +52,7 @@ def agreement_of(study, experiment: str, qc: str, measure: str) -> float:
 
 def published_csv(path: Path) -> pd.DataFrame:
     """A team's published CSV, its numbers read as printed (pandas' default float parser can be an ulp off)."""
-    return pd.read_csv(path, float_precision="round_trip")
+    return pd.read_csv(path, engine="python")  # Python's float() reads the printed digits exactly, on every pandas
 
 
 # ----------------------------------------------------------------------------- Hosking & Lapata (2021), Arvan & Parde (2025)
