@@ -402,11 +402,10 @@ def _answer_classes(slot_a: np.ndarray, slot_b: np.ndarray, n_slots: int, same: 
     return labels
 
 
-def _permuted_effects(labels: np.ndarray, first_slot: np.ndarray, take_a: np.ndarray, take_b: np.ndarray,
-                      centred: np.ndarray) -> np.ndarray:
-    """The effect under each shuffle (rows of ``take_a``/``take_b``: the place whose answers each pair's
+def _permuted_effects(labels: np.ndarray, slot_a: np.ndarray, slot_b: np.ndarray, centred: np.ndarray) -> np.ndarray:
+    """The effect under each shuffle (rows of ``slot_a``/``slot_b``: the slot whose answers each pair's
     experiments take)."""
-    la, lb = labels[first_slot + take_a], labels[first_slot + take_b]
+    la, lb = labels[slot_a], labels[slot_b]
     answered = (la >= 0) & (lb >= 0)
     p_same, p_diff = answered & (la == lb), answered & (la != lb)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -452,6 +451,7 @@ def property_effects(pairs, *, bootstrap: int = 2000, permutations: int = 1999, 
     from scipy.stats import false_discovery_control
 
     from .properties import PROPERTIES
+    from .shuffles import Shuffles
 
     if adjust not in ("holm", "bh"):
         from .errors import QRAInputError
@@ -495,9 +495,8 @@ def property_effects(pairs, *, bootstrap: int = 2000, permutations: int = 1999, 
     perm = np.empty((permutations, int(size.sum())), dtype=np.int64)
     for s, m in enumerate(size):
         perm[:, study_offset[s]:study_offset[s] + m] = rng.permuted(np.tile(np.arange(m), (permutations, 1)), axis=1)
-    column_a, column_b = study_offset[study_index] + place_a, study_offset[study_index] + place_b
     slot_a, slot_b = offset[group] + place_a, offset[group] + place_b
-    rows = []
+    rows, to_test = [], []  # (row, answer classes) of the properties with enough pairs
     for pid, prop in PROPERTIES.items():
         same = pairs["same"].map(lambda ids, p=pid: p in ids).to_numpy(dtype=bool)
         differ = pairs["differs"].map(lambda ids, p=pid: p in ids).to_numpy(dtype=bool)
@@ -519,14 +518,14 @@ def property_effects(pairs, *, bootstrap: int = 2000, permutations: int = 1999, 
                 boot = weights @ s_diff / (weights @ n_diff) - weights @ s_same / (weights @ n_same)
             boot = boot[np.isfinite(boot)]
             row["ci_low"], row["ci_high"] = np.quantile(boot, [tail, 1 - tail])
-            labels = _answer_classes(slot_a, slot_b, n_slots, same, differ)
-            permuted = np.concatenate([_permuted_effects(labels, offset[group], perm[k:k + 256, column_a],
-                                                         perm[k:k + 256, column_b], centred)
-                                       for k in range(0, permutations, 256)]) if permutations else np.array([])
-            permuted = permuted[np.isfinite(permuted)]
-            extreme = np.abs(permuted) >= abs(row["effect"]) - 1e-12 * max(1.0, abs(row["effect"]))
-            row["p"] = (1 + int(extreme.sum())) / (1 + permuted.size)
+            to_test.append((row, _answer_classes(slot_a, slot_b, n_slots, same, differ)))
         rows.append(row)
+    shuffles = Shuffles(perm, study_offset, size, study_index, offset[group], place_a, place_b) if to_test else None
+    for row, labels in to_test:  # the permutation test (qra_widgets/shuffles.py: by order tables)
+        effects = shuffles.effects(labels, centred) if permutations else np.array([])
+        effects = effects[np.isfinite(effects)]
+        extreme = np.abs(effects) >= abs(row["effect"]) - 1e-12 * max(1.0, abs(row["effect"]))
+        row["p"] = (1 + int(extreme.sum())) / (1 + effects.size)
     frame = pd.DataFrame(rows, columns=EFFECT_COLUMNS)
     tested = frame["p"].to_numpy(dtype=float)
     if np.isfinite(tested).any():

@@ -29,6 +29,7 @@ AGREEMENT_HEADER = ["Experiment", "Quality criterion", "Measure", "Value", "Item
 AGREEMENT_LABELS = {"alpha": "Krippendorff's α", "fleiss_kappa": "Fleiss' κ", "kappa": "Cohen's κ",
                     "ac1": "Gwet's AC1", "bp": "Brennan–Prediger"}
 OTHER_DECIMALS = 3
+TEMPLATE_COLUMNS = ["Type of result", "Measure applied", "System level", "QC level", "Study level"]  # QRA++ Tables 3-5
 CAUTION_MARK = "‡"  # an interval with a caution (ci_note); "†" marks Vangel's interval
 
 
@@ -47,6 +48,12 @@ class AssessmentFormats:
         """
         import pandas as pd
 
+        table = pd.DataFrame(self._template(decimals, intervals), columns=TEMPLATE_COLUMNS)
+        table.attrs["n"] = self.n
+        return table
+
+    def _template(self, decimals: dict[str, int] | None = None, intervals: bool | None = None) -> list[list[str]]:
+        """The rows of :meth:`table` as lists of text cells (what every writer of the template reads)."""
         places = {**DEFAULT_DECIMALS, **(decimals or {})}
         fmt = lambda row: _format(row.value, places.get(row.measure, OTHER_DECIMALS))
         if intervals if intervals is not None else bool(self.intervals):
@@ -56,20 +63,17 @@ class AssessmentFormats:
         study_rows = {r.measure: r for r in self.rows if r.level == "study"}
         for result_type in ("I", "II", "III", "IV"):
             lines += _template_block(self.rows, result_type, study_rows, multi, fmt)
-        table = pd.DataFrame(lines, columns=["Type of result", "Measure applied", "System level", "QC level", "Study level"])
-        table.attrs["n"] = self.n
-        return table
+        return lines
 
     def caption(self) -> str:
         return (f"QRA++ reproducibility assessment of {self.study.name or self.study.id} (n = {self.n}; "
                 f"conventions: {self.conventions.describe()})")
 
     def to_markdown(self, decimals: dict[str, int] | None = None) -> str:
-        table = self.table(decimals)
         escape = markdown_cell  # names stay text: no markup, no new row, no HTML entity
-        lines = [f"**{escape(self.caption())}**", "", "| " + " | ".join(table.columns) + " |",
-                 "|" + "|".join("---" for _ in table.columns) + "|"]
-        lines += ["| " + " | ".join(escape(cell) for cell in row) + " |" for row in table.itertuples(index=False)]
+        lines = [f"**{escape(self.caption())}**", "", "| " + " | ".join(TEMPLATE_COLUMNS) + " |",
+                 "|" + "|".join("---" for _ in TEMPLATE_COLUMNS) + "|"]
+        lines += ["| " + " | ".join(escape(cell) for cell in row) + " |" for row in self._template(decimals)]
         lines += [""] + [f"- {escape(note)}" for note in self.notes]
         lines += self._agreement_markdown(escape)
         lines += ["", f"_{escape(self._stamp())}_"]
@@ -187,11 +191,10 @@ class AssessmentFormats:
         return lines + ["| " + " | ".join(escape(cell) for cell in row) + " |" for row in rows]
 
     def to_latex(self, decimals: dict[str, int] | None = None) -> str:
-        table = self.table(decimals)
-        body = [" & ".join(_latex_escape(cell) for cell in row) + r" \\" for row in table.itertuples(index=False)]
+        body = [" & ".join(_latex_escape(cell) for cell in row) + r" \\" for row in self._template(decimals)]
         return "\n".join([
             r"\begin{table}[t]", r"\centering", r"\begin{tabular}{llrrr}", r"\hline",
-            " & ".join(_latex_escape(c) for c in table.columns) + r" \\", r"\hline", *body, r"\hline",
+            " & ".join(_latex_escape(c) for c in TEMPLATE_COLUMNS) + r" \\", r"\hline", *body, r"\hline",
             r"\end{tabular}", rf"\caption{{{_latex_escape(self._caption_with_intervals())}}}",
             r"\end{table}", "", *self._agreement_latex(), f"% {self._stamp()}", "",
         ])

@@ -113,14 +113,14 @@ def _table_html(frame, decimals: int = 3, link=None) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
 
 
-def _text_table_html(table) -> str:
+def _text_table_html(columns: list[str], rows: list[list[str]]) -> str:
     """The QRA++ template (all cells already formatted text) as an escaped HTML table; what
     ``DataFrame.to_html(index=False, escape=True, border=0)`` writes, at a tenth of the cost."""
     import html
 
-    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in table.columns)
+    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in columns)
     body = "".join("<tr>" + "".join(f"<td>{html.escape('' if v is None else str(v))}</td>" for v in row) + "</tr>"
-                   for row in table.itertuples(index=False, name=None))
+                   for row in rows)
     return f"<table border=\"0\" class=\"dataframe\"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
@@ -132,10 +132,10 @@ def _once(assessment):
 
     for name in ("to_frame", "annotator_agreement", "_agreement_rows"):
         setattr(assessment, name, functools.cache(getattr(assessment, name)))
-    table = assessment.table
-    plain = functools.cache(lambda: table())
-    assessment.table = lambda decimals=None, intervals=None: plain() if decimals is None and intervals is None \
-        else table(decimals, intervals)
+    template = assessment._template
+    plain = functools.cache(lambda: template())
+    assessment._template = lambda decimals=None, intervals=None: plain() if decimals is None and intervals is None \
+        else template(decimals, intervals)
     return assessment
 
 
@@ -153,6 +153,7 @@ def _study_context(study, assessment=None) -> dict:
     from ..assess import assess
     from ..errors import QRAInputError
     from ..version import __version__
+    from .formats import TEMPLATE_COLUMNS
 
     criteria = [{"name": q.name, "evaluation_type": q.evaluation_type, "qcet": q.qcet_id} for q in study.quality_criteria]
     context = {"title": study.name or study.id, "description": study.description, "criteria": criteria, "version": __version__,
@@ -163,7 +164,7 @@ def _study_context(study, assessment=None) -> dict:
         context["problem"] = str(error)
         return context
     context.update(caption=result.caption(), conventions=result.conventions.describe(), notes=result.notes,
-                   template_table=_text_table_html(result.table()))
+                   template_table=_text_table_html(TEMPLATE_COLUMNS, result._template()))
     frame = result.to_frame() if result.intervals else None  # without intervals there is no interval table
     if frame is not None and {"ci_low", "ci_high"} <= set(frame.columns) and frame["ci_low"].notna().any():
         with_ci = frame[frame["ci_low"].notna()][["measure", "level", "quality_criterion", "system", "value", "ci_low", "ci_high",

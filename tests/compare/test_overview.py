@@ -221,6 +221,23 @@ def test_the_property_that_matters_is_found_with_an_interval_excluding_zero():
     assert dataset["pairs differ"] + dataset["pairs same"] == 30 * 15  # every pair of 6 experiments answers it
 
 
+def test_the_p_values_by_order_tables_are_those_of_the_pass_over_every_pair(monkeypatch):
+    """Studies of 2 to 8 experiments, one property mattering: the p-values (and their Holm
+    adjustment) are the same with the order tables (qra_widgets/shuffles.py) as with every study
+    summed pair by pair (the tables switched off)."""
+    import qra_widgets.shuffles as shuffles
+
+    rng = np.random.default_rng(21)
+    studies = [simulated_study(i, rng, effect=0.3, experiments=int(rng.integers(2, 9))) for i in range(40)]
+    pairs = pairs_frame(studies)
+    tabled = property_effects(pairs, permutations=999, seed=2)
+    monkeypatch.setattr(shuffles, "MAX_TABULATED", 1)
+    summed = property_effects(pairs, permutations=999, seed=2)
+    assert tabled["p"].notna().sum() >= 3 and tabled["p"].min() < 0.05
+    for column in ("p", "p_adjusted", "status"):
+        np.testing.assert_array_equal(tabled[column].to_numpy(), summed[column].to_numpy())
+
+
 def random_answer(prop, rng: np.random.Generator):
     """One of two answers to a catalogue property (kinds text, integer, single, multiple)."""
     pick = int(rng.integers(2))
