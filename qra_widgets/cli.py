@@ -76,8 +76,10 @@ def _with_sign_tests(text: str, study, fmt: str) -> str:
         data = json.loads(text)
         data["sign_tests"] = frame.to_dict(orient="records")
         return json.dumps(data, indent=1) + "\n"
-    if fmt == "csv":
-        return text.rstrip("\n") + "\n\n" + frame_to_csv(frame)
+    if fmt == "csv":  # quoted as the report's own tables are (text cells quoted, numbers bare)
+        import csv
+
+        return text.rstrip("\n") + "\n\n" + frame_to_csv(frame, quoting=csv.QUOTE_NONNUMERIC)
     return (text.rstrip("\n") + "\n\n## Pairwise sign tests\n\nTwo-sided binomial test per system pair (ties left "
             "out), p adjusted by Holm's method within each experiment and criterion.\n\n"
             + frame_markdown(frame, floatfmt=".3g") + "\n")
@@ -91,8 +93,11 @@ def _one_experiment_report(study, args: argparse.Namespace) -> str:
 
     from .conventions import resolve, stored_conventions
     from .ratings import annotator_agreement
+    import csv
+
     from .report.csvsafe import frame_to_csv
-    from .report.formats import frame_markdown
+    from .report.escape import markdown_cell
+    from .report.formats import csv_head, frame_markdown, signature_fields, signature_line
 
     conventions = resolve(args.conventions) if args.conventions is not None else (
         stored_conventions(study.metadata) or resolve(None))
@@ -105,7 +110,7 @@ def _one_experiment_report(study, args: argparse.Namespace) -> str:
                           columns=["quality_criterion", "system", "experiment", "value", "source"])
     agreement = annotator_agreement(study, conventions)
     if args.format == "json":
-        data = {"study": study.id, "conventions": conventions.stamp(), "note": note,
+        data = {**signature_fields(conventions), "study": study.id, "conventions": conventions.stamp(), "note": note,
                 "system_values": values.to_dict(orient="records"),
                 "annotator_agreement": json.loads(agreement.to_json(orient="records"))}
         frame = _sign_test_frame(study)
@@ -113,13 +118,16 @@ def _one_experiment_report(study, args: argparse.Namespace) -> str:
             data["sign_tests"] = frame.to_dict(orient="records")
         return json.dumps(data, indent=1) + "\n"
     if args.format == "csv":
-        text = frame_to_csv(values) + ("\n" + frame_to_csv(agreement) if not agreement.empty else "")
+        quoted = {"quoting": csv.QUOTE_NONNUMERIC}  # as Assessment.to_csv: a '#' in a name is never a comment
+        text = csv_head(conventions) + frame_to_csv(values, **quoted) + (
+            "\n" + frame_to_csv(agreement, **quoted) if not agreement.empty else "")
         return _with_sign_tests(text, study, "csv")
     lines = [f"# {study.name or study.id}", "", f"Note: {note}", "", "## System values", "",
              frame_markdown(values, floatfmt=".4g")]
     if not agreement.empty:
         lines += ["", "## Annotator agreement within each experiment", "", frame_markdown(agreement, floatfmt=".3f")]
-    return _with_sign_tests("\n".join(lines) + "\n", study, "markdown")
+    text = _with_sign_tests("\n".join(lines) + "\n", study, "markdown")
+    return text + f"\n_{markdown_cell(signature_line(conventions))}_\n"
 
 
 def _qra3(args: argparse.Namespace) -> str:

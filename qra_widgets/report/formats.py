@@ -33,6 +33,28 @@ TEMPLATE_COLUMNS = ["Type of result", "Measure applied", "System level", "QC lev
 CAUTION_MARK = "‡"  # an interval with a caution (ci_note); "†" marks Vangel's interval
 
 
+def csv_head(conventions) -> str:
+    """The two ``#`` lines every CSV report starts with: the signature and how to cite."""
+    from ..citation import cite_line
+
+    return f"# signature: {conventions.signature()}\n# {cite_line()}\n"
+
+
+def signature_fields(conventions) -> dict:
+    """``signature``, ``version`` and ``cite``: the first keys of every JSON report."""
+    from ..citation import cite_line
+    from ..version import __version__
+
+    return {"signature": conventions.signature(), "version": __version__, "cite": cite_line()}
+
+
+def signature_line(conventions) -> str:
+    """The signature and how to cite, as the last line of a text report."""
+    from ..citation import cite_line
+
+    return f"{conventions.signature()}. {cite_line()}"
+
+
 class AssessmentFormats:
     """The views papers need, for :class:`~qra_widgets.assess.Assessment` (which holds ``study``,
     ``rows``, ``cv``, ``conventions``, ``intervals`` and ``bootstrap_info``)."""
@@ -81,9 +103,7 @@ class AssessmentFormats:
 
     def _stamp(self) -> str:
         """The signature (conventions and package version) and how to cite, for the end of a report."""
-        from ..citation import cite_line
-
-        return f"{self.conventions.signature()}. {cite_line()}"
+        return signature_line(self.conventions)
 
     # ------------------------------------------------------------------ intervals and annotator agreement in reports
 
@@ -222,10 +242,9 @@ class AssessmentFormats:
         """
         import csv
 
-        from ..citation import cite_line
         from .csvsafe import columns_to_csv, frame_to_csv
 
-        head = f"# signature: {self.conventions.signature()}\n# {cite_line()}\n"
+        head = csv_head(self.conventions)
         text = (columns_to_csv(self._columns(), nonnumeric=True) if self.rows  # the frame's text, without the frame
                 else frame_to_csv(self.to_frame(), quoting=csv.QUOTE_NONNUMERIC))
         agreement = self.annotator_agreement()
@@ -238,10 +257,7 @@ class AssessmentFormats:
         (B, seed, level, method, resampling; empty without intervals).  ``NaN`` is ``null``."""
         import json
 
-        from ..citation import cite_line
-        from ..version import __version__
-
-        return json.dumps({"signature": self.conventions.signature(), "version": __version__, "cite": cite_line(),
+        return json.dumps({**signature_fields(self.conventions),
                            "results": json.loads(self.to_frame().to_json(orient="records")),
                            "annotator_agreement": json.loads(self.annotator_agreement().to_json(orient="records")),
                            "bootstrap": self.bootstrap_info}, indent=1, allow_nan=False, default=str)

@@ -5,9 +5,11 @@ errors each one gives (the published files are read in tests/field)."""
 from __future__ import annotations
 
 import gzip
+import io
 import json
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import qra_widgets as qw
@@ -244,8 +246,25 @@ def test_cli_reports_a_one_experiment_spec_with_a_note_and_the_sign_tests(folder
     assert {(r["system"], r["value"]) for r in data["system_values"]} == {("x", 50.0), ("y", -75.0), ("z", 25.0)}
     assert {r["measure"] for r in data["annotator_agreement"]} == {"alpha", "fleiss_kappa", "kappa", "ac1", "bp"}
     assert len(data["sign_tests"]) == 3 and all(0 <= t["p"] <= t["p_holm"] <= 1 for t in data["sign_tests"])
+    assert data["signature"].startswith("conventions:qrapp|") and data["version"] == qw.__version__ and data["cite"]
     assert main(["report", str(folder / "spec.json")]) == 0
-    assert "## Pairwise sign tests" in capsys.readouterr().out
+    markdown = capsys.readouterr().out
+    assert "## Pairwise sign tests" in markdown and markdown.rstrip().splitlines()[-1].startswith("_conventions:qrapp")
+
+
+def test_cli_one_experiment_csv_has_the_signature_and_every_table_quoted_alike(folder, capsys):
+    """The one-experiment CSV reads as the assessment's: two '#' lines, then tables whose text
+    cells are quoted (so a '#' in a system name is no comment) and neutralised."""
+    (folder / "spec.json").write_text(json.dumps(spec(pairwise(), systems={"x": "#x", "y": "=HYPERLINK(1)", "z": "z"})))
+    assert main(["report", str(folder / "spec.json"), "--format", "csv"]) == 0
+    text = capsys.readouterr().out
+    lines = text.splitlines()
+    assert lines[0].startswith("# signature: conventions:qrapp|version:") and lines[1].startswith("# ")
+    values = pd.read_csv(io.StringIO(text), comment="#", nrows=3)
+    assert set(values.system) == {"#x", "'=HYPERLINK(1)", "z"}
+    blocks = text.split("\n\n")
+    assert len(blocks) == 3 and blocks[2].startswith('"experiment","quality_criterion","system_x"')  # the sign tests, quoted too
+    assert '"#x"' in blocks[2] and "'=HYPERLINK(1)" in blocks[2]
 
 
 def test_cli_conventions_take_a_preset_json_or_a_file(folder, tmp_path, capsys):
