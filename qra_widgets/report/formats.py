@@ -192,7 +192,8 @@ class AssessmentFormats:
         frame = self._agreement()
         marks = self.interval_cautions() if len(frame) else {}
         rows = []
-        for record in frame.to_dict("records"):
+        columns = {name: frame[name].tolist() for name in frame.columns}  # a record per row, without pandas' to_dict
+        for record in (dict(zip(columns, cells)) for cells in zip(*columns.values())):
             value = _format(record["value"], OTHER_DECIMALS)
             if np.isfinite(record.get("ci_low", np.nan)):
                 value += f" [{_format(record['ci_low'], OTHER_DECIMALS)}, {_format(record['ci_high'], OTHER_DECIMALS)}]"
