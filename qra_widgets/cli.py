@@ -47,87 +47,19 @@ def _report(args: argparse.Namespace) -> str:
         study = load_study(args.file, labels=args.labels)
     with_results = {e for (_q, _s, e) in study.scores}
     if len(with_results) < 2:
-        return _one_experiment_report(study, args)
+        from .conventions import resolve, stored_conventions
+        from .report.one_experiment import one_experiment_report
+
+        conventions = resolve(args.conventions) if args.conventions is not None else (
+            stored_conventions(study.metadata) or resolve(None))
+        return one_experiment_report(study, args.format, conventions)
     result = _assess_with_progress(assess, study, args)
     if args.format == "narrative":
         return "\n\n".join(result.narrative(qc, system) for qc, system in result.cv) + "\n"
     text = {"markdown": result.to_markdown, "csv": result.to_csv, "latex": result.to_latex, "json": result.to_json}[args.format]()
-    return _with_sign_tests(text, study, args.format)
+    from .report.one_experiment import with_sign_tests
 
-
-def _sign_test_frame(study):
-    import pandas as pd
-
-    tests = (study.metadata.get("annotations") or {}).get("sign_tests") or []
-    return pd.DataFrame(tests) if tests else None
-
-
-def _with_sign_tests(text: str, study, fmt: str) -> str:
-    """The report, with each pairwise experiment's sign tests (two-sided binomial, Holm-adjusted) added."""
-    from .report.csvsafe import frame_to_csv
-    from .report.formats import frame_markdown
-
-    frame = _sign_test_frame(study)
-    if frame is None or fmt not in ("markdown", "csv", "json"):
-        return text
-    if fmt == "json":
-        import json
-
-        data = json.loads(text)
-        data["sign_tests"] = frame.to_dict(orient="records")
-        return json.dumps(data, indent=1) + "\n"
-    if fmt == "csv":  # quoted as the report's own tables are (text cells quoted, numbers bare)
-        import csv
-
-        return text.rstrip("\n") + "\n\n" + frame_to_csv(frame, quoting=csv.QUOTE_NONNUMERIC)
-    return (text.rstrip("\n") + "\n\n## Pairwise sign tests\n\nTwo-sided binomial test per system pair (ties left "
-            "out), p adjusted by Holm's method within each experiment and criterion.\n\n"
-            + frame_markdown(frame, floatfmt=".3g") + "\n")
-
-
-def _one_experiment_report(study, args: argparse.Namespace) -> str:
-    """A study with one experiment: its system values and annotator agreement, and a note that QRA needs two."""
-    import json
-
-    import pandas as pd
-
-    from .conventions import resolve, stored_conventions
-    from .ratings import annotator_agreement
-    import csv
-
-    from .report.csvsafe import frame_to_csv
-    from .report.escape import markdown_cell
-    from .report.formats import csv_head, frame_markdown, signature_fields, signature_line
-
-    conventions = resolve(args.conventions) if args.conventions is not None else (
-        stored_conventions(study.metadata) or resolve(None))
-    experiments = sorted({e for (_q, _s, e) in study.scores}) or [e.id for e in study.experiments]
-    note = (f"QRA compares experiments: this study has results from one ({', '.join(experiments)}), so there is no "
-            f"CV*, r, rho or P to report; add the original's system values (an experiment with \"scores\") or a "
-            f"second experiment's annotations.")
-    values = pd.DataFrame([{"quality_criterion": q, "system": s, "experiment": e, "value": v,
-                            "source": study.sources.get((q, s, e), "")} for (q, s, e), v in study.scores.items()],
-                          columns=["quality_criterion", "system", "experiment", "value", "source"])
-    agreement = annotator_agreement(study, conventions)
-    if args.format == "json":
-        data = {**signature_fields(conventions), "study": study.id, "conventions": conventions.stamp(), "note": note,
-                "system_values": values.to_dict(orient="records"),
-                "annotator_agreement": json.loads(agreement.to_json(orient="records"))}
-        frame = _sign_test_frame(study)
-        if frame is not None:
-            data["sign_tests"] = frame.to_dict(orient="records")
-        return json.dumps(data, indent=1) + "\n"
-    if args.format == "csv":
-        quoted = {"quoting": csv.QUOTE_NONNUMERIC}  # as Assessment.to_csv: a '#' in a name is never a comment
-        text = csv_head(conventions) + frame_to_csv(values, **quoted) + (
-            "\n" + frame_to_csv(agreement, **quoted) if not agreement.empty else "")
-        return _with_sign_tests(text, study, "csv")
-    lines = [f"# {study.name or study.id}", "", f"Note: {note}", "", "## System values", "",
-             frame_markdown(values, floatfmt=".4g")]
-    if not agreement.empty:
-        lines += ["", "## Annotator agreement within each experiment", "", frame_markdown(agreement, floatfmt=".3f")]
-    text = _with_sign_tests("\n".join(lines) + "\n", study, "markdown")
-    return text + f"\n_{markdown_cell(signature_line(conventions))}_\n"
+    return with_sign_tests(text, study, args.format)
 
 
 def _qra3(args: argparse.Namespace) -> str:
