@@ -35,9 +35,13 @@ def run(studies: int) -> tuple[float, float, int]:
     import numpy as np
     from overview import simulated
 
-    try:
+    import qra_widgets
+
+    # By file, not by trying the import: with this tree installed in editable mode, setuptools'
+    # finder would answer "qra_widgets.report" from this tree for an older package that has none.
+    if (Path(qra_widgets.__file__).parent / "report" / "site.py").exists():
         from qra_widgets.report.site import build_site
-    except ImportError:  # the package before the site moved into report/
+    else:  # the package before the site moved into report/
         from qra_widgets.site import build_site
     from qra_widgets.store import StudyLibrary
 
@@ -87,7 +91,10 @@ def main() -> None:
     parser.add_argument("--package", type=Path, help=argparse.SUPPRESS)  # set by --against for its runs
     args = parser.parse_args()
     sys.path[:0] = [str(args.package or HERE.parent), str(HERE)]
-    import qra_widgets  # noqa: F401 -- now: benchmarks/overview.py puts this tree's folder first on sys.path
+    import qra_widgets  # now: benchmarks/overview.py puts this tree's folder first on sys.path
+    root = Path(qra_widgets.__file__).resolve().parents[1]
+    if root != (args.package or HERE.parent).resolve():
+        sys.exit(f"site.py: imported qra_widgets from {root}, not {args.package or HERE.parent}")
     sizes = args.sizes or ([10] if args.quick else [100, 1000])
     for size in sizes:
         if args.against:
