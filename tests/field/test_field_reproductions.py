@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from exactcsv import read_csv_exact
 
 import qra_widgets as qw
 from qra_widgets import measures as m
@@ -52,7 +53,7 @@ def agreement_of(study, experiment: str, qc: str, measure: str) -> float:
 
 def published_csv(path: Path) -> pd.DataFrame:
     """A team's published CSV, its numbers read as printed (pandas' default float parser can be an ulp off)."""
-    return pd.read_csv(path, engine="python")  # Python's float() reads the printed digits exactly, on every pandas
+    return read_csv_exact(path)  # the printed digits, exactly, on every pandas
 
 
 # ----------------------------------------------------------------------------- Hosking & Lapata (2021), Arvan & Parde (2025)

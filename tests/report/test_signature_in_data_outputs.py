@@ -11,6 +11,7 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+from exactcsv import read_csv_exact
 
 import qra_widgets as qw
 from qra_widgets import Study, examples
@@ -41,7 +42,7 @@ def test_the_csv_starts_with_the_signature_and_the_citation():
 def test_pandas_reads_the_csv_back_with_comment_and_a_sharp_inside_a_name_survives():
     result = qw.assess(sharp_study(), bootstrap=200, seed=5, resample="systems")
     text = result.to_csv()
-    back = pd.read_csv(io.StringIO(text), comment="#")
+    back = read_csv_exact(io.StringIO(text), comment="#")
     frame = result.to_frame()
     assert list(back.columns) == list(frame.columns) and len(back) == len(frame)
     assert set(back.system.dropna()) == {"C# model", "'=HYPERLINK(\"http://example.invalid\")", "DExperts"}  # neutralised, not cut
@@ -50,14 +51,14 @@ def test_pandas_reads_the_csv_back_with_comment_and_a_sharp_inside_a_name_surviv
     assert pd.api.types.is_float_dtype(back.value) and back.ci_B.dropna().eq(200).all()
     assert back.ci_method.fillna("").tolist() == frame.ci_method.tolist()
     # the same file with skiprows: the two comment lines are always two
-    assert pd.read_csv(io.StringIO(text), skiprows=2).equals(back)
+    assert read_csv_exact(io.StringIO(text), skiprows=2).equals(back)
 
 
 def test_with_ratings_the_agreement_table_follows_a_blank_line_and_reads_back(vanmiltenburg2024):
     result = qw.assess(qw.load_annotations(vanmiltenburg2024 / "spec.json"), bootstrap=200, seed=2)
     results_block, agreement_block = result.to_csv().split("\n\n")
     assert pd.read_csv(io.StringIO(results_block), comment="#").shape == result.to_frame().shape
-    agreement = pd.read_csv(io.StringIO(agreement_block))
+    agreement = read_csv_exact(io.StringIO(agreement_block))
     assert agreement.shape == result.annotator_agreement().shape
     assert agreement.value.tolist() == result.annotator_agreement().value.tolist()
 
