@@ -497,9 +497,14 @@ def property_effects(pairs, *, bootstrap: int = 2000, permutations: int = 1999, 
         perm[:, study_offset[s]:study_offset[s] + m] = rng.permuted(np.tile(np.arange(m), (permutations, 1)), axis=1)
     slot_a, slot_b = offset[group] + place_a, offset[group] + place_b
     rows, to_test = [], []  # (row, answer classes) of the properties with enough pairs
+    column = {pid: k for k, pid in enumerate(PROPERTIES)}
+    answered = {}  # "same" / "differs": (pairs, properties) booleans, read in one pass over the lists
+    for name in ("same", "differs"):
+        answered[name] = np.zeros((len(pairs), len(column)), dtype=bool)
+        for i, ids in enumerate(pairs[name]):
+            answered[name][i, [column[p] for p in ids if p in column]] = True
     for pid, prop in PROPERTIES.items():
-        same = pairs["same"].map(lambda ids, p=pid: p in ids).to_numpy(dtype=bool)
-        differ = pairs["differs"].map(lambda ids, p=pid: p in ids).to_numpy(dtype=bool)
+        same, differ = answered["same"][:, column[pid]], answered["differs"][:, column[pid]]
         if not (same.any() or differ.any()):
             continue
         sums = lambda mask, values: np.bincount(study_index[mask], weights=values[mask], minlength=len(studies))

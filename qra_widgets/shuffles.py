@@ -63,7 +63,13 @@ class Shuffles:
             slots_b = (first_slot[pairs][None, :] + orders[:, place_b[pairs]]).astype(np.int32)
             cell = np.arange(len(orders))[:, None] * len(studies) + local[study_index[pairs]][None, :]
             columns = study_offset[studies][:, None] + np.arange(int(m))  # (studies, m)
-            ranks = order_ranks(perm[:, columns].reshape(-1, int(m))).reshape(self.n_shuffles, len(studies))
+            # each shuffled order as a base-m number, then its rank by a table of the m! orders
+            code_rank = np.zeros(int(m) ** int(m), dtype=np.int64)
+            code_rank[orders @ int(m) ** np.arange(int(m))] = order_ranks(orders)
+            codes = np.zeros((self.n_shuffles, len(studies)), dtype=np.int64)
+            for j in range(int(m)):
+                codes += perm[:, columns[:, j]] * int(m) ** j
+            ranks = code_rank[codes]
             self.tables.append((pairs, slots_a, slots_b, cell, len(orders) * len(studies), ranks * len(studies)
                                 + np.arange(len(studies))[None, :]))
         rest = np.flatnonzero(~tabulated[study_index])
