@@ -118,6 +118,16 @@ def field_data() -> Path:
 
 
 @pytest.fixture(scope="session")
+def atlas_mirror(field_data: Path) -> Path:
+    """The atlas's published files (``<field data>/atlas``, one folder per family), the mirror
+    ``atlas.fetch`` copies from; the test is skipped, saying why, without it."""
+    folder = field_data / "atlas"
+    if not folder.is_dir():
+        pytest.skip(f"no atlas folder in {field_data}")
+    return folder
+
+
+@pytest.fixture(scope="session")
 def vanmiltenburg2024(field_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A folder holding our annotation spec (``tests/data/vanmiltenburg2024/spec.json``) beside
     the published van Miltenburg et al. (2024) ratings it names, and the QRA++ Example 1 means

@@ -67,11 +67,8 @@ def test_fetch_refuses_an_http_base_url_that_is_not_http():
 
 
 @pytest.fixture(scope="module")
-def mirror(field_data) -> Path:
-    folder = field_data / "atlas"
-    if not folder.is_dir():
-        pytest.skip(f"no atlas folder in {field_data}")
-    return folder
+def mirror(atlas_mirror) -> Path:
+    return atlas_mirror
 
 
 @pytest.fixture(scope="module")

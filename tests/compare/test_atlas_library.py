@@ -15,12 +15,9 @@ FAMILY = "hosking2021_sepae_bws"  # three small files
 
 
 @pytest.fixture(scope="module")
-def cache(field_data, tmp_path_factory):
-    mirror = field_data / "atlas"
-    if not mirror.is_dir():
-        pytest.skip(f"no atlas folder in {field_data}")
+def cache(atlas_mirror, tmp_path_factory):
     folder = tmp_path_factory.mktemp("cache")
-    atlas.fetch(cache=folder, mirror=mirror, families=[FAMILY])
+    atlas.fetch(cache=folder, mirror=atlas_mirror, families=[FAMILY])
     return folder
 
 

@@ -16,13 +16,10 @@ OUTPUT = Path(__file__).parents[2] / "test-output" / "e2e"
 
 
 @pytest.fixture(scope="module")
-def site(field_data, tmp_path_factory):
-    mirror = field_data / "atlas"
-    if not mirror.is_dir():
-        pytest.skip(f"no atlas folder in {field_data}")
+def site(atlas_mirror, tmp_path_factory):
     cache = tmp_path_factory.mktemp("cache")
     out = tmp_path_factory.mktemp("site")
-    atlas.fetch(cache=cache, mirror=mirror)
+    atlas.fetch(cache=cache, mirror=atlas_mirror)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         results = atlas.build(cache=cache, bootstrap=0)
