@@ -314,9 +314,10 @@ def _calibrate_units(model: ChoiceModel, judged: dict, steps: int = 16, copies: 
         return float(np.mean(found))
 
     low, high = 0.0, 4.0
-    if mean_agreement(low) >= target or mean_agreement(high) <= target:
-        model.unit_sd = 0.0 if mean_agreement(low) >= target else high
-        model.latent_scale = scale_for(model.unit_sd)
+    if mean_agreement(low) >= target:  # agreeing as often without unit noise: no overdispersion
+        return
+    if mean_agreement(high) <= target:
+        model.unit_sd, model.latent_scale = high, scale_for(high)
         return
     for _ in range(steps):
         middle = (low + high) / 2

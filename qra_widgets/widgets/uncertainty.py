@@ -181,16 +181,14 @@ class UncertaintyView:
             message = ""  # an edit dropped the intervals the message announced
         if result is None:
             self.intervals.value = f"<p class='qra-not-assessed'>Not assessed yet: {html.escape(self.state.assessment_problem)}</p>"
-            self.agreement.value = ""
             clear_figure(self.cv_chart)
         elif result.bootstrap_info:
             self.intervals.value = interval_table(result)
             show_figure(self.cv_chart, charts.cv_by_system(result))
-            self.agreement.value = agreement_table(result) if self.state.study.ratings else ""
         else:
             self.intervals.value = "<p>No intervals yet: choose B and a seed, then Compute intervals.</p>"
             clear_figure(self.cv_chart)
-            self.agreement.value = agreement_table(result) if self.state.study.ratings else ""
+        self.agreement.value = agreement_table(result) if result is not None and self.state.study.ratings else ""
         if message is not None:
             self.message.value = message
 
