@@ -402,16 +402,6 @@ def _answer_classes(slot_a: np.ndarray, slot_b: np.ndarray, n_slots: int, same: 
     return labels
 
 
-def _permuted_effects(labels: np.ndarray, slot_a: np.ndarray, slot_b: np.ndarray, centred: np.ndarray) -> np.ndarray:
-    """The effect under each shuffle (rows of ``slot_a``/``slot_b``: the slot whose answers each pair's
-    experiments take)."""
-    la, lb = labels[slot_a], labels[slot_b]
-    answered = (la >= 0) & (lb >= 0)
-    p_same, p_diff = answered & (la == lb), answered & (la != lb)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return p_diff @ centred / p_diff.sum(1) - p_same @ centred / p_same.sum(1)
-
-
 def property_effects(pairs, *, bootstrap: int = 2000, permutations: int = 1999, confidence: float = 0.95,
                      min_pairs: int = 10, min_studies: int = 5, adjust: str = "holm", seed: int = 0):
     """Per catalogue property: how much higher pair CV* is where experiments differ on it, tested
