@@ -33,7 +33,7 @@ from . import measures as m
 from .conventions import Conventions, resolve, stored_conventions
 from .errors import QRAInputError, UndefinedMeasureWarning
 from .limits import check_bootstrap
-from .report.formats import AssessmentFormats
+from .result import ResultRow as _Row
 from .study import Study
 
 COLUMNS = ["result_type", "measure", "level", "quality_criterion", "system", "value", "n", "n_systems", "note",
@@ -41,20 +41,8 @@ COLUMNS = ["result_type", "measure", "level", "quality_criterion", "system", "va
            "ci_note"]
 _FRAME_DTYPES = {"n": int, "n_systems": "Int64", "ci_low": float, "ci_high": float, "ci_level": float, "ci_B": "Int64",
                  "ci_seed": "Int64", "ci_method": object, "ci_over": object, "ci_pairing": object, "ci_note": object}
+CAUTION_MARK = "‡"  # an interval with a caution (ci_note); "†" marks Vangel's interval
 SYSTEM_MEAN_COLUMNS = ["experiment", "quality_criterion", "system", "value", "ci_low", "ci_high", "ci_method", "ci_over", "ci_note"]
-
-
-@dataclass
-class _Row:
-    result_type: str
-    measure: str
-    level: str
-    quality_criterion: str | None
-    system: str | None
-    value: float
-    n: int
-    n_systems: int | None = None
-    note: str = ""
 
 
 def pd_na():
@@ -84,11 +72,19 @@ class _Kept:
     pairs: dict = field(default_factory=dict)  # (row bytes, row bytes) -> RankCounts of that experiment pair
 
 
+def _writers():
+    """The writers' module, imported when a writer is called (as pandas' ``DataFrame.to_csv`` imports
+    ``pandas.io.formats``): an assessment is made without loading them."""
+    from .report import formats
+
+    return formats
+
+
 @dataclass(repr=False)
-class Assessment(AssessmentFormats):
+class Assessment:
     """The result of :func:`assess`: a tidy frame of every value.  The template, the writers
-    (Markdown, LaTeX, CSV, JSON, HTML) and the narrative are inherited from
-    :class:`~qra_widgets.report.formats.AssessmentFormats`."""
+    (Markdown, LaTeX, CSV, JSON, HTML) and the narrative are functions of
+    :mod:`qra_widgets.report.formats`; the methods below delegate to them in one line."""
 
     study: Study
     rows: list[_Row]
@@ -100,6 +96,84 @@ class Assessment(AssessmentFormats):
 
     def __repr__(self) -> str:
         return f"{self.caption()}\n{self.table().to_string(index=False)}"
+
+    # ------------------------------------------------------------------ writers (report/formats.py)
+
+    def table(self, decimals: dict[str, int] | None = None, intervals: bool | None = None):
+        """The QRA++ template as a frame: :func:`qra_widgets.report.formats.table`."""
+        return _writers().table(self, decimals, intervals)
+
+    def caption(self) -> str:
+        """:func:`qra_widgets.report.formats.caption`."""
+        return _writers().caption(self)
+
+    def interval_caption(self) -> str:
+        """:func:`qra_widgets.report.formats.interval_caption`."""
+        return _writers().interval_caption(self)
+
+    def to_markdown(self, decimals: dict[str, int] | None = None) -> str:
+        """:func:`qra_widgets.report.formats.to_markdown`."""
+        return _writers().to_markdown(self, decimals)
+
+    def to_latex(self, decimals: dict[str, int] | None = None) -> str:
+        """:func:`qra_widgets.report.formats.to_latex`."""
+        return _writers().to_latex(self, decimals)
+
+    def to_csv(self) -> str:
+        """:func:`qra_widgets.report.formats.to_csv`."""
+        return _writers().to_csv(self)
+
+    def to_json(self) -> str:
+        """:func:`qra_widgets.report.formats.to_json`."""
+        return _writers().to_json(self)
+
+    def _repr_html_(self) -> str:
+        return _writers().to_html(self)
+
+    def narrative(self, quality_criterion: str, system: str) -> str:
+        """:func:`qra_widgets.report.formats.narrative`."""
+        return _writers().narrative(self, quality_criterion, system)
+
+    # ------------------------------------------------------------------ interval cautions
+
+    def ci_note(self, key: tuple, estimate: float) -> str:
+        """The caution on the interval of ``key`` (a key of ``intervals``; empty when there is none
+        or nothing to say): :func:`~qra_widgets.intervals.interval_caution`, the one rule every
+        rendering shows."""
+        from .intervals import interval_caution
+
+        found = self.intervals.get(key)
+        if found is None:
+            return ""
+        low, high, method, _why, over = found
+        measure, level = {"annotators": (key[3], "annotators"), "mean": ("mean", "system")}.get(key[0], key[:2])
+        return interval_caution(measure, level, method, over, estimate, low, high)
+
+    def interval_cautions(self) -> dict[str, str]:
+        """``{caution: mark}``: each distinct ``ci_note`` of the tidy frame and the annotator-agreement
+        table, in their order, marked ``‡1``, ``‡2``, ... (empty without intervals).  Every rendering
+        marks a cautioned interval and says its caution under the table (:meth:`caution_footnotes`)."""
+        if not self.intervals:
+            return {}
+        agreement = self._agreement() if any(key[0] == "annotators" for key in self.intervals) else {}
+        notes = [self.ci_note((r.measure, r.level, r.quality_criterion, r.system), r.value) for r in self.rows]
+        notes += list(agreement.get("ci_note", ()))
+        return {text: f"{CAUTION_MARK}{i}" for i, text in enumerate(dict.fromkeys(n for n in notes if n), 1)}
+
+    def caution_footnotes(self) -> list[str]:
+        """``["‡1 criterion-level CV* interval: too short ...", ...]``: the footnotes of the marks."""
+        return [f"{mark} {text}" for text, mark in self.interval_cautions().items()]
+
+    def _agreement(self):
+        """:meth:`annotator_agreement`, computed once while the ratings, conventions and intervals
+        stay the same objects: a report asks for it for its marks, its notes and its table."""
+        key = (self.study.ratings, self.conventions, self.intervals, len(self.intervals))
+        kept = self.__dict__.get("_agreement_kept")
+        if (kept is None or len(kept[0]) != len(key) or any(a is not b for a, b in zip(kept[0], key[:3]))
+                or kept[0][3] != key[3]):
+            kept = (key, self.annotator_agreement())
+            self.__dict__["_agreement_kept"] = kept
+        return kept[1]
 
     # ------------------------------------------------------------------ data
 

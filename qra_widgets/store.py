@@ -398,7 +398,8 @@ class StudyLibrary:
         or key (:func:`results_key`: this revision's text, the conventions and package now) differs."""
         import math
 
-        from .assess import Assessment, _Row
+        from .assess import Assessment
+        from .result import ResultRow
         from .conventions import resolve, stored_conventions
 
         with self._connection() as db:
@@ -419,7 +420,7 @@ class StudyLibrary:
             except QRAInputError:  # the caller's assess() says why
                 conventions = None
             yield study, None if conventions is None or key != results_key(body, conventions.signature()) else Assessment(
-                study, [_Row(*r[:5], math.nan if r[5] is None else r[5], *r[6:]) for r in rows.get(study_id, [])], conventions=conventions)
+                study, [ResultRow(*r[:5], math.nan if r[5] is None else r[5], *r[6:]) for r in rows.get(study_id, [])], conventions=conventions)
 
     def stored_pairs(self, include_deleted: bool = False):
         """The stored experiment pairs (:func:`experiment_pairs`) of every study's latest revision."""

@@ -125,17 +125,13 @@ def _text_table_html(columns: list[str], rows: list[list[str]]) -> str:
 
 
 def _once(assessment):
-    """The assessment with its tidy frame, template table and annotator-agreement table (and its
-    formatted rows) computed once for the page and its downloads (CSV, LaTeX, Markdown each ask
-    for them again); the values are the assessment's own (nothing is recomputed differently)."""
+    """The assessment with its tidy frame and annotator-agreement table computed once for the page
+    and its downloads (CSV, LaTeX, Markdown each ask for them again); the values are the
+    assessment's own (nothing is recomputed differently)."""
     import functools
 
-    for name in ("to_frame", "annotator_agreement", "_agreement_rows"):
+    for name in ("to_frame", "annotator_agreement"):
         setattr(assessment, name, functools.cache(getattr(assessment, name)))
-    template = assessment._template
-    plain = functools.cache(lambda: template())
-    assessment._template = lambda decimals=None, intervals=None: plain() if decimals is None and intervals is None \
-        else template(decimals, intervals)
     return assessment
 
 
@@ -153,7 +149,7 @@ def _study_context(study, assessment=None) -> dict:
     from ..assess import assess
     from ..errors import QRAInputError
     from ..version import __version__
-    from .formats import TEMPLATE_COLUMNS
+    from .formats import TEMPLATE_COLUMNS, template_rows
 
     criteria = [{"name": q.name, "evaluation_type": q.evaluation_type, "qcet": q.qcet_id} for q in study.quality_criteria]
     context = {"title": study.name or study.id, "description": study.description, "criteria": criteria, "version": __version__,
@@ -164,7 +160,7 @@ def _study_context(study, assessment=None) -> dict:
         context["problem"] = str(error)
         return context
     context.update(caption=result.caption(), conventions=result.conventions.describe(), notes=result.notes,
-                   template_table=_text_table_html(TEMPLATE_COLUMNS, result._template()))
+                   template_table=_text_table_html(TEMPLATE_COLUMNS, template_rows(result)))
     frame = result.to_frame() if result.intervals else None  # without intervals there is no interval table
     if frame is not None and {"ci_low", "ci_high"} <= set(frame.columns) and frame["ci_low"].notna().any():
         with_ci = frame[frame["ci_low"].notna()][["measure", "level", "quality_criterion", "system", "value", "ci_low", "ci_high",
