@@ -278,11 +278,9 @@ def scores_by_experiment_json(study: Study, quality_criterion: str) -> dict:
                  legend={"orientation": "v", "x": 1.02, "y": 1, "yanchor": "top", "title": {"text": "system"}})
 
 
-def property_heatmap(study: Study) -> go.Figure:
-    """Share of identical properties/conditions for each pair of experiments (1 = identical)."""
-    from .compare import property_differences
-
-    differences = property_differences(study)
+def property_heatmap(study: Study, differences) -> go.Figure:
+    """Share of identical properties/conditions for each pair of ``study``'s experiments (1 = identical),
+    from ``differences`` (:func:`qra_widgets.compare.property_differences` of the study)."""
     labels = [safe(e.display_name) for e in study.experiments]
     similarity = differences.similarity.to_numpy(dtype=float)
     counts = differences.compared.to_numpy()

@@ -152,17 +152,15 @@ class Design:
 
 def design_of(study) -> Design:
     """Units from the ratings and labels; paired when every two experiments share item ids."""
-    import pandas as pd
-
     systems = list(study.systems)
     by_experiment: dict[str, set] = {}
     raters: dict[str, set] = {}
     if study.ratings:
         _qc, system, item, experiment, rater, _v = study.ratings.columns()
-        frame = pd.DataFrame({"s": system, "i": item, "e": experiment, "r": rater}).drop_duplicates()
-        for e, group in frame.groupby("e"):
-            by_experiment.setdefault(e, set()).update(zip(group.s, group.i))
-            raters[e] = sorted(set(group.r))
+        for e in np.unique(experiment):  # in sorted order, as a groupby
+            keep = experiment == e
+            by_experiment.setdefault(e, set()).update(zip(system[keep], item[keep]))
+            raters[e] = sorted(set(rater[keep]))
     if len(study.labels):
         _qc, system, item, experiment, _label = study.labels.columns()
         for s, i, e in zip(system, item, experiment):
@@ -254,8 +252,6 @@ def aggregation_of(study) -> str:
 
 
 def _criterion_data(study, qc, design: Design, conventions, how: str) -> _Criterion:
-    import pandas as pd
-
     shift = qc.scale_min if conventions.scale_shift else 0.0
     base = study.score_matrix(qc.name) - shift
     rows = np.flatnonzero(~np.isnan(base).all(axis=1))
@@ -268,7 +264,7 @@ def _criterion_data(study, qc, design: Design, conventions, how: str) -> _Criter
             if not keep.any():
                 continue
             units = np.array([index[u] for u in zip(system[keep], item[keep])], dtype=np.int64)
-            rater_codes = pd.Index(design.raters[e]).get_indexer(rater[keep])
+            rater_codes = np.searchsorted(np.array(design.raters[e], dtype=object), rater[keep])  # raters are sorted
             matrix = np.zeros((len(design.units), len(design.raters[e])))
             mask = np.zeros_like(matrix)
             matrix[units, rater_codes] = rating[keep] - shift

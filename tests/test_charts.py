@@ -6,7 +6,7 @@ import pytest
 
 import qra_widgets as qw
 from qra_widgets import charts
-from qra_widgets.compare import compare_subsets
+from qra_widgets.compare import compare_subsets, property_differences
 
 
 @pytest.fixture(scope="module")
@@ -70,7 +70,7 @@ def test_scores_by_experiment_draws_a_trace_per_system_on_the_scale_range(exampl
 
 def test_property_heatmap_and_subset_chart_show_the_studys_values(qra2022_essay_scoring):
     study = qra2022_essay_scoring
-    heat = charts.property_heatmap(study)
+    heat = charts.property_heatmap(study, property_differences(study))
     assert heat.data[0].z.shape == (8, 8) and heat.data[0].z[0][0] == 1.0
     figure = charts.subset_comparison(compare_subsets(study, subsets=study.metadata["subsets"]))
     assert [t.name for t in figure.data] == ["mean CV*", "W (τ if n = 2)", "P"]

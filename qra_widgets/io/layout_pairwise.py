@@ -266,11 +266,10 @@ def sign_test_records(experiment: str, quality_criterion: str, judgements: list[
         a = np.array([s[0] for s in shown], dtype=object)
         b = np.array([s[1] for s in shown], dtype=object)
         o = np.where(merged["best"][two] == a, "a", "b").astype(object)
-    frame = sign_tests(a, b, o)
     records = []
-    for row in frame.itertuples(index=False):
-        records.append({"experiment": experiment, "quality_criterion": quality_criterion, "system_x": row.system_x,
-                        "system_y": row.system_y, "wins_x": int(row.wins_x), "wins_y": int(row.wins_y),
-                        "ties": int(row.ties), "p": None if np.isnan(row.p) else float(row.p),
-                        "p_holm": None if np.isnan(row.p_holm) else float(row.p_holm)})
+    for row in sign_tests(a, b, o):
+        records.append({"experiment": experiment, "quality_criterion": quality_criterion, "system_x": row["system_x"],
+                        "system_y": row["system_y"], "wins_x": int(row["wins_x"]), "wins_y": int(row["wins_y"]),
+                        "ties": int(row["ties"]), "p": None if np.isnan(row["p"]) else float(row["p"]),
+                        "p_holm": None if np.isnan(row["p_holm"]) else float(row["p_holm"])})
     return records

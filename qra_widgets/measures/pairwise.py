@@ -256,14 +256,15 @@ def sign_tests(system_a: Sequence, system_b: Sequence, outcome: Sequence):
     count the judgements each won (ties are left out, as the sign test does) and ``p`` is
     ``scipy.stats.binomtest(wins_x, wins_x + wins_y, 0.5)``'s two-sided p-value; ``p_holm``
     adjusts the pairs' p-values together (:func:`holm`).  A pair with only ties has p nan.
+    Returns one record (a dict) per pair, in the order the pairs first appear; ``pandas.DataFrame(records)``
+    makes it a table.
 
     >>> t = sign_tests(["x"] * 10 + ["y"] * 4, ["y"] * 10 + ["z"] * 4, ["a"] * 9 + ["b"] + ["a", "b", "tie", "tie"])
-    >>> t[["system_x", "system_y", "wins_x", "wins_y", "ties"]].values.tolist()
+    >>> [[r["system_x"], r["system_y"], r["wins_x"], r["wins_y"], r["ties"]] for r in t]
     [['x', 'y', 9, 1, 0], ['y', 'z', 1, 1, 2]]
-    >>> t.p.round(4).tolist(), t.p_holm.round(4).tolist()
+    >>> [round(r["p"], 4) for r in t], [round(r["p_holm"], 4) for r in t]
     ([0.0215, 1.0], [0.043, 1.0])
     """
-    import pandas as pd
     from scipy.stats import binomtest
 
     a, b, o = _judgements(system_a, system_b, outcome)
@@ -280,6 +281,6 @@ def sign_tests(system_a: Sequence, system_b: Sequence, outcome: Sequence):
     for (x, y), (wx, wy, ties) in pairs.items():
         p = binomtest(wx, wx + wy, 0.5).pvalue if wx + wy else float("nan")
         rows.append([str(x), str(y), wx, wy, ties, float(p)])
-    frame = pd.DataFrame(rows, columns=["system_x", "system_y", "wins_x", "wins_y", "ties", "p"])
-    frame["p_holm"] = holm(frame.p.to_numpy())
-    return frame
+    adjusted = holm([row[5] for row in rows])
+    names = ("system_x", "system_y", "wins_x", "wins_y", "ties", "p")
+    return [{**dict(zip(names, row)), "p_holm": float(p_holm)} for row, p_holm in zip(rows, adjusted)]

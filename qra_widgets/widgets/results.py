@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, ClassVar
 import ipywidgets as w
 
 from .. import charts
-from ..compare import compare_subsets, experiment_attributes
+from ..compare import compare_subsets, experiment_attributes, property_differences
 from ..errors import QRAInputError
 from . import tables
 from .common import Status, button, guarded, labelled, run_reported, set_options
@@ -284,7 +284,8 @@ class CompareView:
         names = sorted({n for e in self.state.study.experiments for n in experiment_attributes(e)})
         self.attribute.options = names
         if self.state.study.experiments:
-            self.figures = {"heatmap": charts.property_heatmap(self.state.study)}
+            study = self.state.study
+            self.figures = {"heatmap": charts.property_heatmap(study, property_differences(study))}
             show_figure(self.heatmap, self.figures["heatmap"])
         else:  # nothing to compare: no chart (a new study's first render needs no pandas, plotly or plotly.js)
             self.figures = {}

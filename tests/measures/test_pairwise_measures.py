@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy.stats import binomtest
 from statsmodels.stats.multitest import multipletests
@@ -58,7 +59,7 @@ def test_bradley_terry_orders_systems_by_their_true_strength():
 
 def test_sign_tests_equal_scipy_binomtest_and_statsmodels_holm():
     a, b, o = random_judgements(3)
-    frame = sign_tests(a, b, o)
+    frame = pd.DataFrame(sign_tests(a, b, o))
     assert len(frame) == 6
     for row in frame.itertuples():
         assert row.p == pytest.approx(binomtest(row.wins_x, row.wins_x + row.wins_y, 0.5).pvalue, rel=1e-12)
