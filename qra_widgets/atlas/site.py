@@ -11,7 +11,6 @@ Plotly JSON (:func:`qra_widgets.charts.forest_figure_json`); pages allow no netw
 
 from __future__ import annotations
 
-import html
 import json
 import math
 import os
@@ -20,6 +19,7 @@ import warnings
 from pathlib import Path
 
 from ..errors import QRAInputError, UndefinedMeasureWarning
+from ..report.html import table
 from ..report.site import PLOTLY_FILE
 
 RANK_B, RANK_SEED = 200, 1
@@ -58,24 +58,6 @@ def _clean(value):
     return value
 
 
-def _table(frame, decimals: int = 3) -> str:
-    import numpy as np
-
-    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns)
-    rows = []
-    for record in frame.itertuples(index=False):
-        cells = []
-        for value in record:
-            if isinstance(value, (float, np.floating)) and not isinstance(value, bool):
-                text = "" if not math.isfinite(value) else f"{value:.{decimals}f}"
-                cells.append(f'<td class="num">{text}</td>')
-            else:
-                text = "" if value is None or (not isinstance(value, str) and value is not None and str(value) in ("<NA>", "nan")) else str(value)
-                cells.append(f"<td>{html.escape(text)}</td>")
-        rows.append("<tr>" + "".join(cells) + "</tr>")
-    return f"<table><tr>{head}</tr>{''.join(rows)}</table>"
-
-
 def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_-]+", "-", text).strip("-") or "x"
 
@@ -107,10 +89,10 @@ def family_page(result, *, version: str) -> tuple[str, list[dict]]:
     page = _environment().get_template("family.html").render(
         title=result.family["title"], version=version, plotly_src=f"../{PLOTLY_FILE}", family=result.family,
         notes=result.family["spec"].get("notes", ""), reproduced=result.reproduced, checks=checks,
-        caption=assessment.caption(), template_table=_table(template.fillna("")), conventions=assessment.conventions.describe(),
+        caption=assessment.caption(), template_table=table(template), conventions=assessment.conventions.describe(),
         interval_caption=assessment.interval_caption() if assessment.bootstrap_info else "",
         charts=charts + ranks, forest_charts=charts, rank_charts=ranks, rank_b=RANK_B, rank_seed=RANK_SEED,
-        consistency_table=_table(shown), margins=", ".join(f"{k} ±{v:g}" for k, v in chosen.items()))
+        consistency_table=table(shown), margins=", ".join(f"{k} ±{v:g}" for k, v in chosen.items()))
     return page, charts + ranks
 
 

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..errors import QRAInputError
-from .escape import html as escape_html
 from .escape import latex, markdown_cell
 
 if TYPE_CHECKING:
@@ -238,22 +237,19 @@ def to_json(assessment: Assessment) -> str:
 
 
 def to_html(assessment: Assessment) -> str:
-    """The template, its notes, the interval caption, the annotator agreement and the signature as HTML
-    (a notebook's ``_repr_html_``)."""
-    frame = table(assessment).to_html(index=False, escape=True, classes="qra-table", na_rep="")
-    notes = "".join(f"<li>{escape_html(note)}</li>" for note in assessment.notes)
+    """The template (:func:`qra_widgets.report.html.template_html`: caption, intervals, notes), the
+    annotator agreement and the signature as HTML (a notebook's ``_repr_html_``)."""
+    import pandas as pd
+
+    from .html import escape, table, template_html
+
     agreement = agreement_rows(assessment)
     extra = ""
-    if assessment.bootstrap_info:
-        extra += f"<p><i>{escape_html(interval_caption(assessment))}</i></p>"
     if agreement:
-        header = "".join(f"<th>{escape_html(c)}</th>" for c in AGREEMENT_HEADER)
-        body = "".join("<tr>" + "".join(f"<td>{escape_html(c)}</td>" for c in row) + "</tr>" for row in agreement)
-        extra += (f"<p><b>Annotator agreement within each experiment</b></p><table class='qra-table'><tr>{header}</tr>"
-                  f"{body}</table>")
-    extra += f"<p class='qra-cite'><small>{escape_html(signature_line(assessment.conventions))}</small></p>"
-    return (f"<p><b>{escape_html(caption(assessment))}</b></p>{frame}"
-            + (f"<ul class='qra-notes'>{notes}</ul>" if notes else "") + extra)
+        extra += table(pd.DataFrame(agreement, columns=AGREEMENT_HEADER), css="qra-template",
+                       caption="Annotator agreement within each experiment")
+    extra += f"<p class='qra-cite'><small>{escape(signature_line(assessment.conventions))}</small></p>"
+    return template_html(assessment) + extra
 
 
 # ---------------------------------------------------------------------- narrative

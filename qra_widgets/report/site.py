@@ -89,39 +89,12 @@ def frame_to_csv(frame) -> str:
 
 
 def _table_html(frame, decimals: int = 3, link=None) -> str:
-    """An escaped HTML table; ``link`` maps a study id to its page (the study column becomes links)."""
-    import numpy as np
-
+    """An escaped HTML table (:func:`qra_widgets.report.html.table`) with the overview's column titles;
+    ``link`` maps a study id to its page (the study column becomes links)."""
     from ..overview import column_title
-    from .escape import html as escape_html
+    from .html import table
 
-    numeric = {c for c in frame.columns if frame[c].dtype.kind in "fiu"}
-    head = "".join(("<th class='num'>" if c in numeric else "<th>") + f"{escape_html(column_title(c))}</th>" for c in frame.columns)
-    body = []
-    for row in frame.itertuples(index=False):
-        cells = []
-        for column, value in zip(frame.columns, row):
-            if isinstance(value, list):
-                value = ", ".join(map(str, value))
-            if isinstance(value, (float, np.floating)):
-                cells.append(f"<td class='num'>{'–' if np.isnan(value) else f'{value:.{decimals}f}'}</td>")
-            elif column == "study" and link:
-                cells.append(f"<td><a href='{escape_html(link(value))}'>{escape_html(str(value))}</a></td>")
-            else:
-                cells.append(f"<td>{escape_html(str(value))}</td>")
-        body.append("<tr>" + "".join(cells) + "</tr>")
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
-
-
-def _text_table_html(columns: list[str], rows: list[list[str]]) -> str:
-    """The QRA++ template (all cells already formatted text) as an escaped HTML table; what
-    ``DataFrame.to_html(index=False, escape=True, border=0)`` writes, at a tenth of the cost."""
-    import html
-
-    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in columns)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape('' if v is None else str(v))}</td>" for v in row) + "</tr>"
-                   for row in rows)
-    return f"<table border=\"0\" class=\"dataframe\"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    return table(frame, headers={c: column_title(c) for c in frame.columns}, decimals=decimals, link=link)
 
 
 def _once(assessment):
@@ -149,7 +122,7 @@ def _study_context(study, assessment=None) -> dict:
     from ..assess import assess
     from ..errors import QRAInputError
     from ..version import __version__
-    from .formats import TEMPLATE_COLUMNS, template_rows
+    from .html import template_html
 
     criteria = [{"name": q.name, "evaluation_type": q.evaluation_type, "qcet": q.qcet_id} for q in study.quality_criteria]
     context = {"title": study.name or study.id, "description": study.description, "criteria": criteria, "version": __version__,
@@ -160,7 +133,7 @@ def _study_context(study, assessment=None) -> dict:
         context["problem"] = str(error)
         return context
     context.update(caption=result.caption(), conventions=result.conventions.describe(), notes=result.notes,
-                   template_table=_text_table_html(TEMPLATE_COLUMNS, template_rows(result)))
+                   template_table=template_html(result, intervals=False, caption=False, footnotes=False))
     frame = result.to_frame() if result.intervals else None  # without intervals there is no interval table
     if frame is not None and {"ci_low", "ci_high"} <= set(frame.columns) and frame["ci_low"].notna().any():
         with_ci = frame[frame["ci_low"].notna()][["measure", "level", "quality_criterion", "system", "value", "ci_low", "ci_high",

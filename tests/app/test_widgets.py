@@ -107,7 +107,8 @@ def test_empty_cell_removes_the_score(app):
     app.scores.grid("Fluency").cells[("GeDi", "Li2024")].value = ""
     assert ("Fluency", "GeDi", "Li2024") not in app.state.study.scores
     assert app.state.assessment.cv[("Fluency", "GeDi")].n == 2
-    assert f"CV* GeDi {app.state.assessment.cv[('Fluency', 'GeDi')].cv_star:.2f} 2" in " ".join(re.sub("<[^>]+>", " ", app.assessment.table.value).split())
+    shown = " ".join(re.sub("<[^>]+>", " ", app.assessment.table.value).split())
+    assert f"GeDi CV* {round(app.state.assessment.cv[('Fluency', 'GeDi')].cv_star, 2):g}" in shown
 
 
 def test_pasting_a_spreadsheet_block_sets_the_scores_it_names(app):
@@ -409,28 +410,23 @@ def test_experiment_id_change_from_the_form_keeps_scores(app):
 # ---------------------------------------------------------------------- a page that looks finished
 
 
-def test_template_table_is_grouped_styled_and_says_na_with_the_reason(app):
+def test_template_table_is_the_reports_template_and_says_why_a_value_is_undefined(app):
+    """The Assessment tab shows the QRA++ template through report/html.py: the Markdown report's cells,
+    one section per result type, an undefined value as "–" and its reason in the notes under the table."""
     load_example(app)
     grid = app.scores.grid("Fluency")
     for experiment in ("vanMiltenburg2024", "Li2024"):  # SVM keeps one score: its CV* is undefined
         grid.cell("SVM", experiment).value = ""
     table = app.assessment.table.value
     assert "nan" not in table and table.count("QRA++ reproducibility assessment of") == 1
-    assert "<td class='qra-num qra-na' title='CV* needs at least 2 values'>n/a</td>" in table
-    assert "qra-study-row" in table and "CV*, whole study" in table  # the study-level value has its own row
-    assert "<tr class='qra-criterion-row'><th colspan='4' scope='rowgroup'>Fluency</th></tr>" in table
-    assert "style='background:rgb(" in table  # the CV* colour scale
+    assert "<tr class='qra-system-row'><td>SVM</td><td>CV*</td><td class='qra-num qra-na'>–</td>" in table
+    assert "<li>CV* (system, Fluency / SVM): CV* needs at least 2 values</li>" in table
+    assert "<tbody class='qra-type qra-type-I'>" in table and "<tbody class='qra-type qra-type-IV'>" in table
+    markdown = app.state.assessment.to_markdown()
+    assert "| Type IV | P | n/a | 1 | 1 |" in markdown and "<td>Type IV</td><td>P</td><td class='qra-num'>n/a</td>" in table
     cards = app.assessment.cards.value
     assert "CV* (study)" in cards and "P (study)" in cards and "W / τ" not in cards
     assert "<div class='qra-card-title'>W</div>" in cards  # QRA++ Example 1: three experiments, so W
-
-
-def test_long_template_sections_start_folded(qra2022_essay_scoring):
-    from qra_widgets.widgets.tables import template_table
-
-    result = qw.assess(qra2022_essay_scoring)
-    assert "<details class='qra-type qra-type-I' open>" in template_table(result)
-    assert "<details class='qra-type qra-type-I'><summary>" in template_table(result, collapse_rows=5)
 
 
 def test_paper_example_shows_published_beside_computed_with_the_reason(app):
@@ -451,7 +447,7 @@ def test_conventions_picker_and_both_presets_side_by_side(app):
     assert app.state.assessment.value("CV*", "system", "Fluency", "SVM") < qrapp  # no (1 + 1/(4n)) factor
     app.assessment.compare_presets.value = True
     side = app.assessment.presets.value
-    assert "qra-side-by-side" in side and "<th class='qra-num'>qrapp</th>" in side and "<th class='qra-num'>qra3</th>" in side
+    assert "qra-side-by-side" in side and "<th scope='col' class='qra-num'>qrapp</th>" in side and "<th scope='col' class='qra-num'>qra3</th>" in side
 
 
 def test_library_tab_never_shows_the_server_path(app, tmp_path):
