@@ -133,7 +133,7 @@ def _study_context(study, assessment=None) -> dict:
         context["problem"] = str(error)
         return context
     context.update(caption=result.caption(), conventions=result.conventions.describe(), notes=result.notes,
-                   template_table=template_html(result, intervals=False, caption=False, footnotes=False))
+                   template_table=template_html(result, caption=False, footnotes=False))
     frame = result.to_frame() if result.intervals else None  # without intervals there is no interval table
     if frame is not None and {"ci_low", "ci_high"} <= set(frame.columns) and frame["ci_low"].notna().any():
         with_ci = frame[frame["ci_low"].notna()][["measure", "level", "quality_criterion", "system", "value", "ci_low", "ci_high",

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import base64
 import functools
-import html
 import logging
 
 import ipywidgets as w
 
 from ..errors import QRAInputError
+from ..report.html import escape
 
 log = logging.getLogger("qra_widgets")
 
@@ -23,10 +23,10 @@ class Status(w.HTML):
         self.add_class("qra-status")
 
     def ok(self, text: str) -> None:
-        self.value = f"<span class='qra-ok'>{html.escape(text)}</span>"
+        self.value = f"<span class='qra-ok'>{escape(text)}</span>"
 
     def error(self, text: str) -> None:
-        self.value = f"<span class='qra-error'>⚠ {html.escape(text)}</span>"
+        self.value = f"<span class='qra-error'>⚠ {escape(text)}</span>"
 
     def clear(self) -> None:
         self.value = ""
@@ -64,8 +64,8 @@ def download_link(text: str | bytes, file_name: str, mime: str, label: str) -> s
     """An HTML anchor that downloads ``text`` as ``file_name`` (a data: URI; nothing touches the server's disk)."""
     data = text.encode("utf-8") if isinstance(text, str) else text
     payload = base64.b64encode(data).decode("ascii")
-    return (f"<a class='qra-download' download='{html.escape(file_name, quote=True)}' "
-            f"href='data:{mime};base64,{payload}'>{html.escape(label)}</a>")
+    return (f"<a class='qra-download' download='{escape(file_name)}' "
+            f"href='data:{mime};base64,{payload}'>{escape(label)}</a>")
 
 
 def safe_file_stem(name: str) -> str:
@@ -91,7 +91,7 @@ def set_options(choice: w.Dropdown, options: list) -> None:
 
 def labelled(label: str, widget: w.Widget, width: str = "12em") -> w.HBox:
     """A form row: the label never truncated (it wraps), the field after it."""
-    text = w.HTML(f"<span class='qra-label'>{html.escape(label)}</span>", layout=w.Layout(width=width, min_width=width))
+    text = w.HTML(f"<span class='qra-label'>{escape(label)}</span>", layout=w.Layout(width=width, min_width=width))
     row = w.HBox([text, widget], layout=w.Layout(flex_flow="row wrap", align_items="center"))
     row.add_class("qra-row")
     return row
@@ -147,7 +147,7 @@ class Confirm:
         self.no.on_click(lambda _: self.hide())
 
     def ask(self, question: str, action) -> None:
-        self.question.value = f"<span class='qra-warning'>{html.escape(question)}</span>"
+        self.question.value = f"<span class='qra-warning'>{escape(question)}</span>"
         self._action = action
         self.widget.layout.display = "flex"
 

@@ -6,12 +6,11 @@ in the Overview, apart from the human and metric results.  Nothing is computed h
 
 from __future__ import annotations
 
-import html
-
 import ipywidgets as w
 
 from ..overview import unclassified_criteria
 from ..properties import qcet_taxonomy
+from ..report.html import escape
 from ..study import EVALUATION_TYPES
 from .common import Status, button, guarded
 from .state import AppState
@@ -64,11 +63,11 @@ class CriteriaPrompt:
             criterion = w.Dropdown(options=qcet, value=record["suggested_qcet"] or "", layout=w.Layout(width="22em"))
             criterion.add_class("qra-classify-qcet")
             label = w.HTML(
-                f"<span class='qra-label' title='{html.escape(record['study'], quote=True)}'><b>"
-                f"{html.escape(record['quality_criterion'])}</b> · {html.escape(record['study'])}</span>",
+                f"<span class='qra-label' title='{escape(record['study'])}'><b>"
+                f"{escape(record['quality_criterion'])}</b> · {escape(record['study'])}</span>",
                 layout=w.Layout(width="18em"),
             )
-            hint = w.HTML(f"<span class='qra-hint'>suggested: {html.escape(record['reason'])}</span>")
+            hint = w.HTML(f"<span class='qra-hint'>suggested: {escape(record['reason'])}</span>")
             row = w.HBox([label, kind, criterion, hint], layout=w.Layout(flex_flow="row wrap", align_items="center"))
             row.add_class("qra-classify-row")
             children.append(row)

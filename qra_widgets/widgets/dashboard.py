@@ -10,10 +10,9 @@ opened yet (twenty tabs opened at once took seconds each).
 
 from __future__ import annotations
 
-import html
-
 import ipywidgets as w
 
+from ..report.html import escape
 from ..study import Study
 from .common import Status, guarded, theme_css
 from .experiments import ExperimentsView
@@ -116,9 +115,9 @@ class Dashboard:
             saved = f"<span class='qra-badge qra-badge-dirty'>unsaved changes · based on revision {state.revision}</span>"
         else:
             saved = f"<span class='qra-badge qra-badge-saved'>saved · revision {state.revision}</span>"
-        name = html.escape(study.name) if study.name else "<i>Untitled study</i>"
+        name = escape(study.name) if study.name else "<i>Untitled study</i>"
         self.title.value = (f"<div class='qra-title'><span class='qra-brand'>qra-widgets</span> <span class='qra-study-title'>{name}</span> "
-                            f"<code class='qra-id'>{html.escape(study.id)}</code> {saved}</div>")
+                            f"<code class='qra-id'>{escape(study.id)}</code> {saved}</div>")
 
     @guarded(lambda self: self.status)
     def _on_tab(self, change) -> None:

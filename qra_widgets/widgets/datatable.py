@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import base64
 import datetime as _dt
-import html
 import itertools
 import json
 import re
@@ -24,6 +23,7 @@ from collections.abc import Callable
 
 import ipywidgets as w
 
+from ..report.html import escape
 from .common import run_reported, safe_file_stem
 
 
@@ -92,7 +92,7 @@ class DataTable:
                 continue
             box.layout.display = ""
             if "group" in row:
-                cells.value = f"<div class='qra-dt-group'>{html.escape(row['group'])}</div>"
+                cells.value = f"<div class='qra-dt-group'>{escape(row['group'])}</div>"
                 hit.layout.display, hit.row_key = "none", None
                 continue
             cells.value = self._cells_html(row)
@@ -115,8 +115,8 @@ class DataTable:
                 head.on_click(lambda _, key=column["key"]: self.click_header(key))
                 classes.append("qra-dt-sort")
             else:
-                hint = html.escape(column.get("hint") or "", quote=True)
-                head = w.HTML(f"<span title='{hint}'>{html.escape(column['title'])}</span>")
+                hint = escape(column.get("hint") or "")
+                head = w.HTML(f"<span title='{hint}'>{escape(column['title'])}</span>")
             for name in classes:
                 head.add_class(name)
             heads.append(head)
@@ -143,9 +143,9 @@ class DataTable:
             classes = f"qra-dt-cell {column_class(column['key'])} {'qra-num' if column.get('numeric') else 'qra-text'}"
             if column.get("optional"):
                 classes += " qra-col-optional"
-            title = f" title='{html.escape(full, quote=True)}'" if full else ""
-            spans.append(f"<span class='{classes}'{title}>{html.escape(text)}</span>")
-        return f"<div class='qra-dt-cells' data-key='{html.escape(row['key'], quote=True)}'>{''.join(spans)}</div>"
+            title = f" title='{escape(full)}'" if full else ""
+            spans.append(f"<span class='{classes}'{title}>{escape(text)}</span>")
+        return f"<div class='qra-dt-cells' data-key='{escape(row['key'])}'>{''.join(spans)}</div>"
 
     # ------------------------------------------------------------------ clicks
 

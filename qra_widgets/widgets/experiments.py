@@ -3,14 +3,13 @@ catalogue), HEDS import and conditions of measurement."""
 
 from __future__ import annotations
 
-import html
-
 import ipywidgets as w
 
 from ..errors import QRAInputError
 from ..io import parse
 from ..io.reading import check_size
 from ..properties import PROPERTIES, Property
+from ..report.html import escape
 from ..study import Experiment
 from .common import Status, button, close_all, guarded, labelled, selected
 from .state import AppState
@@ -50,7 +49,7 @@ class PropertyInput:
             self.main = w.Textarea(layout=w.Layout(width="26em", max_width="100%", height="50px"))
         title = f"{prop.id} {prop.name}" + (f" [{criterion}]" if criterion else "")
         parts = [self.main, self.other] if prop.has_other else [self.main]
-        self.widget = w.HBox([w.HTML(f"<span title='{html.escape(prop.question, quote=True)}'>{html.escape(title)}</span>",
+        self.widget = w.HBox([w.HTML(f"<span title='{escape(prop.question)}'>{escape(title)}</span>",
                                      layout=w.Layout(width="20em", min_width="12em")), *parts],
                              layout=w.Layout(flex_flow="row wrap", align_items="center"))
         self.widget.add_class("qra-property")
@@ -253,10 +252,10 @@ class ExperimentsView:
         name, data = uploaded(self.heds_upload)
         event, result, unmatched = self.state.import_heds(experiment.id, data, name)
         self.heds_upload.value = ()
-        notes = "".join(f"<li>{html.escape(n)}</li>" for n in result.notes)
-        skipped = f"<li>criteria not in this study (not imported): {html.escape(', '.join(unmatched))}</li>" if unmatched else ""
-        self.heds_report.value = (f"<p>Imported {len(result.properties)} properties from {html.escape(name)}. "
+        notes = "".join(f"<li>{escape(n)}</li>" for n in result.notes)
+        skipped = f"<li>criteria not in this study (not imported): {escape(', '.join(unmatched))}</li>" if unmatched else ""
+        self.heds_report.value = (f"<p>Imported {len(result.properties)} properties from {escape(name)}. "
                                   f"{len(result.unmapped)} answered HEDS fields are not QRA++ properties: "
-                                  f"<details><summary>show</summary>{html.escape(', '.join(result.unmapped))}</details></p>"
+                                  f"<details><summary>show</summary>{escape(', '.join(result.unmapped))}</details></p>"
                                   f"<ul>{notes}{skipped}</ul>")
         self.status.ok(event.message)

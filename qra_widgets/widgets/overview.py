@@ -11,13 +11,13 @@ property analysis is a table and an interval chart.  No statistics happen here.
 
 from __future__ import annotations
 
-import html
 import math
 
 import ipywidgets as w
 
 from .. import charts
 from ..overview import MEASURES, WORSE_IS_HIGHER, overview
+from ..report.html import escape
 from . import tables
 from .common import Confirm, Status, guard_unsaved, guarded, run_reported
 from .datatable import DataTable
@@ -250,7 +250,7 @@ class OverviewView:
         self.previous.disabled, self.next.disabled = self.page == 0, self.page >= pages - 1
         order = "worst first" if self.worst_first else "best first"
         self.where.value = (f"<span class='qra-overview-where'>page {self.page + 1} of {pages} · {len(frame)} "
-                            f"{LEVELS[level].lower()} · by {html.escape(self.sort_key)}, {order}</span>")
+                            f"{LEVELS[level].lower()} · by {escape(self.sort_key)}, {order}</span>")
 
     @staticmethod
     def _hover(record: dict, key: str, kind: str) -> str:

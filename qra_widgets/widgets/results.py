@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import html
 from typing import TYPE_CHECKING, ClassVar
 
 import ipywidgets as w
@@ -11,6 +10,7 @@ import ipywidgets as w
 from .. import charts
 from ..compare import compare_subsets, experiment_attributes, property_differences
 from ..errors import QRAInputError
+from ..report.html import escape
 from . import tables
 from .common import Status, button, guarded, labelled, run_reported, set_options
 from .datatable import DownloadButton, download_name
@@ -94,7 +94,7 @@ class AssessmentView:
         if result is None:
             problem = self.state.assessment_problem
             self.cards.value = ""
-            self.table.value = f"<p class='qra-not-assessed'>Not assessed yet: {html.escape(problem)}</p>"
+            self.table.value = f"<p class='qra-not-assessed'>Not assessed yet: {escape(problem)}</p>"
             self.narrative.value = self.published.value = self.presets.value = ""
             set_options(self.narrative_qc, [])
             return
@@ -131,7 +131,7 @@ class AssessmentView:
     def show_narrative(self) -> None:
         result = self.state.assessment
         key = (self.narrative_qc.value, self.narrative_system.value)
-        self.narrative.value = f"<p><i>{html.escape(result.narrative(*key))}</i></p>" if result and key in result.cv else ""
+        self.narrative.value = f"<p><i>{escape(result.narrative(*key))}</i></p>" if result and key in result.cv else ""
 
     def download(self, name: str) -> tuple[str, str, str]:
         """The file a download button saves: ``<study id>-assessment-<date>.<ext>``, built when clicked."""
@@ -225,7 +225,7 @@ class ChartsView:
             self._cv_json = None
             for output in (self.cv_chart, self.p_and_w):
                 clear_figure(output)
-            self.empty.value = f"<p class='qra-not-assessed'>No charts yet: {html.escape(self.state.assessment_problem)}</p>"
+            self.empty.value = f"<p class='qra-not-assessed'>No charts yet: {escape(self.state.assessment_problem)}</p>"
         else:
             self.empty.value = ""
             self._cv_json = charts.cv_by_system_json(result, guides=self.guides.value)
@@ -299,7 +299,7 @@ class CompareView:
             self.table.value = "<p>Choose at least one property or condition to group by.</p>"
             return
         comparison = compare_subsets(self.state.study, by=list(self.attribute.value))
-        skipped = "".join(f"<li>{html.escape(g)}: {html.escape(r)}</li>" for g, r in comparison.skipped.items())
+        skipped = "".join(f"<li>{escape(g)}: {escape(r)}</li>" for g, r in comparison.skipped.items())
         self.table.value = (tables.frame_table(comparison.table, index=True, headers={"index": "Measure"})
                             + (f"<p>Not assessed:</p><ul>{skipped}</ul>" if skipped else ""))
         if comparison.assessments:

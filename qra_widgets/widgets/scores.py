@@ -12,11 +12,10 @@ re-bind the existing cells in place.  Every change goes through :class:`AppState
 
 from __future__ import annotations
 
-import html
-
 import ipywidgets as w
 
 from ..errors import QRAInputError, ScoreError
+from ..report.html import escape
 from .common import Status, button, close_all, guarded, labelled, replace_children, set_options
 from .experiments import uploaded
 from .state import AppState, Event, PendingScores, ScoresChanged
@@ -36,7 +35,7 @@ class ScoreGrid:
         experiments = state.study.experiments
         rows = min(PAGE_ROWS, len(state.study.systems))
         self._shape = (qc, rows, len(experiments))  # what these widgets can show without a rebuild
-        self.header = [w.HTML(f"<b title='{html.escape(e.id, quote=True)}'>{html.escape(e.display_name)}</b>") for e in experiments]
+        self.header = [w.HTML(f"<b title='{escape(e.id)}'>{escape(e.display_name)}</b>") for e in experiments]
         self.row_names = [w.HTML() for _ in range(rows)]
         self.grid_cells: list[list[w.Text]] = []
         children = [w.HTML("<b>system \\ experiment</b>"), *self.header]
@@ -61,7 +60,7 @@ class ScoreGrid:
         self.next.on_click(lambda _: self.show_page(self.page + 1))
         pager = [w.HBox([self.previous, self.where, self.next], layout=w.Layout(align_items="center"))] \
             if len(state.study.systems) > PAGE_ROWS else []
-        self.widget = w.VBox([w.HTML(f"<h5 class='qra-grid-title'>{html.escape(qc)}</h5>"), self.table, *pager])
+        self.widget = w.VBox([w.HTML(f"<h5 class='qra-grid-title'>{escape(qc)}</h5>"), self.table, *pager])
         self.bind()
 
     def shape(self) -> tuple:
@@ -88,10 +87,10 @@ class ScoreGrid:
         self._binding = True
         try:
             for header, experiment in zip(self.header, study.experiments):
-                header.value = f"<b title='{html.escape(experiment.id, quote=True)}'>{html.escape(experiment.display_name)}</b>"
+                header.value = f"<b title='{escape(experiment.id)}'>{escape(experiment.display_name)}</b>"
             for i, name_widget in enumerate(self.row_names):
                 system = systems[i] if i < len(systems) else None
-                name_widget.value = html.escape(system) if system else ""
+                name_widget.value = escape(system) if system else ""
                 for j, experiment in enumerate(study.experiments):
                     cell = self.grid_cells[i][j]
                     cell.disabled = system is None
@@ -250,7 +249,7 @@ class ScoresView:
 
     def show_problems(self) -> None:
         label = self.state.experiment_label
-        items = [f"<li>{html.escape(g.qc)} / {html.escape(s)} / {html.escape(label(e))}: {html.escape(p[1])}</li>"
+        items = [f"<li>{escape(g.qc)} / {escape(s)} / {escape(label(e))}: {escape(p[1])}</li>"
                  for g in self.grids for (s, e), p in g.problems.items()]
         self.problems.value = f"<ul class='qra-invalid-list'>{''.join(items)}</ul>" if items else ""
 
@@ -292,10 +291,10 @@ class ScoresView:
             low.add_class("qra-scale-min")
             high.add_class("qra-scale-max")
             self.scale_inputs[qc] = (low, high)
-            rows.append(w.HBox([w.HTML(f"<b>{html.escape(qc)}</b>", layout=w.Layout(width="12em")),
+            rows.append(w.HBox([w.HTML(f"<b>{escape(qc)}</b>", layout=w.Layout(width="12em")),
                                 labelled("lowest possible score", low, "11em"), labelled("highest (optional)", high, "10em")],
                                layout=w.Layout(flex_flow="row wrap")))
-        question = w.HTML(f"<p class='qra-warning'>{html.escape(pending.source)} has no <code>scale_min</code> column and "
+        question = w.HTML(f"<p class='qra-warning'>{escape(pending.source)} has no <code>scale_min</code> column and "
                           "these criteria are new to the study. CV* subtracts the scale minimum (QRA 2022 §3.1), so it "
                           "must be known: what scale were they rated on?</p>")
         replace_children(self.scale_prompt, [question, *rows, w.HBox([self.scale_apply, self.scale_cancel])])

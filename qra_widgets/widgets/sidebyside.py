@@ -7,13 +7,13 @@ figures from :mod:`qra_widgets.charts`; this module only renders them.
 
 from __future__ import annotations
 
-import html
 import math
 
 import ipywidgets as w
 
 from .. import charts
 from ..meta import consistency, forest, rank_intervals
+from ..report.html import escape, table
 from .common import Status, button, guarded, labelled
 from .results import clear_figure, show_figure
 from .state import AppState
@@ -37,26 +37,27 @@ def _cell(value, decimals: int = 3) -> str:
         return "yes" if value else "no"
     if isinstance(value, float):
         return f"{value:.{decimals}f}"
-    return html.escape(str(value))
+    return str(value)
 
 
 def verdict_table(frame) -> str:
-    """The consistency verdicts as an escaped HTML table."""
+    """The consistency verdicts as an escaped HTML table (:func:`qra_widgets.report.html.table`)."""
+    import pandas as pd
+
     if not len(frame):
         return "<p>No reproduction to compare with the original.</p>"
     columns = [("system", "System"), ("experiment", "Reproduction"), ("original_value", "Original"), ("value", "Reproduction value"),
                ("pi_low", "PI low"), ("pi_high", "PI high"), ("inside_pi", "Inside PI"), ("tost_p", "TOST p"),
                ("equivalent", "Equivalent"), ("order_kept", "Order kept"), ("note", "Note")]
-    head = "".join(f"<th>{html.escape(title)}</th>" for _, title in columns)
     rows = []
     for record in frame.to_dict("records"):
         cells = []
         for key, _ in columns:
             value = record[key]
             value = None if value is None or (not isinstance(value, (str, float, int, bool)) and str(value) == "<NA>") else value
-            cells.append(f"<td>{_cell(value)}</td>")
-        rows.append("<tr>" + "".join(cells) + "</tr>")
-    return f"<table class='qra-template qra-verdicts'><tr>{head}</tr>{''.join(rows)}</table>"
+            cells.append(_cell(value))
+        rows.append(cells)
+    return table(pd.DataFrame(rows, columns=[title for _, title in columns]), css="qra-template qra-verdicts")
 
 
 def pooled_summary(frame) -> str:
@@ -65,12 +66,12 @@ def pooled_summary(frame) -> str:
     for record in frame[frame.row == "pooled"].to_dict("records"):
         prediction = frame[(frame.row == "prediction") & (frame.system == record["system"])].iloc[0]
         pi = (f"prediction interval [{prediction.ci_low:.3f}, {prediction.ci_high:.3f}]" if not math.isnan(prediction.ci_low)
-              else html.escape(prediction.note or "no prediction interval"))
+              else escape(prediction.note or "no prediction interval"))
         if math.isnan(record["value"]):
-            lines.append(f"<li>{html.escape(str(record['system']))}: {html.escape(record['note'])}</li>")
+            lines.append(f"<li>{escape(str(record['system']))}: {escape(record['note'])}</li>")
             continue
-        lines.append(f"<li><b>{html.escape(str(record['system']))}</b>: pooled {record['value']:.3f} "
-                     f"[{record['ci_low']:.3f}, {record['ci_high']:.3f}] ({html.escape(record['estimator'])}, k = {record['k']}); "
+        lines.append(f"<li><b>{escape(str(record['system']))}</b>: pooled {record['value']:.3f} "
+                     f"[{record['ci_low']:.3f}, {record['ci_high']:.3f}] ({escape(record['estimator'])}, k = {record['k']}); "
                      f"{pi}; τ² = {record['tau2']:.4g}, I² = {record['i2']:.0f}%, Q({record['q_df']}) = {record['q']:.2f}, "
                      f"p = {record['q_p']:.3g}</li>")
     return "<ul>" + "".join(lines) + "</ul>"
@@ -161,7 +162,7 @@ class SideBySideView:
         if system is not None:
             verdicts = verdicts[verdicts.system == system]
         self.verdicts.value = (f"<p class='qra-note'>Margin ±{self.margin.value:g} (scale units of "
-                               f"{html.escape(self.criterion.value)}).</p>" + verdict_table(verdicts))
+                               f"{escape(self.criterion.value)}).</p>" + verdict_table(verdicts))
 
     @guarded(lambda self: self.status)
     def on_ranks(self, _=None) -> None:

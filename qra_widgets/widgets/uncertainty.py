@@ -14,7 +14,6 @@ between two edits, never during one.
 from __future__ import annotations
 
 import asyncio
-import html
 import math
 import threading
 
@@ -23,6 +22,7 @@ import ipywidgets as w
 from .. import charts
 from ..errors import QRAInputError
 from ..limits import check_plan
+from ..report.html import escape, table
 from . import tables
 from .annotation_cards import split_list
 from .common import Status, button, guarded, labelled, run_reported
@@ -79,6 +79,8 @@ class Background:
 
 def agreement_table(assessment) -> str:
     """The annotator agreement within each experiment (with intervals after a bootstrap)."""
+    import pandas as pd
+
     frame = assessment.annotator_agreement()
     if not len(frame):
         return ""
@@ -90,14 +92,11 @@ def agreement_table(assessment) -> str:
         low, high = record.get("ci_low", math.nan), record.get("ci_high", math.nan)
         if not (math.isnan(low) or math.isnan(high)):
             text += f" [{low:.3f}, {high:.3f}]" + marks.get(record.get("ci_note", ""), "")
-        rows.append(f"<tr><td>{html.escape(str(record['experiment']))}</td><td>{html.escape(str(record['quality_criterion']))}</td>"
-                    f"<td>{html.escape(AGREEMENT_NAMES.get(record['measure'], str(record['measure'])))}</td>"
-                    f"<td class='qra-num'>{text}</td><td class='qra-num'>{record['n_items']}</td>"
-                    f"<td class='qra-num'>{record['n_raters']}</td></tr>")
-    return ("<table class='qra-template qra-agreement'><caption>Annotator agreement within each experiment</caption>"
-            "<thead><tr><th>Experiment</th><th>Criterion</th><th>Measure</th><th class='qra-num'>Value</th>"
-            "<th class='qra-num'>Items</th><th class='qra-num'>Raters</th>"
-            "</tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
+        rows.append([str(record["experiment"]), str(record["quality_criterion"]),
+                     AGREEMENT_NAMES.get(record["measure"], str(record["measure"])), text, record["n_items"], record["n_raters"]])
+    shown = pd.DataFrame(rows, columns=["Experiment", "Criterion", "Measure", "Value", "Items", "Raters"])
+    return table(shown, css="qra-template qra-agreement", caption="Annotator agreement within each experiment",
+                 numeric=("Value",))
 
 
 def interval_table(assessment) -> str:
@@ -173,14 +172,14 @@ class UncertaintyView:
         # too (each widget's update reaches the browser in the order it was made).
         result, message = self.state.assessment, None
         if isinstance(event, IntervalsComputed | IntervalsDropped):
-            message = f"<p>{html.escape(event.message)}</p>"
+            message = f"<p>{escape(event.message)}</p>"
         elif self.job.running:  # an edit during a run: the run stops itself (it is stale); say so now
             self.job.cancel.set()
             message = "<p>The study changed: the running interval computation is being stopped.</p>"
         elif result is not None and not result.bootstrap_info and self.message.value and event is not None:
             message = ""  # an edit dropped the intervals the message announced
         if result is None:
-            self.intervals.value = f"<p class='qra-not-assessed'>Not assessed yet: {html.escape(self.state.assessment_problem)}</p>"
+            self.intervals.value = f"<p class='qra-not-assessed'>Not assessed yet: {escape(self.state.assessment_problem)}</p>"
             clear_figure(self.cv_chart)
         elif result.bootstrap_info:
             self.intervals.value = interval_table(result)
