@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from . import qcet_search, qcet_taxonomy
+from . import qcet_taxonomy
 
 #: Metric name (lower case, letters and digits only) -> QCET id, or None where the metric's QCET criterion is not clear.
 METRICS = {
@@ -71,21 +71,70 @@ class Suggestion:
     reason: str
 
 
+#: Common criterion names whose QCET criterion has another name (docs/decisions.md, "One QCET guesser").
+SYNONYMS = {
+    "grammar": "QOC-f-1",  # Grammaticality
+    "meaning": "QTC-c-1",  # Meaning Accuracy: the content judged against what it should say
+    "meaningpreservation": "QTC-c-1",
+    "adequacy": "QTC-c-1",
+    "faithfulness": "QIC-c-3",  # Consistency with Input
+    "consistency": "QIC-c-3",  # SummEval's consistency: factual alignment with the source
+    "factuality": "QEC-c-1",  # Factual Truth
+    "helpfulness": "QEG-w-3",  # Usefulness (nonspecific)
+    "correctness": "QOC-w-1",  # Correctness of Outputs (outputs as a whole), not the CORRECTNESS category
+}
+_ASPECT_ORDER = {"w": 0, "c": 1, "f": 2}  # a name that does not say form or content judges the output as a whole
+
+
 def _key(text: str) -> str:
     return re.sub(r"[^a-z0-9+]", "", text.lower())
 
 
-def _qcet_match(text: str) -> str | None:
-    """The QCET criterion whose name is ``text`` (ignoring case and punctuation), else the deepest
-    node whose name contains it, else None."""
-    key = _key(text)
+def _criteria() -> list[tuple[str, str]]:
+    """(id, main name in lower case) of every QCET criterion (depth 4 and below, never a category),
+    those judging outputs as a whole first, then by id."""
+    nodes = [n for n in qcet_taxonomy().values() if n.depth >= 4]
+    aspect = lambda n: _ASPECT_ORDER.get(n.id.split("-")[1] if n.id.count("-") >= 2 else "", 3)
+    return [(n.id, n.name.split(" (")[0].strip().lower()) for n in sorted(nodes, key=lambda n: (aspect(n), n.id))]
+
+
+def guess_qcet(name: str) -> str | None:
+    """The one guess at the QCET criterion (v3.4.1) of a criterion called ``name``, for every view
+    (the Annotations tab, the criteria prompt, :func:`suggest_criterion`); None when nothing is close.
+
+    In order: a known metric's criterion (:data:`METRICS`); a common name whose QCET criterion is
+    named otherwise (:data:`SYNONYMS`); a criterion with the same main name (ignoring case,
+    punctuation and the qualifier in brackets; several, e.g. Naturalness (form), (content/meaning)
+    and (outputs as a whole): the one of the output as a whole, as the name does not say form or
+    content); a criterion with a word of its main name starting like ``name``; the closest main name
+    (difflib, cutoff 0.7).  Never a category (QOC CORRECTNESS), never a match on a qualifier
+    (Nonredundancy (content/meaning) is not "Meaning").
+
+    >>> guess_qcet("Fluency"), guess_qcet("Grammar"), guess_qcet("Meaning"), guess_qcet("Naturalness")
+    ('QOG-w-3', 'QOC-f-1', 'QTC-c-1', 'QEG-w-1')
+    >>> guess_qcet("BLEU"), guess_qcet("Xyzzy"), guess_qcet("ab")
+    ('QTG-f-1', None, None)
+    """
+    import difflib
+
+    key = _key(str(name))
     if len(key) < 3:
         return None
-    for node in qcet_taxonomy().values():
-        if _key(node.name) == key or _key(node.name.split(" (")[0]) == key:
-            return node.id
-    hits = qcet_search(text.strip(), limit=1)
-    return hits[0].id if hits else None
+    if METRICS.get(key):
+        return METRICS[key]
+    if key in SYNONYMS:
+        return SYNONYMS[key]
+    criteria = _criteria()
+    for qcet_id, main in criteria:
+        if _key(main) == key:
+            return qcet_id
+    wanted = str(name).strip().lower()
+    stem = wanted[:max(5, len(wanted) - 3)]
+    for qcet_id, main in criteria:
+        if any(word.startswith(stem) for word in main.replace("/", " ").split()):
+            return qcet_id
+    close = difflib.get_close_matches(wanted, [main for _, main in criteria], n=1, cutoff=0.7)
+    return next((qcet_id for qcet_id, main in criteria if close and main == close[0]), None)
 
 
 def suggest_criterion(name: str) -> Suggestion:
@@ -108,9 +157,9 @@ def suggest_criterion(name: str) -> Suggestion:
     llm = LLM_WORDS.search(text)
     if llm:
         rest = LLM_WORDS.sub(" ", text).strip(" -_:()")
-        qcet = next((q for q in (_qcet_match(part) for part in [rest, *rest.split()] if part) if q), None)
+        qcet = next((q for q in (guess_qcet(part) for part in [rest, *rest.split()] if part) if q), None)
         return Suggestion("llm-as-judge", qcet, f"the name mentions {llm.group(0)}")
-    qcet = _qcet_match(text)
+    qcet = guess_qcet(text)
     if qcet is not None:
         node = qcet_taxonomy()[qcet]
         return Suggestion("human", qcet, f"named like the QCET criterion {node.name} ({qcet}), usually rated by people")

@@ -1,6 +1,7 @@
 """The question "what kind of evaluation is this?", asked where studies enter without saying (QRA3 files,
 Import many).  Each criterion without an evaluation type or QCET criterion gets a row with both
-filled in from its name (:func:`qra_widgets.properties.suggest.suggest_criterion`); Save
+filled in from its name (:func:`qra_widgets.properties.suggest.suggest_criterion`, whose QCET guess is
+the one guesser, :func:`~qra_widgets.properties.suggest.guess_qcet`); Save
 stores them as new library revisions.  Without a type a criterion is ranked with the unknowns
 in the Overview, apart from the human and metric results.  Nothing is computed here."""
 
