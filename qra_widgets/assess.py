@@ -30,7 +30,7 @@ from itertools import combinations
 import numpy as np
 
 from . import measures as m
-from .conventions import Conventions, resolve, stored_conventions
+from .conventions import Conventions, conventions_for
 from .errors import QRAInputError, UndefinedMeasureWarning
 from .limits import check_bootstrap
 from .result import ResultRow as _Row
@@ -325,7 +325,7 @@ def assess(study: Study, conventions: str | Conventions | None = None, *, bootst
         raise QRAInputError(f"assess: expected a Study (qra_widgets.load_study reads a file), got {type(study).__name__}")
     if bootstrap or seed is not None:  # sizes, replicates and seed checked before anything is computed
         check_bootstrap(study, bootstrap if bootstrap else 10, seed, max_work)
-    conventions = resolve(conventions if conventions is not None else stored_conventions(study.metadata))
+    conventions = conventions_for(study, conventions)
     if reuse is not None and reuse.conventions != conventions:
         reuse = None
     study.validate()

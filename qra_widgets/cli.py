@@ -33,33 +33,44 @@ FORMATS = ("markdown", "csv", "latex", "json", "narrative")
 def _report(args: argparse.Namespace) -> str:
     from . import examples
     from .assess import assess
-    from .io import load_study
 
     if (args.file is None) == (args.example is None):
         raise QRAInputError("report: give either a study FILE or --example NAME")
-    if args.example:
-        study = examples.load(args.example)
-    elif str(args.file).lower().endswith(".json") and _is_annotation_spec(args.file):
-        from .io.annotations import load_annotations
-
-        study = load_annotations(args.file, base=args.data_root)
-    else:
-        study = load_study(args.file, labels=args.labels)
+    study = examples.load(args.example) if args.example else _study_file(args.file, args.labels, args.data_root)
     with_results = {e for (_q, _s, e) in study.scores}
     if len(with_results) < 2:
-        from .conventions import resolve, stored_conventions
+        from .conventions import conventions_for
         from .report.one_experiment import one_experiment_report
 
-        conventions = resolve(args.conventions) if args.conventions is not None else (
-            stored_conventions(study.metadata) or resolve(None))
-        return one_experiment_report(study, args.format, conventions)
+        return one_experiment_report(study, args.format, conventions_for(study, args.conventions))
     result = _assess_with_progress(assess, study, args)
     if args.format == "narrative":
         return "\n\n".join(result.narrative(qc, system) for qc, system in result.cv) + "\n"
-    text = {"markdown": result.to_markdown, "csv": result.to_csv, "latex": result.to_latex, "json": result.to_json}[args.format]()
-    from .report.one_experiment import with_sign_tests
+    return {"markdown": result.to_markdown, "csv": result.to_csv, "latex": result.to_latex, "json": result.to_json}[args.format]()
 
-    return with_sign_tests(text, study, args.format)
+
+def _study_file(path, labels, data_root):
+    """The study in a study file or annotation spec, its JSON read and parsed once."""
+    from pathlib import Path
+
+    from .io import load_study
+
+    path = Path(path)
+    if path.suffix.lower() != ".json":
+        return load_study(path, labels=labels)
+    from .io import study_from_dict
+    from .io.annotations import SCHEMA, load_annotations
+    from .io.reading import load_json, read_bytes
+
+    data = load_json(read_bytes(path), path.name)
+    if isinstance(data, dict) and data.get("schema") == SCHEMA:
+        return load_annotations(data, base=data_root if data_root is not None else path.parent)
+    study = study_from_dict(data)
+    if labels is not None:
+        from .io.tables import LABEL_COLUMNS, add_labels_table, read_table
+
+        add_labels_table(study, read_table(read_bytes(labels), Path(labels).name, LABEL_COLUMNS), Path(labels).name)
+    return study
 
 
 def _qra3(args: argparse.Namespace) -> str:

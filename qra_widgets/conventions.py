@@ -267,6 +267,12 @@ def stored_conventions(metadata: dict | None) -> Conventions | None:
     return None if stored is None else Conventions.from_dict(stored, "study conventions")
 
 
+def conventions_for(study, conventions: str | Conventions | dict | None = None) -> Conventions:
+    """The conventions a report of ``study`` uses: ``conventions`` when given, else the study's own
+    (:func:`stored_conventions`), else ``qrapp`` -- the rule :func:`~qra_widgets.assess` follows."""
+    return resolve(conventions if conventions is not None else stored_conventions(study.metadata))
+
+
 def resolve(conventions: str | Conventions | dict | None) -> Conventions:
     """``None`` -> ``qrapp``; a preset name -> that preset; a :class:`Conventions` as is."""
     if conventions is None:

@@ -100,8 +100,37 @@ def to_markdown(assessment: Assessment, decimals: dict[str, int] | None = None) 
     lines += ["| " + " | ".join(escape(cell) for cell in row) + " |" for row in template_rows(assessment, decimals)]
     lines += [""] + [f"- {escape(note)}" for note in assessment.notes]
     lines += _agreement_markdown(assessment, escape)
+    lines += sign_tests_markdown(assessment.study)
     lines += ["", f"_{escape(signature_line(assessment.conventions))}_"]
     return "\n".join(lines).rstrip() + "\n"
+
+
+# ---------------------------------------------------------------------- pairwise sign tests
+
+SIGN_TESTS_NOTE = ("Two-sided binomial test per system pair (ties left out), p adjusted by Holm's method within "
+                   "each experiment and criterion.")
+
+
+def sign_test_records(study) -> list[dict]:
+    """The sign tests the annotation reader computed for a pairwise or best-worst study (one record
+    per experiment, criterion and system pair; ``p`` None where undefined), else ``[]``."""
+    return list((study.metadata.get("annotations") or {}).get("sign_tests") or [])
+
+
+def sign_test_frame(study):
+    """:func:`sign_test_records` as a frame, or None without sign tests."""
+    import pandas as pd
+
+    records = sign_test_records(study)
+    return pd.DataFrame(records) if records else None
+
+
+def sign_tests_markdown(study) -> list[str]:
+    """The "Pairwise sign tests" section of a Markdown report (no lines without sign tests)."""
+    frame = sign_test_frame(study)
+    if frame is None:
+        return []
+    return ["", "## Pairwise sign tests", "", SIGN_TESTS_NOTE, "", frame_markdown(frame, floatfmt=".3g")]
 
 
 # ---------------------------------------------------------------------- intervals and annotator agreement in reports
@@ -202,7 +231,7 @@ def _agreement_latex(assessment: Assessment) -> list[str]:
 
 def to_csv(assessment: Assessment) -> str:
     """The tidy frame as CSV; with item-level ratings, a blank line and the annotator-agreement
-    table follow.  Two ``#`` lines come first: the signature (conventions and package version)
+    table follow, and with pairwise judgements a blank line and the sign tests.  Two ``#`` lines come first: the signature (conventions and package version)
     and how to cite, so read it with ``pandas.read_csv(path, comment="#")``.  Text cells are
     quoted (as R's ``write.csv`` does), so a ``#`` inside a name is never read as a comment,
     and text cells a spreadsheet would run as formulas get a leading ``'``
@@ -220,20 +249,25 @@ def to_csv(assessment: Assessment) -> str:
     text = (columns_to_csv(assessment._columns(), nonnumeric=True) if assessment.rows  # the frame's text, no frame
             else frame_to_csv(assessment.to_frame(), quoting=csv.QUOTE_NONNUMERIC))
     agreement = assessment.annotator_agreement()
-    return head + text + ("\n" + frame_to_csv(agreement, quoting=csv.QUOTE_NONNUMERIC) if len(agreement) else "")
+    text = head + text + ("\n" + frame_to_csv(agreement, quoting=csv.QUOTE_NONNUMERIC) if len(agreement) else "")
+    signs = sign_test_frame(assessment.study)
+    return text + ("\n" + frame_to_csv(signs, quoting=csv.QUOTE_NONNUMERIC) if signs is not None else "")
 
 
 def to_json(assessment: Assessment) -> str:
     """One JSON object: ``signature`` (conventions and package version), ``version``, ``cite``
     (how to cite the tool and the method papers), ``results`` (the tidy frame's records),
     ``annotator_agreement`` (records; empty without item-level ratings) and ``bootstrap``
-    (B, seed, level, method, resampling; empty without intervals).  ``NaN`` is ``null``."""
+    (B, seed, level, method, resampling; empty without intervals), then with pairwise judgements
+    ``sign_tests`` (records).  ``NaN`` is ``null``."""
     import json
 
     return json.dumps({**signature_fields(assessment.conventions),
                        "results": json.loads(assessment.to_frame().to_json(orient="records")),
                        "annotator_agreement": json.loads(assessment.annotator_agreement().to_json(orient="records")),
-                       "bootstrap": assessment.bootstrap_info}, indent=1, allow_nan=False, default=str)
+                       "bootstrap": assessment.bootstrap_info,
+                       **({"sign_tests": signs} if (signs := sign_test_records(assessment.study)) else {})},
+                      indent=1, allow_nan=False, default=str)
 
 
 def to_html(assessment: Assessment) -> str:

@@ -1,5 +1,5 @@
 """Reports that are not an assessment's: a study with results from one experiment (a reproduction
-before the original's values are added), and the pairwise sign tests added to any report.
+before the original's values are added), with its pairwise sign tests.
 
 Both record how they were made as :class:`~qra_widgets.assess.Assessment`'s writers do (the
 signature, the package version and how to cite), with the same quoting and escaping.
@@ -12,36 +12,33 @@ import json
 
 from .csvsafe import frame_to_csv
 from .escape import markdown_cell
-from .formats import csv_head, frame_markdown, signature_fields, signature_line
+from .formats import (
+    csv_head,
+    frame_markdown,
+    sign_test_frame,
+    sign_test_records,
+    sign_tests_markdown,
+    signature_fields,
+    signature_line,
+)
 
 QUOTED = {"quoting": csv.QUOTE_NONNUMERIC}  # as Assessment.to_csv: text cells quoted, so a '#' is never a comment
 
 
-def sign_test_frame(study):
-    """The sign tests the annotation reader computed (one row per experiment, criterion and system
-    pair), or None."""
-    import pandas as pd
-
-    tests = (study.metadata.get("annotations") or {}).get("sign_tests") or []
-    return pd.DataFrame(tests) if tests else None
-
-
 def with_sign_tests(text: str, study, fmt: str) -> str:
-    """The report ``text`` in format ``fmt``, with each pairwise experiment's sign tests (two-sided
-    binomial, Holm-adjusted) added: a ``sign_tests`` key (JSON), a table after a blank line (CSV),
-    a section (Markdown)."""
+    """A one-experiment report ``text`` in format ``fmt``, with each pairwise experiment's sign tests
+    (two-sided binomial, Holm-adjusted) added: a ``sign_tests`` key (JSON), a table after a blank
+    line (CSV), a section (Markdown), as :mod:`~qra_widgets.report.formats` adds them to an assessment's."""
     frame = sign_test_frame(study)
     if frame is None or fmt not in ("markdown", "csv", "json"):
         return text
     if fmt == "json":
         data = json.loads(text)
-        data["sign_tests"] = frame.to_dict(orient="records")
+        data["sign_tests"] = sign_test_records(study)
         return json.dumps(data, indent=1) + "\n"
     if fmt == "csv":
         return text.rstrip("\n") + "\n\n" + frame_to_csv(frame, **QUOTED)
-    return (text.rstrip("\n") + "\n\n## Pairwise sign tests\n\nTwo-sided binomial test per system pair (ties left "
-            "out), p adjusted by Holm's method within each experiment and criterion.\n\n"
-            + frame_markdown(frame, floatfmt=".3g") + "\n")
+    return text.rstrip("\n") + "\n" + "\n".join(sign_tests_markdown(study)) + "\n"
 
 
 def one_experiment_report(study, fmt: str, conventions) -> str:
