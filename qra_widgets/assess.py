@@ -22,8 +22,6 @@ reason in the ``note`` column (the :class:`~qra_widgets.UndefinedMeasureWarning`
 
 from __future__ import annotations
 
-import warnings
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import combinations
 
@@ -31,7 +29,8 @@ import numpy as np
 
 from . import measures as m
 from .conventions import Conventions, conventions_for
-from .errors import QRAInputError, UndefinedMeasureWarning
+from .errors import QRAInputError
+from .errors import measured as _measured
 from .limits import check_bootstrap
 from .result import ResultRow as _Row
 from .study import Study
@@ -49,15 +48,6 @@ def pd_na():
     import pandas as pd
 
     return pd.NA
-
-
-def _measured(function: Callable, *args, **kwargs) -> tuple[float, str]:
-    """Run a measure; return its value and, if it was undefined, the reason."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", UndefinedMeasureWarning)
-        value = function(*args, **kwargs)
-    reasons = [str(w.message) for w in caught if issubclass(w.category, UndefinedMeasureWarning)]
-    return value, "; ".join(reasons)
 
 
 @dataclass

@@ -15,8 +15,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import numbers
 import warnings
+from collections import Counter
+
+#: The one ``nan`` of the package: the value of an undefined measure.
+NAN = float("nan")
 
 
 class QRAInputError(ValueError):
@@ -76,3 +81,62 @@ def undefined(reason: str, replace_undefined_by: float = float("nan")) -> float:
     value = check_replacement(replace_undefined_by)
     warnings.warn(reason, UndefinedMeasureWarning, stacklevel=3)
     return value
+
+
+def measured(function, *args, **kwargs) -> tuple[float, str]:
+    """Run a measure; return its value and, if it was undefined, the reason (the
+    :class:`UndefinedMeasureWarning` is recorded, not shown: the reason goes next to the value).
+
+    >>> measured(undefined, "no variation")
+    (nan, 'no variation')
+    """
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", UndefinedMeasureWarning)
+        value = function(*args, **kwargs)
+    _show_others(caught)
+    return value, "; ".join(str(w.message) for w in caught if issubclass(w.category, UndefinedMeasureWarning))
+
+
+def _show_others(caught) -> None:
+    """Warnings other than :class:`UndefinedMeasureWarning` that a recording caught, shown as they came."""
+    for w in caught:
+        if not issubclass(w.category, UndefinedMeasureWarning):
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+
+
+class undefined_summary(contextlib.ContextDecorator):  # lower case: used as a decorator, like contextlib's
+    """One :class:`UndefinedMeasureWarning` per library call, however many values it finds undefined:
+    inside, each warning is collected (the values keep their reasons in the result's ``note``), and on
+    the way out one warning says how many, with each distinct reason and its count.  A loop over
+    1,000 score-only studies calling :func:`qra_widgets.forest` warns once per call, not once per system.
+
+    >>> import warnings
+    >>> @undefined_summary("forest")
+    ... def three():
+    ...     return [undefined("pooling is undefined: only 0 experiments") for _ in range(3)]
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     _ = three()
+    >>> [str(w.message) for w in caught]
+    ['forest: 3 values are undefined: pooling is undefined: only 0 experiments (3 times)']
+    """
+
+    def __init__(self, what: str):
+        self.what = what
+
+    def __enter__(self):
+        self._recording = warnings.catch_warnings(record=True)
+        self._caught = self._recording.__enter__()
+        warnings.simplefilter("always", UndefinedMeasureWarning)
+        return self
+
+    def __exit__(self, *exc) -> bool:
+        self._recording.__exit__(*exc)
+        _show_others(self._caught)
+        reasons = Counter(str(w.message) for w in self._caught if issubclass(w.category, UndefinedMeasureWarning))
+        total = sum(reasons.values())
+        if total and exc[0] is None:
+            listed = "; ".join(reason + (f" ({count} times)" if count > 1 else "") for reason, count in reasons.items())
+            noun = "value is" if total == 1 else "values are"
+            warnings.warn(f"{self.what}: {total} {noun} undefined: {listed}", UndefinedMeasureWarning, stacklevel=3)
+        return False

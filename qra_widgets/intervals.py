@@ -20,11 +20,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import QRAInputError
+from .errors import NAN, QRAInputError
 
 CI_METHODS = ("percentile", "bca")
 CI_OVER = ("items", "items+raters", "systems", "experiments")
-NAN = float("nan")
 LOWER_BOUNDED = {"CV*"}  # 0 is the boundary: a perfect reproduction
 UPPER_BOUNDED = {"r", "rho", "tau", "W", "P", "kappa", "fleiss_kappa", "alpha", "ac1", "bp"}  # 1 is the boundary
 
@@ -115,7 +114,8 @@ def interval(replicates: np.ndarray, *, ci: float = 0.95, method: str = "percent
     >>> round(low, 1), round(high, 1), note
     (-1.9, 2.0, '')
     """
-    from scipy.special import ndtr, ndtri  # the normal cdf and its inverse (scipy.stats.norm's own, without its overhead)
+    # the normal cdf and its inverse (scipy.stats.norm's own, without its overhead)
+    from scipy.special import ndtr, ndtri
 
     values = np.asarray(replicates, dtype=float)
     finite = values[np.isfinite(values)]

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .errors import QRAInputError, undefined
+from .errors import QRAInputError, undefined, undefined_summary
 from .measures._validation import undefined_reason
 
 if TYPE_CHECKING:
@@ -279,6 +279,7 @@ def _original_id(study: Study) -> str | None:
     return originals[0] if originals else None
 
 
+@undefined_summary("forest")
 def forest(assessment: Assessment, *, quality_criterion: str, system: str | None = None, method: str = "reml",
            ci: float = 0.95, standard_errors: dict | None = None) -> pd.DataFrame:
     """The forest-plot frame of one criterion: for ``system`` (or each system), one

@@ -57,12 +57,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import QRAInputError
+from .errors import NAN, QRAInputError
 
 PLAN_COLUMNS = ["design", "items", "raters_per_item", "quality_criterion", "measure", "expected_ci_width",
                 "expected_half_width", "ci_width_sd", "ci_width_p10", "ci_width_p90", "runs"]
 DESIGNS = ("new items", "same items")
-NAN = float("nan")
 
 
 @dataclass

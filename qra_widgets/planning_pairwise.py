@@ -74,7 +74,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .errors import QRAInputError
+from .errors import NAN, QRAInputError
 
 COMPARATIVE_PLAN_COLUMNS = ["design", "judgements_per_pair", "quality_criterion", "measure", "expected_value",
                             "expected_ci_width", "expected_half_width", "ci_width_sd", "ci_width_p10", "ci_width_p90",
@@ -82,7 +82,6 @@ COMPARATIVE_PLAN_COLUMNS = ["design", "judgements_per_pair", "quality_criterion"
 WIDTH_MEASURES = ("CV*", "value", "r", "P")
 CHANCE_MEASURES = ("ranking recovered", "decisions agree", "significant decisions reproduced", "any decision significant")
 MAX_JUDGEMENTS_PER_PAIR = 100_000
-NAN = float("nan")
 
 
 @dataclass

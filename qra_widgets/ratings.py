@@ -443,15 +443,11 @@ def scale_categories(criterion) -> np.ndarray | None:
 
 
 def _measured(function, *args, **kwargs) -> tuple[float, str]:
-    """A measure's value and, if it was undefined, the reason (the UndefinedMeasureWarning rule)."""
-    import warnings
+    """A measure's value as a float and, if it was undefined, the reason (:func:`qra_widgets.errors.measured`)."""
+    from .errors import measured
 
-    from .errors import UndefinedMeasureWarning
-
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", UndefinedMeasureWarning)
-        value = function(*args, **kwargs)
-    return float(value), "; ".join(str(w.message) for w in caught if issubclass(w.category, UndefinedMeasureWarning))
+    value, reason = measured(function, *args, **kwargs)
+    return float(value), reason
 
 
 AGREEMENT_MEASURES = ("alpha", "fleiss_kappa", "kappa", "ac1", "bp")

@@ -399,8 +399,8 @@ class StudyLibrary:
         import math
 
         from .assess import Assessment
-        from .result import ResultRow
         from .conventions import resolve, stored_conventions
+        from .result import ResultRow
 
         with self._connection() as db:
             studies = db.execute(

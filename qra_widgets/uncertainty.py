@@ -57,7 +57,6 @@ from .judgements import bradley_terry_terms, comparative_score, draw_cluster_wei
 from .measures.pairwise import bradley_terry_batch
 
 RESAMPLE = ("items", "items+raters", "systems")
-NAN = float("nan")
 MAX_CATEGORIES = 64  # agreement is resampled on q x q coincidence matrices; more distinct ratings get no interval
 JACKKNIFE_GROUPS = 200  # BCa's acceleration from at most this many leave-a-group-out estimates (linear time)
 

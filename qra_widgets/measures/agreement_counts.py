@@ -13,10 +13,9 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from ..errors import QRAInputError
+from ..errors import NAN, QRAInputError
 from ._validation import rescaled
 
-NAN = float("nan")
 WEIGHTS = (None, "linear", "quadratic")
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
 _FAST_RANGE = 100_000  # integer labels spanning fewer values are encoded without sorting

@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from ..errors import QRAInputError
+from ..errors import NAN, QRAInputError
 from ._validation import Batch, as_score_matrix, replacement, undefined_reasons
-from .correlation_batch import NAN, average_ranks
+from .correlation_batch import average_ranks
 
 
 def kendall_w(scores: npt.ArrayLike, *, tie_correction: bool = True, replace_undefined_by: float = NAN) -> float:

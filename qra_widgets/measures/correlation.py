@@ -20,7 +20,7 @@ from itertools import combinations
 import numpy as np
 import numpy.typing as npt
 
-from ..errors import QRAInputError, undefined
+from ..errors import NAN, QRAInputError, undefined
 from ._validation import Batch, as_pair, as_score_matrix, replacement, undefined_reason, undefined_reasons
 from .concordance import (
     PERMUTATION_DRAWS,
@@ -31,7 +31,6 @@ from .concordance import (
     kendall_w_pvalue,
 )
 from .correlation_batch import (
-    NAN,
     PAIR_BLOCK,
     SORT_ABOVE,
     _correlation_matrix,

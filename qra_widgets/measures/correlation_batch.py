@@ -12,8 +12,6 @@ import numpy.typing as npt
 
 from ._validation import Batch, undefined_reasons
 
-NAN = float("nan")
-
 PAIR_BLOCK = 1 << 20  # elements per block of system pairs (Kendall's tau-b, P): bounded memory at any size
 SORT_ABOVE = 64  # systems; above this tau-b counts pairs by sorting (concordance_batch), not in blocks
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import numpy.typing as npt
 
-from ..errors import QRAInputError
+from ..errors import NAN, QRAInputError
 from ._validation import replacement
-from .agreement_counts import LEVELS, NAN, CategoryCounts, category_counts
+from .agreement_counts import LEVELS, CategoryCounts, category_counts
 from .batch_agreement import agreement_batch
 
 

@@ -8,10 +8,9 @@ from itertools import combinations
 import numpy as np
 import numpy.typing as npt
 
-from ..errors import QRAInputError, undefined
+from ..errors import NAN, QRAInputError, undefined
 from ._validation import as_score_matrix, replacement, undefined_reason
 
-NAN = float("nan")
 TIE_RULES = ("sign", "untied")
 PAIR_SIGNS_UP_TO = 64  # systems; above this P sorts (concordance_batch) instead of comparing S(S-1)/2 signs
 PAIR_BLOCK = 1 << 21  # elements of the sign array per block of system pairs (bounded memory)

@@ -84,9 +84,9 @@ def frame_to_csv(frame, **options) -> str:
     '=1+1,-0.5
     ok,2.0
     """
-    import pandas as pd
-
     import csv
+
+    import pandas as pd
 
     options.setdefault("index", False)
     plain = {"index": False}
@@ -110,9 +110,9 @@ def columns_to_csv(columns: dict, *, nonnumeric: bool = False) -> str:
     '=1+1,-0.5
     ,
     """
-    import pandas as pd
-
     import csv
+
+    import pandas as pd
 
     text = _write(list(columns), [pd.Series(v, dtype=object) if isinstance(v, list) else v for v in columns.values()],
                   nonnumeric=nonnumeric)

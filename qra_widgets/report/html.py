@@ -84,8 +84,8 @@ def template_html(assessment: Assessment, intervals: bool | None = None, *, capt
     ``<tbody class='qra-type qra-type-I'>`` per result type, a system's row ``qra-system-row``, an
     undefined value "–" (``qra-na``, the Markdown report's "nan"); above it the caption (with intervals, how they were made), under it the notes and the caution
     of each interval marked ‡ (``footnotes``)."""
-    from .formats import TEMPLATE_COLUMNS, interval_caption, template_rows
-    from .formats import caption as caption_of
+    from .template import TEMPLATE_COLUMNS, interval_caption, template_rows
+    from .template import caption as caption_of
 
     shown = intervals if intervals is not None else bool(assessment.intervals)
     value_columns = {c for c in TEMPLATE_COLUMNS if c.endswith("level")}

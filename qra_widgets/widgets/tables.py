@@ -11,9 +11,9 @@ from __future__ import annotations
 import math
 
 from ..overview import COLUMN_TITLES
-from ..report.formats import DEFAULT_DECIMALS, MEASURE_LABELS, OTHER_DECIMALS
 from ..report.html import escape as escape_html
 from ..report.html import table, template_html
+from ..report.template import DEFAULT_DECIMALS, MEASURE_LABELS, OTHER_DECIMALS
 
 
 def _places(measure: str) -> int:
