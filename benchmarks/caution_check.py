@@ -119,10 +119,10 @@ def main(argv: list[str] | None = None) -> int:
     lines = [
         "# Does the caution rule pick out the intervals that cover too little?",
         "",
-        f"Command: `python benchmarks/caution_check.py --reps {args.reps} --B {args.B} --seed {args.seed}` "
-        f"({minutes:.0f} minutes). Model: benchmarks/coverage.py; tau in 0, 0.1, 0.3; n = 2, 3; paired and "
-        f"unpaired; 2 raters; {args.reps} replications per design (12 designs). Item bootstrap with the boundary "
-        "rule; target: the value for these raters. Coverage in percent (MC SE); nominal 95%.",
+        (f"Command: `python benchmarks/caution_check.py --reps {args.reps} --B {args.B} --seed {args.seed}` "
+         f"({minutes:.0f} minutes). Model: benchmarks/coverage.py; tau in 0, 0.1, 0.3; n = 2, 3; paired and "
+         f"unpaired; 2 raters; {args.reps} replications per design (12 designs). Item bootstrap with the boundary "
+         "rule; target: the value for these raters. Coverage in percent (MC SE); nominal 95%."),
         "",
         "## By measure",
         "",

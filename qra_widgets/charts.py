@@ -374,7 +374,7 @@ def property_effects_chart_json(effects) -> dict:
              "mode": "markers", "marker": {"color": PALETTE[3], "size": 9},
              "error_x": {"type": "data", "symmetric": False, "array": _nan_to_none((ranked.ci_high - ranked.effect).tolist()),
                          "arrayminus": _nan_to_none((ranked.effect - ranked.ci_low).tolist())},
-             "customdata": [[int(a), int(b), None if p != p else float(p)] for a, b, p in
+             "customdata": [[int(a), int(b), None if math.isnan(p) else float(p)] for a, b, p in
                             zip(ranked["pairs differ"], ranked["pairs same"],
                                 ranked["p_adjusted"] if "p_adjusted" in ranked else [float("nan")] * len(ranked))],
              "hovertemplate": "%{y}<br>effect = %{x:.2f}<br>pairs differ / same: %{customdata[0]} / %{customdata[1]}"

@@ -40,7 +40,7 @@ def test_the_intervals_tab_marks_and_explains_the_cautions_of_items_and_raters(s
 def test_the_downloads_are_the_library_csv_and_json():
     state = AppState(examples.load("qrapp_example1"))
     view = AssessmentView(state, Status())
-    name, mime, text = view.download("CSV (tidy)")
+    _name, mime, text = view.download("CSV (tidy)")
     assert mime == "text/csv" and text == state.assessment.to_csv() and text.startswith("# signature: conventions:qrapp|")
-    name, mime, text = view.download("JSON (tidy)")
+    _name, mime, text = view.download("JSON (tidy)")
     assert json.loads(text)["signature"] == state.assessment.conventions.signature()

@@ -225,7 +225,7 @@ def test_the_p_values_by_order_tables_are_those_of_the_pass_over_every_pair(monk
     """Studies of 2 to 8 experiments, one property mattering: the p-values (and their Holm
     adjustment) are the same with the order tables (qra_widgets/shuffles.py) as with every study
     summed pair by pair (the tables switched off)."""
-    import qra_widgets.shuffles as shuffles
+    from qra_widgets import shuffles
 
     rng = np.random.default_rng(21)
     studies = [simulated_study(i, rng, effect=0.3, experiments=int(rng.integers(2, 9))) for i in range(40)]
