@@ -150,6 +150,21 @@ def vanmiltenburg2024_study(vanmiltenburg2024: Path):
     return load_annotations(vanmiltenburg2024 / "spec.json")
 
 
+@pytest.fixture(scope="session")
+def vm(vanmiltenburg2024_study):
+    """van Miltenburg et al. (2024)'s fluency ratings (published field data) read with our spec, read
+    once for the session; never edited by a test (copy it first)."""
+    return vanmiltenburg2024_study
+
+
+@pytest.fixture
+def app(tmp_path):
+    """The dashboard on an empty library of its own (ipywidgets and plotly load when a test asks for it)."""
+    from qra_widgets.widgets import Dashboard
+
+    return Dashboard(library_path=tmp_path / "library.sqlite3")
+
+
 # The shipped example studies (``qra_widgets/examples``) are read once per session; every test gets
 # its own deep copy, so a test that edits its study (adds an experiment, saves a new revision)
 # never changes what the next test reads.

@@ -6,16 +6,14 @@ import logging
 
 import pytest
 
-from qra_widgets.widgets import Dashboard, tables
+from qra_widgets.widgets import tables
 
 
-@pytest.fixture
-def app(tmp_path):
-    """The dashboard with QRA++ Example 1 loaded (three experiments, three systems)."""
-    app = Dashboard(library_path=tmp_path / "library.sqlite3")
+@pytest.fixture(autouse=True)
+def example_loaded(app):
+    """Every test here starts with QRA++ Example 1 loaded (three experiments, three systems)."""
     app.examples.choice.value = "qrapp_example1"
     app.examples.load.click()
-    return app
 
 
 def test_a_failing_score_cell_edit_says_one_line_and_logs_the_traceback(app, monkeypatch, caplog):

@@ -21,18 +21,12 @@ from fielddata import field_bytes, needs_field_data
 from qra_widgets import QRAInputError, library_actions
 from qra_widgets.io import study_to_json
 from qra_widgets.qra3 import read_qra3_bytes
-from qra_widgets.widgets import Dashboard
 from qra_widgets.widgets.library import qra3_pair, summary_line
 from qra_widgets.widgets.state import AppState
 
 METRICS = field_bytes("qra3", "metrics-4-studies.csv")  # b"" without the field data (the tests skip)
 CONFIG = field_bytes("qra3", "config-4-studies.json")
 PAIR = [("metrics-4-studies.csv", METRICS), ("config-4-studies.json", CONFIG)]
-
-
-@pytest.fixture
-def app(tmp_path):
-    return Dashboard(library_path=tmp_path / "library.sqlite3")
 
 
 def upload(widget, files):

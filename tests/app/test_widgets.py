@@ -14,11 +14,6 @@ from qra_widgets.widgets import Dashboard
 HEDS = field_path("heds2", "heds2_example_vanmiltenburg_datacard-2023-12-06-16-57-46.json")  # ReproHum's, field data
 
 
-@pytest.fixture
-def app(tmp_path):
-    return Dashboard(library_path=tmp_path / "library.sqlite3")
-
-
 def load_example(app, name="qrapp_example1"):
     app.examples.choice.value = name
     app.examples.load.click()

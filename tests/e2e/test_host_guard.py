@@ -59,7 +59,7 @@ def upgrade_headers(host: str, origin: str | None) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def app(tmp_path_factory):
+def guarded(tmp_path_factory):
     folder = tmp_path_factory.mktemp("guarded")
     command = lambda port: cli_app_command(port, f"--db={folder / 'library.sqlite3'}", "--pool-size=0",
                                            f"--allow-host={ALLOWED}")
@@ -67,8 +67,8 @@ def app(tmp_path_factory):
         yield url, folder / "voila.log"
 
 
-def test_a_page_request_with_a_foreign_host_header_is_refused(app):
-    url, log = app
+def test_a_page_request_with_a_foreign_host_header_is_refused(guarded):
+    url, log = guarded
     port = urlsplit(url).port
     status, body = raw_request(url, "/", {"Host": f"{ATTACKER}:{port}"})
     assert status == 403 and "Host not allowed" in body
@@ -78,8 +78,8 @@ def test_a_page_request_with_a_foreign_host_header_is_refused(app):
     assert f"Host {ATTACKER + ':' + str(port)!r}" in log.read_text()
 
 
-def test_a_websocket_upgrade_with_a_foreign_host_and_origin_is_refused(app):
-    url, _ = app
+def test_a_websocket_upgrade_with_a_foreign_host_and_origin_is_refused(guarded):
+    url, _ = guarded
     channels = f"/api/kernels/{uuid.uuid4()}/channels"
     status, body = raw_request(url, channels, upgrade_headers(ATTACKER, f"http://{ATTACKER}"))
     assert status == 403 and "Host not allowed" in body
@@ -92,8 +92,8 @@ def test_a_websocket_upgrade_with_a_foreign_host_and_origin_is_refused(app):
     assert status == 403
 
 
-def test_allowed_names_pass_the_guard_whatever_their_case_and_port(app):
-    url, _ = app
+def test_allowed_names_pass_the_guard_whatever_their_case_and_port(guarded):
+    url, _ = guarded
     for host in ("localhost", "127.0.0.1:1", "[::1]", ALLOWED.upper() + ":443"):
         status, body = raw_request(url, "/voila/static/voila.js", {"Host": host})
         assert status == 200 and "not allowed" not in body, (host, status, body[:200])
@@ -102,12 +102,12 @@ def test_allowed_names_pass_the_guard_whatever_their_case_and_port(app):
     assert status != 403  # past the guard (no such kernel)
 
 
-def test_the_real_page_loads_under_an_allowed_name_and_not_under_a_rebound_one(app):
+def test_the_real_page_loads_under_an_allowed_name_and_not_under_a_rebound_one(guarded):
     from playwright.sync_api import sync_playwright
 
     from tests.browser import CHROMIUM
 
-    url, _ = app
+    url, _ = guarded
     port = urlsplit(url).port
     rules = f"--host-resolver-rules=MAP {ATTACKER} 127.0.0.1, MAP {ALLOWED.lower()} 127.0.0.1"
     with sync_playwright() as p:

@@ -18,12 +18,6 @@ CV_OVER_RATERS = "CV* interval over items+raters: too short"
 AGREEMENT = "agreement is resampled over items only, not raters"
 
 
-@pytest.fixture(scope="module")
-def vm(vanmiltenburg2024_study):
-    """van Miltenburg et al. (2024)'s fluency ratings (published field data), read once for the session."""
-    return vanmiltenburg2024_study
-
-
 def rows(frame, measure, level):
     return frame[(frame.measure == measure) & (frame.level == level)].set_index("system", drop=False)
 

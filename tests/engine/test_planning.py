@@ -80,12 +80,6 @@ def test_expected_widths_agree_with_brute_force_within_ten_percent_at_50_and_200
             assert 0.5 <= plan.loc[measure, "ci_width_sd"] / truth[measure].std(ddof=1) <= 2.0
 
 
-@pytest.fixture(scope="module")
-def vm(vanmiltenburg2024_study):
-    """van Miltenburg et al. (2024)'s ratings (published field data) read with our spec; never edited here."""
-    return vanmiltenburg2024_study
-
-
 def test_the_simulated_team_agrees_with_itself_as_the_original_team_did(vm):
     """van Miltenburg et al. (2024), experiment 'direct' (2 raters, 300 items): its own ordinal alpha is
     0.519; a simulated team of 2 raters on the same items has alpha 0.52 +/- 0.05 on average (the

@@ -13,12 +13,6 @@ from qra_widgets.ratings import Ratings
 from qra_widgets.uncertainty import bootstrap
 
 
-@pytest.fixture(scope="module")
-def vm(vanmiltenburg2024_study):
-    """van Miltenburg et al. (2024)'s ratings (published field data) read with our spec; never edited here."""
-    return vanmiltenburg2024_study
-
-
 def test_the_engine_at_weights_one_reproduces_every_assess_value(vm):
     for conventions in (QRAPP, QRA3):
         result = qw.assess(vm, conventions)

@@ -31,7 +31,7 @@ def annotation_study(*sizes):
 
 
 @pytest.fixture(scope="module")
-def vm():
+def small():
     return annotation_study(2, 60, 1)
 
 
@@ -45,33 +45,33 @@ def peak_bytes(call) -> int:
         tracemalloc.stop()
 
 
-def test_a_plan_of_ten_million_items_is_refused_before_any_array(vm):
-    peak, message = peak_bytes(lambda: plan_reproduction(vm, items=[10**7], raters_per_item=[2]))
+def test_a_plan_of_ten_million_items_is_refused_before_any_array(small):
+    peak, message = peak_bytes(lambda: plan_reproduction(small, items=[10**7], raters_per_item=[2]))
     assert "items must be whole numbers from 2 to 100,000, got 10000000" in message
     assert peak < 2**20  # refused with less than 1 MiB allocated (the plan would take 6.8 GiB)
 
 
-def test_a_billion_bootstrap_replicates_are_refused_through_assess_and_bootstrap(vm):
-    for call in (lambda: qw.assess(vm, bootstrap=10**9, seed=1), lambda: bootstrap(vm, B=10**9, seed=1)):
+def test_a_billion_bootstrap_replicates_are_refused_through_assess_and_bootstrap(small):
+    for call in (lambda: qw.assess(small, bootstrap=10**9, seed=1), lambda: bootstrap(small, B=10**9, seed=1)):
         peak, message = peak_bytes(call)
         assert "B must be an integer of at least 10 and at most 100,000" in message and "got 1000000000" in message
         assert peak < 2**20
 
 
-def test_max_work_raises_the_count_limits_but_the_work_estimate_still_holds(vm):
-    ratings = len(vm.ratings) + len(vm.labels) + len(vm.scores) + len(vm.systems)
+def test_max_work_raises_the_count_limits_but_the_work_estimate_still_holds(small):
+    ratings = len(small.ratings) + len(small.labels) + len(small.scores) + len(small.systems)
     with pytest.raises(qw.QRAInputError, match=f"1,000,000,000 replicates x {ratings:,} ratings, labels and scores is "):
-        qw.assess(vm, bootstrap=10**9, seed=1, max_work=10**10)
+        qw.assess(small, bootstrap=10**9, seed=1, max_work=10**10)
     with pytest.raises(qw.QRAInputError, match="the limit is 100 \\(raise it with max_work= or --max-work\\)"):
-        qw.assess(vm, bootstrap=50, seed=1, max_work=100)
-    raised = plan_reproduction(vm, items=[4], raters_per_item=[60], B=10, runs=1, seed=0, max_work=10**9)
+        qw.assess(small, bootstrap=50, seed=1, max_work=100)
+    raised = plan_reproduction(small, items=[4], raters_per_item=[60], B=10, runs=1, seed=0, max_work=10**9)
     assert set(raised.raters_per_item) == {60}  # 60 raters is over MAX_PLAN_RATERS, allowed by max_work
 
 
 @pytest.mark.parametrize("seed, shown", [(-1, "got -1"), (1.5, "got 1.5"), ("x", "got 'x'"), (2**64, "got 18446744073709551616")])
-def test_a_bad_seed_is_refused_naming_the_seed(vm, seed, shown):
-    for call in (lambda: qw.assess(vm, bootstrap=100, seed=seed), lambda: bootstrap(vm, B=100, seed=seed),
-                 lambda: plan_reproduction(vm, items=[10], raters_per_item=[2], seed=seed)):
+def test_a_bad_seed_is_refused_naming_the_seed(small, seed, shown):
+    for call in (lambda: qw.assess(small, bootstrap=100, seed=seed), lambda: bootstrap(small, B=100, seed=seed),
+                 lambda: plan_reproduction(small, items=[10], raters_per_item=[2], seed=seed)):
         with pytest.raises(qw.QRAInputError, match="seed: must be a whole number from 0 to 9223372036854775807") as caught:
             call()
         assert str(caught.value).endswith(shown)
@@ -101,7 +101,7 @@ def test_the_cli_refuses_a_huge_bootstrap_and_max_work_raises_the_limit():
     assert stopped.value.code == 2
 
 
-def test_the_default_limits_allow_the_benchmarks_bootstrap_and_the_bundled_examples(vm):
+def test_the_default_limits_allow_the_benchmarks_bootstrap_and_the_bundled_examples(small):
     # benchmarks/run.py at full size: the bootstrap case, the engine's large study, 300 systems, BCa at 6,000 items
     reading.check_bootstrap(annotation_study(4, 360, 3), 2_000, 1)
     reading.check_bootstrap(annotation_study(6, 1000, 3, 5, 10), 2_000, 1)
@@ -110,16 +110,16 @@ def test_the_default_limits_allow_the_benchmarks_bootstrap_and_the_bundled_examp
     for name in examples.titles():
         reading.check_bootstrap(examples.load(name), 10_000, 1)
     # the planner's defaults on a real annotation study
-    reading.check_plan(vm, (100, 200, 400), (2, 3), 500, 5, 0)
+    reading.check_plan(small, (100, 200, 400), (2, 3), 500, 5, 0)
 
 
-def test_the_app_plan_box_cannot_start_a_plan_beyond_the_limits(vm):
+def test_the_app_plan_box_cannot_start_a_plan_beyond_the_limits(small):
     from qra_widgets.widgets.common import Status
     from qra_widgets.widgets.state import AppState
     from qra_widgets.widgets.uncertainty import UncertaintyView
 
     status = Status()
-    view = UncertaintyView(AppState(vm), status)
+    view = UncertaintyView(AppState(small), status)
     view.plan_items.value, view.plan_raters.value = "10000000", "2"
     view.on_plan()
     assert not view.plan_job.running

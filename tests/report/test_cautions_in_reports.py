@@ -15,12 +15,6 @@ AGREEMENT = "agreement is resampled over items only, not raters"
 
 
 @pytest.fixture(scope="module")
-def vm(vanmiltenburg2024_study):
-    """van Miltenburg et al. (2024)'s fluency ratings (published field data), read once for the session."""
-    return vanmiltenburg2024_study
-
-
-@pytest.fixture(scope="module")
 def over_items(vm):
     return qw.assess(vm, bootstrap=300, seed=1)
 
