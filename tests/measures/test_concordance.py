@@ -1,0 +1,71 @@
+"""measures/concordance.py: Kendall's W (with its tie correction) and its p-value."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+from fielddata import field_path, needs_field_data
+from scipy import stats
+
+from qra_widgets import QRAInputError, UndefinedMeasureWarning
+from qra_widgets import measures as m
+from qra_widgets.measures.correlation import kendall_w_pvalue
+
+PUBLISHED = field_path("qra3", "output-4-studies", "Yao2022", "data.json")  # published field data
+
+
+def test_kendall_w_with_ties_equals_the_hand_computed_tie_corrected_value():
+    """Hand-computed: with ties the corrected W is above the uncorrected value."""
+    scores = [[1.0, 1.0, 2.0, 3.0], [1.0, 2.0, 2.0, 3.0], [1.0, 2.0, 3.0, 3.0]]
+    ranks = np.array([[1.5, 1.5, 3, 4], [1, 2.5, 2.5, 4], [1, 2, 3.5, 3.5]])
+    sums = ranks.sum(axis=0)
+    spread = ((sums - sums.mean()) ** 2).sum()
+    expected = 12 * spread / (9 * 60 - 3 * (6 + 6 + 6))
+    assert m.kendall_w(scores) == pytest.approx(expected)
+    assert m.kendall_w(scores) > 12 * spread / (9 * 60)
+
+
+def test_kendall_w_drops_incomplete_systems():
+    assert m.kendall_w([[1, 2, 3, np.nan], [1, 2, 3, 9], [1, 2, 3, 1]]) == 1.0
+
+
+def test_kendall_w_all_constant_is_undefined():
+    with pytest.warns(UndefinedMeasureWarning, match="all values of each experiment are equal"):
+        assert math.isnan(m.kendall_w([[1, 1, 1], [2, 2, 2]]))
+
+
+@pytest.mark.parametrize(
+    "scores, message",
+    [
+        ([[1, 2, 3]], "needs at least 2 experiments"),
+        ([1, 2, 3], "expected a 2-D array"),
+        ([[1, 2], [1, np.inf]], "infinite"),
+        ([[1, "x"], [1, 2]], "'x' at position 1 is not a number"),
+    ],
+)
+def test_kendall_w_refuses_a_bad_score_matrix_saying_why(scores, message):
+    with pytest.raises(QRAInputError, match=message):
+        m.kendall_w(scores)
+
+
+@needs_field_data
+def test_kendall_w_pvalue_is_qra3s_and_friedmans():
+    """QRA3 Yao 2022: W = 1 over m = 4 experiments and n = 3 systems, chi2 = 8 on 2 df, p = exp(-4)."""
+    data = json.loads(PUBLISHED.read_text())
+    kendall = data["result_types"]["Type II"]["per_level_results"]["Criterion"]["criterion"]["Readability"]["per_measure_results"]["kendall"]
+    assert kendall_w_pvalue(kendall["measurements"], tie_correction=False, method="chi2") == pytest.approx(kendall["p"], abs=1e-15)
+    assert kendall["p"] == pytest.approx(math.exp(-4), abs=1e-15)
+    # with ties: the tie-corrected chi2 is Friedman's statistic (systems = treatments, experiments = blocks)
+    tied = np.array([[1, 1, 2, 3], [1, 2, 2, 3], [1, 2, 3, 3], [2, 1, 3, 4]], dtype=float)
+    friedman = stats.friedmanchisquare(*tied.T)
+    assert kendall_w_pvalue(tied, method="chi2") == pytest.approx(friedman.pvalue, rel=1e-12)
+    uncorrected = m.kendall_w(tied, tie_correction=False)
+    assert kendall_w_pvalue(tied, tie_correction=False, method="chi2") == pytest.approx(stats.chi2.sf(4 * 3 * uncorrected, 3), rel=1e-12)
+    assert kendall_w_pvalue(tied, tie_correction=False, method="chi2") > kendall_w_pvalue(tied, method="chi2")  # a smaller W is less significant
+    # with 4 systems the default is the permutation p-value, which the chi-square approximation overstates
+    assert kendall_w_pvalue(tied) < kendall_w_pvalue(tied, method="chi2")
+    with pytest.warns(UndefinedMeasureWarning, match="Kendall's W is undefined"):
+        assert kendall_w_pvalue([[1, 1, 1], [2, 2, 2]], replace_undefined_by=-1) == -1.0

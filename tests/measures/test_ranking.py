@@ -1,0 +1,31 @@
+"""measures/ranking.py: P, the share of system pairs ranked the same way (QRA++ Type IV)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from qra_widgets import QRAInputError, UndefinedMeasureWarning
+from qra_widgets import measures as m
+
+
+def test_rank_agreement_ties_in_one_experiment_differ():
+    assert m.rank_agreement([[1, 1, 2], [1, 2, 3]]) == pytest.approx(2 / 3)
+
+
+def test_rank_agreement_pools_over_experiment_pairs_with_missing():
+    scores = [[1, 2, 3], [1, 3, 2], [np.nan, 1, 2]]
+    # pairs: (0,1) 2 of 3; (0,2) 1 of 1; (1,2) 0 of 1
+    assert m.rank_counts(scores) == m.RankCounts(3, 5)
+
+
+def test_rank_agreement_undefined_without_shared_pairs():
+    with pytest.warns(UndefinedMeasureWarning, match="no system pair"):
+        assert math.isnan(m.rank_agreement([[1, np.nan], [np.nan, 2]]))
+
+
+def test_sign_counts_reject_other_values():
+    with pytest.raises(QRAInputError, match="-1, 0 or 1"):
+        m.sign_counts([[2, 1], [1, 1]])
