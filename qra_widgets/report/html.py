@@ -104,6 +104,8 @@ def template_html(assessment: Assessment, intervals: bool | None = None, *, capt
     body = "".join(f"<tbody class='qra-type qra-type-{kind}'>{''.join(rows)}</tbody>" for kind, rows in groups)
     text = caption_of(assessment) + (f". {interval_caption(assessment)}" if shown and assessment.bootstrap_info else "")
     top = f"<p class='qra-caption'>{escape(text)}</p>" if caption else ""
-    notes = "".join(f"<li>{escape(note)}</li>" for note in assessment.notes) if footnotes else ""
-    return (f"<div class='qra-scroll'>{top}<table class='qra-template'><thead><tr>{head}</tr></thead>{body}</table>"
-            + (f"<ul class='qra-notes'>{notes}</ul>" if notes else "") + "</div>")
+    cautions = assessment.caution_footnotes() if footnotes else []
+    reasons = [note for note in assessment.notes if note not in cautions] if footnotes else []
+    lists = "".join(f"<ul class='{css}'>" + "".join(f"<li>{escape(line)}</li>" for line in lines) + "</ul>"
+                    for css, lines in (("qra-notes", reasons), ("qra-cautions", cautions)) if lines)
+    return f"<div class='qra-scroll'>{top}<table class='qra-template'><thead><tr>{head}</tr></thead>{body}</table>{lists}</div>"
