@@ -310,6 +310,44 @@ def assess(study: Study, conventions: str | Conventions | None = None, *, bootst
     scores are unchanged keeps its P counts.  The values are those of assessing from
     scratch; only the unchanged part is not computed again (an edit of one score of a
     200-system x 8-experiment study recomputes one CV* and 7 of the 28 pairs of P).
+
+    Parameters
+    ----------
+    study : Study
+        The study: results of at least two experiments.
+    conventions : str or Conventions, optional
+        A preset name (``"qrapp"``, ``"qra3"``) or a :class:`~qra_widgets.conventions.Conventions`;
+        default: the study's own, else ``qrapp``.
+    bootstrap : int, default 0
+        Bootstrap replicates B; 0 gives no intervals, else at least 10.
+    seed : int, optional
+        Seed of the bootstrap (a whole number >= 0); the same seed gives the same intervals.
+    ci : float, default 0.95
+        Coverage of the intervals.
+    ci_method : {"percentile", "bca"}, default "percentile"
+        The bootstrap interval.
+    resample : {"items", "items+raters", "systems"}, default "items"
+        What the bootstrap resamples.
+    progress : callable, optional
+        ``progress(done)``, called with the replicates done after each chunk.
+    reuse : Assessment, optional
+        An earlier assessment of the same study with the same conventions, whose unchanged
+        part is kept (see above).
+    max_work : int, optional
+        Raise the limit on the bootstrap's size (replicates x ratings;
+        :data:`qra_widgets.limits.MAX_WORK` by default).
+
+    Returns
+    -------
+    Assessment
+        The rows of every measure (:meth:`Assessment.table`, :meth:`Assessment.to_frame`), the
+        conventions used and, with ``bootstrap``, :attr:`Assessment.bootstrap_info`.
+
+    Raises
+    ------
+    QRAInputError
+        If ``study`` is not a :class:`Study`, fewer than two experiments have results, or a
+        bootstrap setting is out of range.
     """
     if not isinstance(study, Study):  # a dict or a file name: say so, not an AttributeError
         raise QRAInputError(f"assess: expected a Study (qra_widgets.load_study reads a file), got {type(study).__name__}")

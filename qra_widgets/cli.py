@@ -393,6 +393,9 @@ def _atlas(args: argparse.Namespace) -> str:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="qra-widgets", description="Quantified reproducibility assessment (QRA++) of NLP results.")
     parser.add_argument("--debug", action="store_true", help=f"print the traceback of an unexpected error (or set {DEBUG_ENV}=1)")
+    from .version import __version__
+
+    parser.add_argument("--version", action="version", version=f"qra-widgets {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
     report = commands.add_parser("report", help="assess a study file (or an annotation spec) and print the QRA++ results")
     report.add_argument("file", nargs="?", help="study file: .json, long .csv or .xlsx; or an annotation spec (.json)")

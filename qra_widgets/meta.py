@@ -295,6 +295,27 @@ def forest(assessment: Assessment, *, quality_criterion: str, system: str | None
     ``tau2``, ``i2`` (percent), ``q``, ``q_df``, ``q_p`` and ``k``.
     ``standard_errors`` maps ``(quality_criterion, system, experiment)`` to a published standard
     error for experiments without item-level ratings.
+
+    Parameters
+    ----------
+    assessment : Assessment
+        The assessment of the study (:func:`qra_widgets.assess`).
+    quality_criterion : str
+        The criterion whose forest plot is built.
+    system : str, optional
+        Only this system; default: each system.
+    method : str, default "reml"
+        The random-effects estimator of :func:`random_effects`.
+    ci : float, default 0.95
+        Coverage of the experiments' and the pooled intervals, and of the prediction interval.
+    standard_errors : dict, optional
+        ``(quality_criterion, system, experiment)`` -> a published standard error.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per experiment, then the pooled and the prediction rows; columns
+        :data:`FOREST_COLUMNS`.
     """
     import pandas as pd
     from scipy import stats
@@ -370,6 +391,27 @@ def consistency(assessment: Assessment, *, margin: float | dict, quality_criteri
     ``margin`` is required, in the criterion's scale units (a number, or a mapping from
     criterion name to number), and recorded in each row.  Needs an experiment with the role
     ``original``.  Columns: :data:`CONSISTENCY_COLUMNS`.
+
+    Parameters
+    ----------
+    assessment : Assessment
+        The assessment of the study (:func:`qra_widgets.assess`).
+    margin : float or dict
+        The equivalence margin in the criterion's scale units, or criterion name -> margin.
+    quality_criterion : str, optional
+        Only this criterion; default: each criterion.
+    level : float, default 0.95
+        Level of the prediction interval.
+    alpha : float, default 0.05
+        Significance level of the equivalence test.
+    standard_errors : dict, optional
+        ``(quality_criterion, system, experiment)`` -> a published standard error, for
+        experiments without item-level ratings.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per reproduction, criterion and system; columns :data:`CONSISTENCY_COLUMNS`.
     """
     import pandas as pd
 

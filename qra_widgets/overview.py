@@ -226,6 +226,20 @@ def overview(library, seed: int = 0, **filters) -> Overview:
 
     ``library`` is a :class:`~qra_widgets.store.StudyLibrary` or a path to one.  Filters:
     see :meth:`Overview.filter`.
+
+    Parameters
+    ----------
+    library : StudyLibrary or str or os.PathLike
+        The study library, or the path of its file.
+    seed : int, default 0
+        Seed of the property analysis's permutation test (:attr:`Overview.property_effects`).
+    **filters
+        Keep only the studies and criteria matching each (:meth:`Overview.filter`).
+
+    Returns
+    -------
+    Overview
+        The studies', criteria's and systems' frames.
     """
     from .store import StudyLibrary
 

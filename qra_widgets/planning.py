@@ -271,6 +271,44 @@ def plan_reproduction(study, items=(100, 200, 400), raters_per_item=(2, 3), *, B
     :data:`~qra_widgets.planning_pairwise.COMPARATIVE_PLAN_COLUMNS` (``items`` and
     ``raters_per_item`` do not apply).  A study with both kinds of criteria gets both kinds of
     rows, with the union of the columns.
+
+    Parameters
+    ----------
+    study : Study
+        The original study, with item-level ratings.
+    items : sequence of int, default (100, 200, 400)
+        The numbers of items to plan for, in total.
+    raters_per_item : sequence of int, default (2, 3)
+        The numbers of raters per item to plan for.
+    B : int, default 500
+        Bootstrap replicates per simulated reproduction.
+    runs : int, default 5
+        Simulated reproductions per design.
+    seed : int, optional, default 0
+        Seed of the simulations and bootstraps.
+    ci : float, default 0.95
+        Coverage of the intervals whose width is planned.
+    experiment : str, optional
+        The experiment modelled; default: the one with role ``original``.
+    conventions : str or Conventions, optional
+        As for :func:`qra_widgets.assess`.
+    design : {"new items", "same items"}, default "new items"
+        Whether the reproduction rates new items or the original's.
+    max_work : int, optional
+        Raise the limit on the planner's work (simulated ratings x replicates x runs); given, it
+        replaces the limits on items, raters and replicates (:func:`qra_widgets.limits.check_plan`).
+    judgements_per_pair : sequence of int, default (10, 20, 50, 100)
+        For pairwise and best-worst criteria: the judgements per system pair to plan for.
+    power_runs : int, default 400
+        For pairwise and best-worst criteria: simulated reproductions for the chances.
+    significance : float, default 0.05
+        For pairwise and best-worst criteria: the level of the significant decisions.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per design and measure: columns :data:`PLAN_COLUMNS`, and
+        :data:`~qra_widgets.planning_pairwise.COMPARATIVE_PLAN_COLUMNS` for comparative criteria.
     """
     import pandas as pd
 

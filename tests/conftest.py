@@ -13,13 +13,16 @@ Every file a test reads is inside the repository (``DATA``: the project's own sm
 specs and expected values) or in the published field data named by ``$QRA_WIDGETS_FIELD_DATA``
 (never committed; ``tests/fielddata.py``).  No test reads or writes outside the repository, the
 field data and the temporary folders: HOME and the XDG folders point into a temporary folder for
-the whole run, and an audit hook refuses the rest.
+the whole run (removed at its end), and an audit hook refuses the rest.  Browser tests save their
+screenshots in ``SCREENSHOTS`` (a temporary folder; ``scripts/docs-screenshots`` makes the docs'
+pictures from them), and a run that changes the git work tree fails (``tests/worktree.py``).
 """
 
 from __future__ import annotations
 
 import copy
 import os
+import shutil
 import sys
 import tempfile
 from collections.abc import Callable
@@ -45,9 +48,16 @@ _FIELD = os.path.join(str(FIELD), "") if FIELD else None
 # HOME and the XDG folders point into a temporary folder for the whole run (and the servers, kernels
 # and browsers the tests start, which inherit the environment): the study library's default file
 # (platformdirs' user data folder), Jupyter's runtime files and Chromium's profile land there, never
-# in the user's home.
+# in the user's home.  Each pytest process (each xdist worker) makes its own and removes it when it
+# ends (pytest_unconfigure below), so no run leaves one behind.
 TEMP = os.path.join(os.path.realpath(tempfile.gettempdir()), "")
 SANDBOX = Path(tempfile.mkdtemp(prefix="qra-widgets-tests-home-"))
+# Browser tests save every screenshot here, never in the work tree: the folder named by
+# $QRA_WIDGETS_SCREENSHOTS (scripts/docs-screenshots names one, then copies the docs' pictures,
+# the files named screenshot-*.png or journey-*.png, into docs/; name a folder to keep a failing
+# run's pictures), else the sandbox's, removed with it.
+SCREENSHOTS_VARIABLE = "QRA_WIDGETS_SCREENSHOTS"
+SCREENSHOTS = Path(os.environ.get(SCREENSHOTS_VARIABLE) or SANDBOX / "screenshots").absolute()
 for _variable, _folder in (("HOME", "home"), ("XDG_DATA_HOME", "home/.local/share"), ("XDG_CONFIG_HOME", "home/.config"),
                            ("XDG_CACHE_HOME", "home/.cache"), ("XDG_STATE_HOME", "home/.local/state"),
                            ("XDG_RUNTIME_DIR", "runtime"), ("JUPYTER_RUNTIME_DIR", "runtime/jupyter"),
@@ -98,6 +108,47 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.slow)
         group = "browser" if item.get_closest_marker("browser") else os.path.relpath(item.path, config.rootpath)
         item.add_marker(pytest.mark.xdist_group(group))
+
+
+_TREE_BEFORE = pytest.StashKey[object]()
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Note the git work tree's state before any test runs (in the controlling process only:
+    under pytest-xdist the workers' runs end before the controller's)."""
+    if not hasattr(session.config, "workerinput"):
+        from worktree import tree_state
+
+        session.config.stash[_TREE_BEFORE] = tree_state(REPOSITORY)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Fail the run if it changed the work tree: a tracked file rewritten, a new untracked file
+    (ignored files, such as caches, do not count).  A tree already changed before the run is
+    compared with itself, so only what the run did is reported."""
+    before = session.config.stash.get(_TREE_BEFORE, None)
+    if before is None:  # not a git checkout, git missing, or a worker process
+        return
+    from worktree import changed_paths, tree_state
+
+    changed = changed_paths(before, tree_state(REPOSITORY))
+    if changed:
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        lines = [f"the test run changed the work tree (tests write only under pytest's tmp paths): {len(changed)} path(s)",
+                 *(f"  {path}" for path in changed[:20])]
+        if reporter is not None:
+            reporter.write_sep("=", "work tree changed", red=True)
+            for line in lines:
+                reporter.write_line(line)
+        else:
+            print("\n".join(lines), file=sys.stderr)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Remove this process's sandbox (HOME, the XDG folders, the default screenshots)."""
+    shutil.rmtree(SANDBOX, ignore_errors=True)
 
 
 def field_data_folder() -> Path | None:

@@ -310,6 +310,24 @@ def load_annotations(spec_or_path: dict | str | os.PathLike, *, base: str | os.P
     ``aggregation`` overrides the spec's (``mean`` of all ratings by default).
     ``optional_exclude`` also applies each experiment's ``optional_exclude`` (the exclusions
     a team may or may not have applied; by default they are only recorded).
+
+    Parameters
+    ----------
+    spec_or_path : dict or str or os.PathLike
+        The annotation spec, or the path of its JSON file.
+    base : str or os.PathLike, optional
+        The folder a dict spec's file paths are relative to (default: the working directory).
+    files : dict of str to bytes, optional
+        File name -> contents, read instead of the disk.
+    aggregation : {"mean", "item_mean", "median"}, optional
+        How ratings become a system's score; default: the spec's, else ``"mean"``.
+    optional_exclude : bool, default False
+        Also apply each experiment's ``optional_exclude``.
+
+    Returns
+    -------
+    Study
+        The spec's experiments with their ratings (or judgements) and the scores aggregated from them.
     """
     from ..labels import Labels
     from ..ratings import Choices, Ratings

@@ -501,6 +501,16 @@ def import_heds(path: str | os.PathLike) -> HEDSImport:
     ``unmapped`` lists the HEDS keys with answers that no property uses.  Malformed files
     (not UTF-8, not JSON, nested too deeply, wrong shapes or types) raise
     :class:`~qra_widgets.QRAInputError` naming the file, key and field.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The datasheet's JSON file, as the HEDS form saves it.
+
+    Returns
+    -------
+    HEDSImport
+        The form version, the property values and the unmapped keys.
     """
     path = Path(path)
     return heds_from_bytes(read_bytes(path), path.name)

@@ -206,6 +206,24 @@ def read_qra3(metrics_csv: str | os.PathLike, config_json: str | os.PathLike, *,
     the files back.  Malformed input raises :class:`QRAInputError` naming the file, row,
     column or key.
 
+    Parameters
+    ----------
+    metrics_csv : str or os.PathLike
+        QRA3's ``metrics.csv`` (Key, Study, Experiment, System, Criterion, Result).
+    config_json : str or os.PathLike
+        QRA3's ``config.json`` (the settings of each study).
+    krippendorff_alpha_mode : {"nominal", "ordinal", "interval", "ratio"}, optional
+        Krippendorff's alpha level for Type III results; default: the config's
+        ``type_iii_krippendorff_alpha_mode``.
+
+    Returns
+    -------
+    list of Study
+        One study per ``Study`` value, in the order they first appear in ``metrics.csv``.
+
+    Examples
+    --------
+
     >>> studies = read_qra3("tests/data/qra3_small/metrics.csv", "tests/data/qra3_small/config.json")  # made-up numbers
     >>> [(s.id, s.experiment_ids, s.systems, s.qc_names) for s in studies]
     [('Demo', ['O', 'R1', 'R2'], ['A', 'B', 'C'], ['Fluency'])]

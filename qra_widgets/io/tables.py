@@ -249,6 +249,18 @@ def load_study(path: str | os.PathLike, labels: str | os.PathLike | None = None)
     ``labels`` optionally names a long labels CSV to add as Type III results.
     A CSV/Excel study takes its id from the file name; the first experiment seen is the
     original unless a ``role`` column says otherwise.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A study JSON file, a long scores CSV or an Excel workbook (.xlsx).
+    labels : str or os.PathLike, optional
+        A long labels CSV (experiment, quality_criterion, system, item, label).
+
+    Returns
+    -------
+    Study
+        The study read from the file.
     """
     path = Path(path)
     data = read_bytes(path)

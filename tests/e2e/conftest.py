@@ -9,10 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest import SCREENSHOTS as OUTPUT  # a temporary folder, never the work tree (tests/conftest.py)
 
 from tests.browser import CHROMIUM, chromium, running_app
-
-OUTPUT = Path(__file__).parents[2] / "test-output" / "e2e"
 
 
 @pytest.fixture(scope="module")

@@ -11,8 +11,9 @@ from qra_widgets import atlas
 from qra_widgets.atlas.site import build_atlas_site
 from tests.browser import CHROMIUM, chromium
 
+from .conftest import OUTPUT
+
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-OUTPUT = Path(__file__).parents[2] / "test-output" / "e2e"
 
 
 @pytest.fixture(scope="module")

@@ -5,12 +5,11 @@
   state, two tabs each saving a new study);
 - a teacher reading a paper example's published numbers beside the computed ones.
 
-The README's and the docs' screenshots are taken here (``docs/screenshot-*.png``).
+The README's and the docs' screenshots are taken here, into the tests' screenshots folder
+(``screenshot-*.png``); ``scripts/docs-screenshots`` copies them into ``docs/``.
 """
 
 from __future__ import annotations
-
-from pathlib import Path
 
 import pytest
 
@@ -21,7 +20,6 @@ from .test_browser import check_no_code_or_traceback, open_app, tab
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-DOCS = Path(__file__).parents[2] / "docs"
 STATUS = "document.querySelector('.qra-status')?.innerText"
 HEADER = "document.querySelector('.qra-header')?.innerText"
 
@@ -46,8 +44,7 @@ def load_example(page, name: str) -> None:
 
 
 def screenshot(page, name: str) -> None:
-    DOCS.mkdir(exist_ok=True)
-    page.screenshot(path=str(DOCS / name), full_page=True)
+    page.screenshot(path=str(OUTPUT / name), full_page=True)
 
 
 def test_a_researcher_builds_a_study_from_empty_and_sees_its_assessment_and_chart(page, server):

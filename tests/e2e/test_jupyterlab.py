@@ -29,9 +29,10 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.browser import CHROMIUM, chromium, free_port, stop, wait_until_serving
 
+from .conftest import OUTPUT
+
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-OUTPUT = Path(__file__).parents[2] / "test-output" / "e2e"
 # chart -> the Plotly layer its marks are in (the scores chart draws one point per score)
 CHARTS = {".qra-cv-chart": "barlayer", ".qra-pw-chart": "barlayer", ".qra-scores-chart": "scatterlayer"}
 FIRST_CELL = ('from qra_widgets import Dashboard, examples\n'

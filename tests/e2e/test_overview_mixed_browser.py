@@ -1,8 +1,9 @@
 """End to end in headless Chromium: an Overview of studies that mix W and τ, human and metric
 evaluations keeps them apart; a row click lands on the study's Assessment tab; at 800 px every
 number stays visible.  The docs' screenshots of the Overview, Charts and Intervals tabs are
-taken here (``docs/screenshot-overview.png``, ``-overview-800px``, ``-overview-qcet``, ``-charts-essay-scoring``,
-``-charts-scores``, ``-intervals``; the same views before this change are in ``docs/before/``)."""
+taken here into the tests' screenshots folder (``screenshot-overview.png``, ``-overview-800px``, ``-overview-qcet``,
+``-charts-essay-scoring``, ``-charts-scores``, ``-intervals``); ``scripts/docs-screenshots`` copies them into
+``docs/`` (the same views before this change are in ``docs/before/``)."""
 
 from __future__ import annotations
 
@@ -21,9 +22,10 @@ from qra_widgets.io.annotations import load_annotations
 from qra_widgets.store import StudyLibrary
 from tests.browser import running_app
 
+from .conftest import OUTPUT
+
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-DOCS = Path(__file__).parents[2] / "docs"
 DATA = Path(__file__).parents[1] / "data" / "vanmiltenburg2024"
 
 
@@ -115,7 +117,7 @@ def test_overview_keeps_w_and_tau_and_human_and_metric_apart_and_a_row_opens_the
     types = [r["cells"]["evaluation-type"] for r in found]
     assert types == sorted(types, key=["human", "metric", "unknown"].index)  # each type ranked among itself
     assert [r["cells"]["rank"] for r in found if r["cells"]["evaluation-type"] == "metric"][:3] == ["1", "2", "3"]
-    page.screenshot(path=str(DOCS / "screenshot-overview.png"), full_page=False)
+    page.screenshot(path=str(OUTPUT / "screenshot-overview.png"), full_page=False)
     qcet = page.locator(".qra-overview-by-qcet .js-plotly-plot")
     qcet.scroll_into_view_if_needed()
     ticks = page.eval_on_selector_all(".qra-overview-by-qcet .ytick text", "ts => ts.map(t => t.textContent)")
@@ -126,7 +128,7 @@ def test_overview_keeps_w_and_tau_and_human_and_metric_apart_and_a_row_opens_the
     assert (
         f"Similarity to Target Outputs (form) · metric (n = {bleu_like})" in ticks
     )  # long names: one line beside the box
-    qcet.screenshot(path=str(DOCS / "screenshot-overview-qcet.png"))
+    qcet.screenshot(path=str(OUTPUT / "screenshot-overview-qcet.png"))
 
     page.click(".qra-overview-table .qra-dt-head .qra-col-p")  # sort by P, worst (lowest) first
     page.wait_for_function(
@@ -145,7 +147,7 @@ def test_overview_keeps_w_and_tau_and_human_and_metric_apart_and_a_row_opens_the
         return box.width === 0 || box.right > window.innerWidth || box.left < 0; }).length""")
     assert hidden == 0  # every value is on screen at 800 px, without scrolling sideways (counts of criteria
     # and systems, like the note, are left out below 1000 px)
-    page.screenshot(path=str(DOCS / "screenshot-overview-800px.png"), full_page=False)
+    page.screenshot(path=str(OUTPUT / "screenshot-overview-800px.png"), full_page=False)
     page.set_viewport_size({"width": 1280, "height": 900})
 
     open_row(page, "qra2022-essay-scoring")
@@ -165,14 +167,14 @@ def test_overview_keeps_w_and_tau_and_human_and_metric_apart_and_a_row_opens_the
     page.click(".lm-TabBar-tab:has-text('Charts')")
     page.wait_for_selector(".qra-scores-chart .js-plotly-plot")
     page.wait_for_timeout(1000)
-    page.screenshot(path=str(DOCS / "screenshot-charts-essay-scoring.png"), full_page=True)
+    page.screenshot(path=str(OUTPUT / "screenshot-charts-essay-scoring.png"), full_page=True)
     labels = page.eval_on_selector_all(".qra-scores-chart .xtick text", "ts => ts.map(t => t.textContent)")
     assert "Caines & Buttery(2020), R" not in labels and any("reimplementation" in t for t in labels)
     angles = page.eval_on_selector_all(
         ".qra-scores-chart .xtick text", "ts => ts.map(t => t.getAttribute('transform') || '')"
     )
     assert not any("rotate" in a for a in angles)  # wrapped, not rotated
-    page.locator(".qra-scores-chart").screenshot(path=str(DOCS / "screenshot-charts-scores.png"))
+    page.locator(".qra-scores-chart").screenshot(path=str(OUTPUT / "screenshot-charts-scores.png"))
 
 
 def test_intervals_use_the_template_style_with_numbers_aligned(field_data, page, mixed_server):
@@ -195,4 +197,4 @@ def test_intervals_use_the_template_style_with_numbers_aligned(field_data, page,
     headers = page.eval_on_selector_all(".qra-interval-table thead th", "ths => ths.map(th => th.innerText.trim())")
     assert headers == ["Type of result", "Measure applied", "System level", "QC level", "Study level"]
     page.wait_for_timeout(1000)
-    page.screenshot(path=str(DOCS / "screenshot-intervals.png"), full_page=True)
+    page.screenshot(path=str(OUTPUT / "screenshot-intervals.png"), full_page=True)

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from tests.e2e.test_browser import load_example1
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow]
+from .conftest import OUTPUT
 
-OUTPUT = Path(__file__).parents[2] / "test-output" / "e2e"
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
 def test_side_by_side_tab_draws_the_forest_plot_and_the_verdicts_of_an_example(page, server):
