@@ -228,14 +228,14 @@ def check_entry(entry: Any, where: str, criteria: list[str]) -> None:
                 _require(columns, "criteria", dict, cw)
         else:
             per_file = "files" in entry and all(isinstance(f, dict) and "raters" in f for f in entry["files"])
-            _require(columns, "criteria", dict, cw, default={} if per_file else ...)
-            for name, ref in columns["criteria"].items():
+            mapped = _require(columns, "criteria", dict, cw, default={} if per_file else ...)
+            for name, ref in mapped.items():
                 if isinstance(ref, dict):
                     check_keys(ref, RATERS_KEYS, f"{cw}.criteria.{name}")
                     _check_raters(ref.get("raters"), f"{cw}.criteria.{name}.raters")
                 else:
                     _check_ref(ref, f"{cw}.criteria.{name}")
-            in_columns = per_file or any(isinstance(ref, dict) for ref in columns["criteria"].values()) or any(
+            in_columns = per_file or any(isinstance(ref, dict) for ref in mapped.values()) or any(
                 isinstance(f, dict) and "raters" in f for f in entry.get("files") or [])
             if in_columns and "rater" in columns:
                 raise QRAInputError(f"{cw}.rater: raters are in columns (\"raters\"); omit columns.rater")
