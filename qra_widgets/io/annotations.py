@@ -65,6 +65,9 @@ from .reading import shown as _shown
 
 SCHEMA = "qra-widgets/annotations"
 SCHEMA_VERSION = 1
+NOMINAL_REFUSAL = ("a nominal criterion's ratings are categories: no system values (CV*, r, rho, W) are computed from "
+                   "them; its reproducibility is the label agreement between experiments (Type III), or give category "
+                   "counts as scores of a criterion that is not nominal")
 DEFAULT_MISSING = ("", "NA", "N/A", "nan", "*")
 
 
@@ -376,6 +379,7 @@ def load_annotations(spec_or_path: dict | str | os.PathLike, *, base: str | os.P
     tests: list[dict] = []
     comparative: dict[str, dict[str, str]] = {}  # criterion -> experiment -> how judgements became values
     rated = ratings.criteria()
+    nominal_only: set[str] = set()  # nominal criteria rated item by item: labels, no Type I values
     for qc in criteria:
         if qc.name not in rated:
             continue
@@ -384,7 +388,9 @@ def load_annotations(spec_or_path: dict | str | os.PathLike, *, base: str | os.P
             if qc.name not in part.criteria():
                 continue
             rule = part.rules.get(qc.name)
-            if rule is None:
+            if rule is None and qc.label_level == "nominal":  # categories: a mean of their codes means nothing
+                nominal_only.add(qc.name)
+            elif rule is None:
                 mine = part.ratings["quality_criterion"] == qc.name
                 systems_rated = part.ratings["system"][mine].tolist()
                 for system, count in Counter(systems_rated).items():
@@ -416,6 +422,8 @@ def load_annotations(spec_or_path: dict | str | os.PathLike, *, base: str | os.P
                                    "items_not_in_all_experiments": len(coverage["not_in_all"])}
     else:
         metadata["annotations"] = {"aggregation": how}
+    if nominal_only:
+        metadata["annotations"]["labels_only"] = {name: NOMINAL_REFUSAL for name in sorted(nominal_only)}
     if reported:
         metadata["annotations"]["reported_uncertainty"] = reported
     if tests:
