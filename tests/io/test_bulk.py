@@ -15,13 +15,13 @@ from qra_widgets.io import save_study
 from qra_widgets.io.reading import MAX_PACKING_RATIO
 from qra_widgets.store import StudyLibrary
 
-LONG_CSV = """study,experiment,quality_criterion,system,score
-alpha,orig,Fluency,A,3.1
-alpha,orig,Fluency,B,2.0
-alpha,rep,Fluency,A,3.3
-alpha,rep,Fluency,B,2.4
-beta,orig,BLEU,A,20.5
-beta,rep,BLEU,A,21.0
+LONG_CSV = """study,experiment,quality_criterion,system,score,scale_min
+alpha,orig,Fluency,A,3.1,1
+alpha,orig,Fluency,B,2.0,1
+alpha,rep,Fluency,A,3.3,1
+alpha,rep,Fluency,B,2.4,1
+beta,orig,BLEU,A,20.5,0
+beta,rep,BLEU,A,21.0,0
 """
 
 
@@ -130,3 +130,17 @@ def test_cli_import_exits_2_when_anything_was_refused_listing_each_refusal(tmp_p
     (folder / "broken.json").unlink()
     assert main(["import", str(folder), "--db", str(db)]) == 0  # nothing refused: status 0
     assert capsys.readouterr().out.startswith("added 0 studies, 4 already existed (not overwritten), 0 refused")
+
+
+def test_a_scores_table_without_scale_min_is_refused_naming_the_column_and_the_option(tmp_path):
+    # issue 29: a 1-5 scale read with an assumed minimum of 0 gave CV* 10.58 instead of 14.97
+    (tmp_path / "scores.csv").write_text(LONG_CSV.replace(",scale_min", "").replace(",1\n", "\n").replace(",0\n", "\n"))
+    report = import_paths(StudyLibrary(tmp_path / "lib.sqlite3"), [tmp_path / "scores.csv"])
+    assert not report.added
+    assert "no scale minimum for 'Fluency'" in report.refused[0][1]
+    assert "'scale_min' column" in report.refused[0][1] and "--scale-min" in report.refused[0][1]
+    library = StudyLibrary(tmp_path / "lib2.sqlite3")
+    report = import_paths(library, [tmp_path / "scores.csv"], scale_min={"Fluency": 1, "BLEU": 0})
+    assert sorted(study_id for _source, study_id in report.added) == ["alpha", "beta"]
+    assert library.open("alpha").quality_criterion("Fluency").scale_min == 1.0
+    assert library.open("beta").quality_criterion("BLEU").scale_min == 0.0
