@@ -255,12 +255,13 @@ class AssessmentFormats:
         """One JSON object: ``signature`` (conventions and package version), ``version``, ``cite``
         (how to cite the tool and the method papers), ``results`` (the tidy frame's records),
         ``annotator_agreement`` (records; empty without item-level ratings) and ``bootstrap``
-        (B, seed, level, method, resampling; empty without intervals).  ``NaN`` is ``null``."""
+        (B, seed, level, method, resampling; empty without intervals).  ``NaN`` is ``null``; numbers
+        are written at full precision (the shortest text that reads back as the same float)."""
         import json
 
         return json.dumps({**signature_fields(self.conventions),
-                           "results": json.loads(self.to_frame().to_json(orient="records")),
-                           "annotator_agreement": json.loads(self.annotator_agreement().to_json(orient="records")),
+                           "results": json_records(self.to_frame()),
+                           "annotator_agreement": json_records(self.annotator_agreement()),
                            "bootstrap": self.bootstrap_info}, indent=1, allow_nan=False, default=str)
 
     def _repr_html_(self) -> str:
@@ -395,3 +396,29 @@ def frame_markdown(frame, *, floatfmt: str = ".3g") -> str:
              "|" + "|".join("---" for _ in frame.columns) + "|"]
     lines += ["| " + " | ".join(markdown_cell(cell(v)) for v in row) + " |" for row in frame.itertuples(index=False)]
     return "\n".join(lines)
+
+
+def json_records(frame) -> list[dict]:
+    """A frame's rows as JSON-ready dicts at full precision: pandas' ``to_json`` rounds floats to
+    10 decimals (9.0476614517 for 9.047661451661183); Python floats are written by ``repr``,
+    which reads back as the same float.  Missing and non-finite values are ``None``.
+
+    >>> import pandas as pd
+    >>> json_records(pd.DataFrame({"v": [9.047661451661183, float("nan")], "n": pd.array([2, None], dtype="Int64")}))
+    [{'v': 9.047661451661183, 'n': 2}, {'v': None, 'n': None}]
+    """
+    import math
+
+    import pandas as pd
+
+    def plain(value):
+        if value is None or value is pd.NA or value is pd.NaT:
+            return None
+        if isinstance(value, np.generic):
+            value = value.item()
+        if isinstance(value, float) and not math.isfinite(value):
+            return None
+        return value
+
+    columns = [str(c) for c in frame.columns]
+    return [dict(zip(columns, map(plain, row))) for row in frame.astype(object).itertuples(index=False, name=None)]
