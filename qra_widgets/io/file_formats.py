@@ -108,7 +108,15 @@ def csv_frame(text: str, source: str, delimiter: str = "auto"):
         how = "sniffed" if sniffed else "from \"delimiter\""
         raise QRAInputError(f"{error} (read as CSV with the delimiter {_SHOWN_DELIMITER[sep]}, {how}; if the file "
                             f"is not that, {_KEYS_HINT})") from None
-    return pd.DataFrame(table.iloc[1:].to_numpy(), columns=list(table.iloc[0]))
+    header = [str(c) for c in table.iloc[0]]
+    others = [d for d in CANDIDATES if d != sep and len(header) == 1 and d in header[0]]
+    if others:
+        how = " (sniffed)" if sniffed else ' (from "delimiter")'
+        raise QRAInputError(f"{source}: the header is one column, {_shown(header[0])}, which holds "
+                            f"{_SHOWN_DELIMITER[others[0]]}: read as CSV with the delimiter {_SHOWN_DELIMITER[sep]}"
+                            f"{how}; set \"delimiter\": "
+                            f"{json.dumps(others[0])} (or \"auto\") in the experiment's entry")
+    return pd.DataFrame(table.iloc[1:].to_numpy(), columns=header)
 
 
 def _stripped(frame):

@@ -299,6 +299,9 @@ def check_entry(entry: Any, where: str, criteria: list[str]) -> None:
                     _require(item, role, str, iw)
                 if "system" in item:
                     raise QRAInputError(f"{iw}: give 'system' (a rating) or 'system_a' and 'system_b' (a comparison)")
+            elif "system" not in item:
+                raise QRAInputError(f"{iw}: missing field 'system' (the system this item rates); a study without "
+                                    f"systems gives every item the same one, e.g. \"system\": \"all\"")
             else:
                 _require(item, "system", str, iw)
             _require(item, "item", (str, int), iw, default="")
