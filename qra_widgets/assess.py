@@ -304,7 +304,7 @@ def _assess_qc(assessment: Assessment, qc_name: str, earlier: _Kept | None) -> m
     rows = assessment.rows
     if n >= 2 and _nominal_ratings(study, qc):
         rows.extend(_Row(t, name, "qc", qc_name, None, np.nan, n, None, NOMINAL_NOTE)
-                    for t, name in (("I", "CV*"), ("II", "r"), ("II", "rho"), ("II", "W")))
+                    for t, name in (("I", "CV*"), ("II", "r"), ("II", "rho"), ("II", "tau" if n == 2 else "W")))
     elif n >= 2:
         _type_one(assessment, qc_name, scale_min, matrix, earlier, kept)
         _type_two(rows, qc_name, scored, conventions)
@@ -321,7 +321,7 @@ NOMINAL_NOTE = ("refused: the criterion is nominal and its values are means of c
 
 def _nominal_ratings(study: Study, qc) -> bool:
     """Whether a criterion declared ``nominal`` has system values that are means of its item
-    ratings (category codes), on which CV*, r, rho and W mean nothing.  A nominal criterion's
+    ratings (category codes), on which CV*, r, rho, tau and W mean nothing.  A nominal criterion's
     scores typed in (a metric such as F1) or computed from pairwise choices are assessed."""
     ratings = getattr(study, "ratings", None)
     if qc.label_level != "nominal" or not ratings or qc.name not in ratings.criteria():

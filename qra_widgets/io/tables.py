@@ -130,7 +130,7 @@ def study_from_scores_table(frame, study_id: str, source: str = "scores table",
     names = _first_seen(frame["quality_criterion"])
     for q in names:
         if q not in minimums and (q in given or (scale_min is not None and not isinstance(scale_min, dict))):
-            minimums[q] = float(given[q] if q in given else scale_min)
+            minimums[q] = float(given.get(q, scale_min))
     roles: dict[str, str] = {}
     for row, (experiment, role) in enumerate(zip(frame["experiment"], frame["role"]) if "role" in frame else (), start=2):
         if role and roles.setdefault(experiment, role) != role:  # one experiment, one role

@@ -86,7 +86,7 @@ def test_malayalam_label_only_study_reads_the_released_labels(malayalam):
     # PROVENANCE.md, known traps: the released re-annotation counts 575/154/208/297/114
     # (Positive, Negative, Mixed, Neutral, Not-Malayalam), not the paper's Table 4
     assert malayalam.systems == ["all"]
-    system, item, experiment, label = malayalam.labels.for_criterion("Sentiment")
+    _system, _item, experiment, label = malayalam.labels.for_criterion("Sentiment")
     counts = {e: {code: int(((experiment == e) & (label == code)).sum()) for code in range(5)} for e in ("O", "R")}
     assert counts["R"] == {0: 575, 1: 154, 2: 297, 3: 208, 4: 114}
     assert counts["O"] == {0: 565, 1: 138, 2: 398, 3: 70, 4: 177}  # Table 4's original counts
