@@ -20,11 +20,18 @@ experiment's file is and what its columns mean::
   else ``wide``.
 * **System values only.** An experiment with ``"scores": {criterion: {system: value}}`` (a
   value is a number or ``{"value", "se", "n"}``) mixes with item-level experiments.
-* **Files.** ``file``, or ``files`` (several files that together make the experiment), read
-  only through :func:`spec_file_bytes`: relative to the spec file (or to ``base``), or the
-  uploaded ``files``.  ``.csv``, ``.tsv`` / ``.tab`` (gzip-compressed too: ``.csv.gz``) and
-  ``.xlsx`` (optional ``"sheet"``) are read.  ``rows`` keeps rows, ``exclude`` drops rows,
-  ``optional_exclude`` is recorded (and applied with ``optional_exclude=True``).
+* **Files.** ``file``, or ``files`` (several files that together make the experiment; an
+  entry may be ``{"file": name, "rater": "ann1", "raters": {...}}``: key columns given as
+  constants for that file), read only through :func:`entry_tables` (and
+  :func:`spec_file_bytes`): relative to the spec file (or to ``base``), or the uploaded
+  ``files``.  ``format``: ``csv`` (``delimiter`` ``,`` ``;`` tab or ``auto``), ``xlsx``
+  (optional ``sheet``), ``json`` (``records``) or ``jsonl``, with ``explode`` for nested lists
+  (:mod:`qra_widgets.io.file_formats`); gzip-compressed CSV too (``.csv.gz``).  ``rows`` keeps
+  rows, ``exclude`` drops rows, ``optional_exclude`` is recorded (and applied with
+  ``optional_exclude=True``).
+* **Keys.** A key column may be ``{"constant": V}``, ``{"row": true}`` or ``{"index": FIELD}``;
+  ``columns.system`` may be omitted (one system, ``"all"``) or ``{"from_experiment": "O", "by":
+  "item"}``; a criterion's column may be ``{"raters": {rater: column}}``.
 * **Names and answers.** ``systems`` maps the names used in the files to the study's names (per
   experiment too).  ``item``, ``rater`` and ``system`` may name several columns (joined with
   ``/``).  ``rater`` is optional (without it every row is a different rater).  Cells listed
