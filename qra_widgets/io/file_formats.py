@@ -132,6 +132,14 @@ def _at(value: Any, path: str, source: str, where: str) -> Any:
     return value
 
 
+def _replaced(record: dict, path: list[str], element: Any) -> dict:
+    """A copy of ``record`` with the value at ``path`` replaced by ``element`` (only the objects
+    along the path are copied: each exploded element gets its own row)."""
+    row = dict(record)
+    row[path[0]] = element if len(path) == 1 else _replaced(record[path[0]], path[1:], element)
+    return row
+
+
 def _cell(value: Any) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return ""
@@ -177,11 +185,8 @@ def _json_table(text: str, source: str, fmt: str, entry: dict) -> Table:
         elements = _at(record, explode, source, f"record {number}, explode")
         if not isinstance(elements, list):
             raise QRAInputError(f"{source}: record {number}: {_shown(explode)} is not a list (\"explode\")")
-        head, _, last = explode.rpartition(".")
         for position, element in enumerate(elements):
-            row = json.loads(json.dumps(record))  # a copy: each element replaces the list in its own row
-            _at(row, head, source, "explode")[last] = element
-            rows.append(row)
+            rows.append(_replaced(record, explode.split("."), element))
             numbers.append(number)
             positions.append(position)
     check_shape(len(rows), 0, source)
