@@ -45,7 +45,7 @@ def _report(args: argparse.Namespace) -> str:
         study = load_annotations(args.file, base=args.data_root)
     else:
         study = load_study(args.file, labels=args.labels, scale_min=args.scale_min)
-    with_results = {e for (_q, _s, e) in study.scores}
+    with_results = {e for (_q, _s, e) in study.scores} | study.labels.experiments()  # labels: Type III
     if len(with_results) < 2:
         from .conventions import resolve, stored_conventions
         from .report.one_experiment import one_experiment_report

@@ -182,3 +182,26 @@ def test_a_nominal_criterion_gets_labels_and_assess_refuses_cv_r_rho_w_on_its_co
     assert sorted(refusals.measure) == ["CV*", "r", "rho", "tau"]  # two experiments: tau, not W
     assert refusals.value.isna().all()
     assert "use the label agreement between experiments (Type III), or give category counts as scores" in refusals.note.iloc[0]
+
+
+def test_the_report_of_a_label_only_spec_gives_kappa_and_alpha_between_the_experiments(tmp_path, capsys):
+    from qra_widgets.cli import main
+
+    (tmp_path / "l.csv").write_bytes(b"item,a,b\ni1,pos,pos\ni2,neg,pos\ni3,neu,neu\ni4,neg,neg\n")
+    entries = [{"id": eid, "role": role, "file": "l.csv", "columns": {"item": "item", "criteria": {"Q": column}}}
+               for eid, role, column in (("O", "original", "a"), ("R", "repeat", "b"))]
+    data = spec(*entries, criteria=[{"name": "Q", "scale_min": 0, "scale_max": 2, "label_level": "nominal"}],
+                values={"pos": 0, "neg": 1, "neu": 2})
+    (tmp_path / "spec.json").write_text(__import__("json").dumps(data))
+    assert main(["report", str(tmp_path / "spec.json"), "--format", "csv"]) == 0
+    frame = pd.read_csv(io.StringIO(capsys.readouterr().out.split("\n\n")[0]), comment="#")
+    qc = frame[frame.level == "qc"].set_index("measure").value
+    study = load_annotations(data, base=tmp_path)
+    expected = qw.assess(study).to_frame()
+    expected = expected[expected.level == "qc"].set_index("measure").value
+    assert set(qc.index) == {"kappa", "alpha"}
+    assert qc["alpha"] == pytest.approx(expected["alpha"], rel=1e-12) and qc["kappa"] == pytest.approx(expected["kappa"], rel=1e-12)
+    a, b = np.array([0, 1, 2, 1.0]), np.array([0, 0, 2, 1.0])
+    counts = np.stack([np.bincount(np.array([x, y], dtype=int), minlength=3) for x, y in zip(a, b)])
+    assert qc["alpha"] == pytest.approx(qw.measures.krippendorff_alpha(qw.measures.CategoryCounts(counts, np.arange(3.0)),
+                                                                       level="nominal"), rel=1e-12)
