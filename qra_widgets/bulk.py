@@ -288,7 +288,11 @@ def _is_annotation_spec(name: str, data: bytes) -> bool:
 def _spec_file_names(data: bytes) -> set[str]:
     try:
         parsed = load_json(data, "spec")
-        return {str(e.get("file")) for e in parsed.get("experiments", []) if isinstance(e, dict)}
+        named = set()
+        for e in parsed.get("experiments", []):
+            if isinstance(e, dict):  # "file", or "files" of names and {"file": name, ...} entries
+                named |= {str(f.get("file") if isinstance(f, dict) else f) for f in [e.get("file"), *(e.get("files") or [])]}
+        return named
     except (QRAInputError, AttributeError):
         return set()
 

@@ -3,7 +3,9 @@ what already existed (never overwritten) and what was refused or skipped and why
 
 from __future__ import annotations
 
+import json
 import zipfile
+from pathlib import PurePosixPath
 
 import pytest
 from fielddata import field_path, needs_field_data
@@ -144,3 +146,23 @@ def test_a_scores_table_without_scale_min_is_refused_naming_the_column_and_the_o
     assert sorted(study_id for _source, study_id in report.added) == ["alpha", "beta"]
     assert library.open("alpha").quality_criterion("Fluency").scale_min == 1.0
     assert library.open("beta").quality_criterion("BLEU").scale_min == 0.0
+
+
+def test_a_bundle_whose_spec_lists_files_as_objects_reads_them_and_skips_only_the_rest(tmp_path):
+    bundle = tmp_path / "bundle"
+    bundle.mkdir()
+    (bundle / "x.csv").write_text("sys,item,q\nA,i1,3\nB,i2,2\n")
+    (bundle / "y.csv").write_text("sys,item,q\nA,i1,4\nB,i2,2\n")
+    (bundle / "notes.txt").write_text("not named by the spec")
+    columns = {"system": "sys", "item": "item", "criteria": {"Q": "q"}}
+    spec = {"schema": "qra-widgets/annotations", "version": 1, "id": "per-rater",
+            "quality_criteria": [{"name": "Q", "scale_min": 1, "scale_max": 5}],
+            "experiments": [{"id": "O", "role": "original", "files": [{"file": "x.csv", "rater": "x"}, "y.csv"],
+                             "columns": columns},
+                            {"id": "R", "file": "y.csv", "columns": columns}]}
+    (bundle / "spec.json").write_text(json.dumps(spec))
+    library = StudyLibrary(tmp_path / "lib.sqlite3")
+    report = import_paths(library, [bundle])
+    assert [study_id for _source, study_id in report.added] == ["per-rater"]
+    assert [PurePosixPath(name).name for name, _reason in report.skipped] == ["notes.txt"]
+    assert library.open("per-rater").scores[("Q", "A", "O")] == 3.5
