@@ -205,3 +205,16 @@ def test_the_report_of_a_label_only_spec_gives_kappa_and_alpha_between_the_exper
     counts = np.stack([np.bincount(np.array([x, y], dtype=int), minlength=3) for x, y in zip(a, b)])
     assert qc["alpha"] == pytest.approx(qw.measures.krippendorff_alpha(qw.measures.CategoryCounts(counts, np.arange(3.0)),
                                                                        level="nominal"), rel=1e-12)
+
+
+def test_alpha_between_two_experiments_gets_a_bootstrap_interval_like_kappa():
+    rows = "item,a,b\n" + "".join(f"i{k},{'pos' if k % 3 else 'neg'},{'pos' if k % 4 else 'neu'}\n" for k in range(40))
+    entries = [{"id": eid, "role": role, "file": "l.csv", "columns": {"item": "item", "criteria": {"Q": column}}}
+               for eid, role, column in (("O", "original", "a"), ("R", "repeat", "b"))]
+    study = load(*entries, files={"l.csv": rows.encode()}, values={"pos": 0, "neg": 1, "neu": 2},
+                 criteria=[{"name": "Q", "scale_min": 0, "scale_max": 2, "label_level": "nominal"}])
+    frame = qw.assess(study, bootstrap=200, seed=3).to_frame()
+    for measure in ("kappa", "alpha"):
+        row = frame[(frame.measure == measure) & (frame.level == "qc")].iloc[0]
+        assert np.isfinite(row.ci_low) and np.isfinite(row.ci_high), measure
+        assert row.ci_low <= row.value <= row.ci_high, measure
