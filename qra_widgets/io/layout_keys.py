@@ -240,8 +240,8 @@ def check_entry(entry: Any, where: str, criteria: list[str]) -> None:
             if in_columns and "rater" in columns:
                 raise QRAInputError(f"{cw}.rater: raters are in columns (\"raters\"); omit columns.rater")
     elif layout == "pairwise":
-        _require(columns, "item", (str, int, list), cw)
-        _check_ref(columns["item"], f"{cw}.item", several=True)
+        _require(columns, "item", (str, int, list, dict), cw)
+        _check_ref(columns["item"], f"{cw}.item", several=True, key=True)
         for role in ("system_a", "system_b"):
             _require(columns, role, (str, int), cw)
             _check_ref(columns[role], f"{cw}.{role}")
@@ -257,8 +257,8 @@ def check_entry(entry: Any, where: str, criteria: list[str]) -> None:
         if ties not in TIE_RULES:
             raise QRAInputError(f"{where}.ties: must be one of {', '.join(TIE_RULES)}, got {_shown(ties)}")
     elif layout == "best_worst":
-        _require(columns, "item", (str, int, list), cw)
-        _check_ref(columns["item"], f"{cw}.item", several=True)
+        _require(columns, "item", (str, int, list, dict), cw)
+        _check_ref(columns["item"], f"{cw}.item", several=True, key=True)
         shown = _require(columns, "shown", list, cw)
         if len(shown) < 2:
             raise QRAInputError(f"{cw}.shown: expected the columns of the two or more systems shown")
@@ -307,7 +307,7 @@ def check_entry(entry: Any, where: str, criteria: list[str]) -> None:
             _require(item, "item", (str, int), iw, default="")
             _require(item, "criterion", str, iw, default="")
         if "rater" in columns:
-            _check_ref(columns["rater"], f"{cw}.rater", several=True)
+            _check_ref(columns["rater"], f"{cw}.rater", several=True, key=True)
         score = _require(entry, "score", str, where, default="preference")
         if score not in PAIRWISE_SCORES:
             raise QRAInputError(f"{where}.score: must be one of {', '.join(PAIRWISE_SCORES)}, got {_shown(score)}")

@@ -218,3 +218,23 @@ def test_alpha_between_two_experiments_gets_a_bootstrap_interval_like_kappa():
         row = frame[(frame.measure == measure) & (frame.level == "qc")].iloc[0]
         assert np.isfinite(row.ci_low) and np.isfinite(row.ci_high), measure
         assert row.ci_low <= row.value <= row.ci_high, measure
+
+
+def test_key_rules_work_in_the_pairwise_layout_too():
+    judgements = b"left,right,pick\nA,B,left\nB,C,right\nA,C,left\n"
+    columns = {"item": {"row": True}, "system_a": "left", "system_b": "right", "choice": "pick"}
+    files = [{"file": "u1.csv", "rater": "u1"}, {"file": "u2.csv", "rater": "u2"}]
+    entries = [{"id": eid, "role": role, "layout": "pairwise", "files": files, "columns": columns}
+               for eid, role in (("O", "original"), ("R", "repeat"))]
+    study = load(*entries, files={"u1.csv": judgements, "u2.csv": judgements.replace(b"A,C,left", b"A,C,right")},
+                 choices={"left": "a", "right": "b"},
+                 criteria=[{"name": "Q", "scale_min": -100, "scale_max": 100, "label_level": "nominal"}])
+    choices = study.ratings.choices.to_dict()
+    assert set(choices["rater"]) == {"u1", "u2"}  # the files' constants
+    assert choices["unit"][:3] == ["1 [A vs B]", "2 [B vs C]", "3 [A vs C]"]  # the row keys
+    # preference = 100 x (wins - losses) / comparisons: A and C win 3 of 4, B loses all 4
+    assert {s: study.scores[("Q", s, "O")] for s in "ABC"} == {"A": 50.0, "B": -100.0, "C": 50.0}
+    # the raters chose A, C, A and A, C, C: observed 2/3, chance 2/3 x 1/3 + 1/3 x 2/3 = 4/9
+    agreement = qw.ratings.annotator_agreement(study)
+    kappa = agreement[(agreement.experiment == "O") & (agreement.measure == "kappa")].value.iloc[0]
+    assert kappa == pytest.approx((2 / 3 - 4 / 9) / (1 - 4 / 9))
