@@ -8,7 +8,8 @@ type       system level               QC level                        study leve
 I          CV*                        mean of the system CV*s         mean of all system CV*s
 II         --                         n = 2: r, rho, tau;             --
                                       n > 2: mean pairwise r, rho; W
-III        n = 2: kappa (Cohen);      the same over all labels        mean of the QC values
+III        n = 2: kappa (Cohen)       the same over all labels        mean of the QC values
+           and alpha;
            n > 2: fleiss_kappa, alpha of the QC
 IV         --                         P (findings if stated,          P pooled over every
                                       else from the scores)           difference in the study
@@ -403,7 +404,10 @@ def _assess_qc(assessment: Assessment, qc_name: str, earlier: _Kept | None) -> m
     scored = _scored_rows(matrix)
     n = scored.shape[0]
     rows = assessment.rows
-    if n >= 2:
+    if n >= 2 and _nominal_ratings(study, qc):
+        rows.extend(_Row(t, name, "qc", qc_name, None, np.nan, n, None, NOMINAL_NOTE)
+                    for t, name in (("I", "CV*"), ("II", "r"), ("II", "rho"), ("II", "tau" if n == 2 else "W")))
+    elif n >= 2:
         _type_one(assessment, qc_name, scale_min, matrix, earlier, kept)
         _type_two(rows, qc_name, scored, conventions)
     kept.counts = _type_four(rows, study, qc_name, scored, conventions, signs, earlier, kept)
@@ -411,6 +415,21 @@ def _assess_qc(assessment: Assessment, qc_name: str, earlier: _Kept | None) -> m
         _type_three(rows, study, qc, conventions)
     kept.rows = tuple(rows[start:])
     return kept.counts
+
+
+NOMINAL_NOTE = ("refused: the criterion is nominal and its values are means of category codes; use the label "
+                "agreement between experiments (Type III), or give category counts as scores of a non-nominal criterion")
+
+
+def _nominal_ratings(study: Study, qc) -> bool:
+    """Whether a criterion declared ``nominal`` has system values that are means of its item
+    ratings (category codes), on which CV*, r, rho, tau and W mean nothing.  A nominal criterion's
+    scores typed in (a metric such as F1) or computed from pairwise choices are assessed."""
+    ratings = getattr(study, "ratings", None)
+    if qc.label_level != "nominal" or not ratings or qc.name not in ratings.criteria():
+        return False
+    choices = getattr(ratings, "choices", None)
+    return not (choices is not None and any(q == qc.name for q, _e in choices.judged()))
 
 
 def _type_one(assessment: Assessment, qc: str, scale_min: float | None, matrix: np.ndarray,
@@ -500,7 +519,9 @@ def _rank_counts_by_pair(scored: np.ndarray, kwargs: dict, earlier: dict, kept: 
 
 
 def _type_three(rows: list[_Row], study: Study, qc, conventions: Conventions) -> None:
-    """kappa (n = 2) or Fleiss' kappa and alpha (n > 2) over all labels of the QC and per system.
+    """Cohen's kappa and Krippendorff's alpha (n = 2) or Fleiss' kappa and alpha (n > 2) over all
+    labels of the QC and per system; alpha at ``conventions.alpha_level``, else the criterion's
+    ``label_level``.
 
     Works on the label columns: items become units (sorted by system, so each system's units
     are one block of the QC's category-count matrix) and every measure reads counts.
@@ -514,7 +535,12 @@ def _type_three(rows: list[_Row], study: Study, qc, conventions: Conventions) ->
     if n == 2:
         table = np.full((2, n_units), np.nan)
         table[np.searchsorted(present, coded.experiment_row), coded.unit] = coded.code
-        measures = [("kappa", lambda cols: m.cohen_kappa(table[0, cols], table[1, cols], categories=list(range(q))))]
+        alpha_level = conventions.alpha_level or qc.label_level
+        pair_counts = np.zeros((n_units, q), dtype=np.int64)
+        np.add.at(pair_counts, (coded.unit, coded.code), 1)
+        measures = [("kappa", lambda cols: m.cohen_kappa(table[0, cols], table[1, cols], categories=list(range(q)))),
+                    ("alpha", lambda cols: m.krippendorff_alpha(m.CategoryCounts(pair_counts[cols], coded.categories),
+                                                                level=alpha_level))]
     else:
         counts = np.bincount(coded.unit * q + coded.code, minlength=n_units * q).reshape(n_units, q)
         scoped = lambda cols: m.CategoryCounts(counts[cols], coded.categories)

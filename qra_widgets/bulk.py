@@ -288,7 +288,11 @@ def _is_annotation_spec(name: str, data: bytes) -> bool:
 def _spec_file_names(data: bytes) -> set[str]:
     try:
         parsed = load_json(data, "spec")
-        return {str(e.get("file")) for e in parsed.get("experiments", []) if isinstance(e, dict)}
+        named = set()
+        for e in parsed.get("experiments", []):
+            if isinstance(e, dict):  # "file", or "files" of names and {"file": name, ...} entries
+                named |= {str(f.get("file") if isinstance(f, dict) else f) for f in [e.get("file"), *(e.get("files") or [])]}
+        return named
     except (QRAInputError, AttributeError):
         return set()
 
@@ -329,17 +333,18 @@ def _bundles(files: dict[str, bytes], loose: dict[str, Path], report: ImportRepo
     return jobs, taken
 
 
-def _read_table(name: str, data: bytes):
+def _read_table(name: str, data: bytes, scale_min=None):
     from .io import SCORE_COLUMNS, read_table, study_from_scores_table
 
     stem, suffix = PurePosixPath(name).stem, PurePosixPath(name).suffix.lower()
     frame = read_table(data, PurePosixPath(name).name, SCORE_COLUMNS, excel=suffix == ".xlsx")
     if "study" not in frame:
-        return [study_from_scores_table(frame, stem, PurePosixPath(name).name)]
+        return [study_from_scores_table(frame, stem, PurePosixPath(name).name, scale_min)]
     empty = frame.index[frame["study"] == ""]
     if len(empty):
         raise QRAInputError(f"{PurePosixPath(name).name}: row {empty[0] + 2}, column 'study' is empty")
-    return [study_from_scores_table(group.drop(columns="study"), study_id, f"{PurePosixPath(name).name} (study {shown(study_id)})")
+    return [study_from_scores_table(group.drop(columns="study"), study_id, f"{PurePosixPath(name).name} (study {shown(study_id)})",
+                                    scale_min)
             for study_id, group in frame.groupby("study", sort=False)]
 
 
@@ -359,24 +364,26 @@ def _read_json(name: str, data: bytes, base: Path | None = None):
     return _read_annotation_spec(name, data, base=base)
 
 
-def import_paths(library, paths, *, data_root: str | os.PathLike | None = None) -> ImportReport:
+def import_paths(library, paths, *, data_root: str | os.PathLike | None = None, scale_min=None) -> ImportReport:
     """Import every study found in ``paths`` (files, folders, zips) into ``library``.
 
     ``library`` is a :class:`~qra_widgets.store.StudyLibrary` (or a path to one).  Returns an
     :class:`ImportReport`; never raises for one bad file, and never overwrites a study.  A
     folder or zip whose top level holds one annotation spec is a bundle (one study, its files
     read only through the spec); an annotation spec given as a file reads its files under its
-    own folder, or under ``data_root`` when given.
+    own folder, or under ``data_root`` when given.  ``scale_min`` is the scale minimum of
+    scores tables without a ``scale_min`` column (a number, or ``{criterion: number}``).
     """
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     report = ImportReport()
     files, loose = _gather(paths, report)
-    return _import(library, files, report, loose=loose, data_root=None if data_root is None else Path(data_root))
+    return _import(library, files, report, loose=loose, data_root=None if data_root is None else Path(data_root),
+                   scale_min=scale_min)
 
 
 def _import(library, files: dict[str, bytes], report: ImportReport, *, loose: dict[str, Path] | None = None,
-            data_root: Path | None = None) -> ImportReport:
+            data_root: Path | None = None, scale_min=None) -> ImportReport:
     """Read every study in ``files`` (``{source name: bytes}``) and add the new ones to ``library``."""
     loose = loose or {}
     jobs, taken = _bundles(files, loose, report)
@@ -404,7 +411,7 @@ def _import(library, files: dict[str, bytes], report: ImportReport, *, loose: di
             base = (data_root or loose[name].parent) if name in loose else None
             jobs.append((name, lambda n=name, d=data, b=base: _read_json(n, d, b)))
         else:
-            jobs.append((name, lambda n=name, d=data: _read_table(n, d)))
+            jobs.append((name, lambda n=name, d=data: _read_table(n, d, scale_min)))
     library = _library(library)
     known = {s.id for s in library.list(include_deleted=True)}
     for source, read in jobs:

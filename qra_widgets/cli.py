@@ -1,6 +1,6 @@
 """The ``qra-widgets`` command line.
 
-    qra-widgets report FILE [--labels LABELS.csv] [--format markdown|csv|latex|json|narrative]
+    qra-widgets report FILE [--labels LABELS.csv] [--scale-min 1] [--format markdown|csv|latex|json|narrative]
     qra-widgets report SPEC.json --bootstrap 2000 --seed 1  # item-level annotations, with intervals
     qra-widgets examples                       # list the bundled paper examples
     qra-widgets report --example qrapp_example1 [--conventions qra3|qrapp|JSON|FILE.json]
@@ -36,8 +36,9 @@ def _report(args: argparse.Namespace) -> str:
 
     if (args.file is None) == (args.example is None):
         raise QRAInputError("report: give either a study FILE or --example NAME")
-    study = examples.load(args.example) if args.example else _study_file(args.file, args.labels, args.data_root)
-    with_results = {e for (_q, _s, e) in study.scores}
+    study = (examples.load(args.example) if args.example
+             else _study_file(args.file, args.labels, args.data_root, getattr(args, "scale_min", None)))
+    with_results = {e for (_q, _s, e) in study.scores} | study.labels.experiments()  # labels: Type III
     if len(with_results) < 2:
         from .conventions import conventions_for
         from .report.one_experiment import one_experiment_report
@@ -49,7 +50,7 @@ def _report(args: argparse.Namespace) -> str:
     return {"markdown": result.to_markdown, "csv": result.to_csv, "latex": result.to_latex, "json": result.to_json}[args.format]()
 
 
-def _study_file(path, labels, data_root):
+def _study_file(path, labels, data_root, scale_min=None):
     """The study in a study file or annotation spec, its JSON read and parsed once."""
     from pathlib import Path
 
@@ -57,7 +58,7 @@ def _study_file(path, labels, data_root):
 
     path = Path(path)
     if path.suffix.lower() != ".json":
-        return load_study(path, labels=labels)
+        return load_study(path, labels=labels, scale_min=scale_min)
     from .io import study_from_dict
     from .io.annotations import SCHEMA, load_annotations
     from .io.reading import load_json, read_bytes
@@ -100,6 +101,16 @@ def _conventions_argument(text: str):
 
     try:
         return parse_conventions(text)
+    except QRAInputError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _scale_min_argument(text: str):
+    """``--scale-min`` through :func:`qra_widgets.io.options.parse_scale_min`."""
+    from .io.options import parse_scale_min
+
+    try:
+        return parse_scale_min(text)
     except QRAInputError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
 
@@ -318,7 +329,7 @@ def _import(args: argparse.Namespace) -> str:
     from .bulk import import_paths
     from .store import StudyLibrary
 
-    report = import_paths(StudyLibrary(args.db), args.paths, data_root=args.data_root)
+    report = import_paths(StudyLibrary(args.db), args.paths, data_root=args.data_root, scale_min=args.scale_min)
     if report.refused:
         raise PartialFailure(f"import: {report.headline()} (the refused files are listed above with the reasons)",
                              report.summary())
@@ -403,6 +414,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="folder an annotation spec's files are read under (default: the spec's own folder); "
                              "nothing outside it is read")
     report.add_argument("--labels", help="long CSV of Type III labels (experiment, quality_criterion, system, item, label)")
+    report.add_argument("--scale-min", type=_scale_min_argument, default=None, metavar="NUMBER|QC=NUMBER,...",
+                        help="scale minimum of a scores table without a scale_min column: a number for every criterion, "
+                             "or CRITERION=NUMBER,... (never assumed to be 0)")
     report.add_argument("--example", help="assess a bundled paper example instead of a file (see `qra-widgets examples`)")
     report.add_argument("--format", choices=FORMATS, default="markdown", help="output format (default: markdown)")
     report.add_argument("--conventions", type=_conventions_argument, default=None, metavar="NAME|JSON|FILE.json",
@@ -467,6 +481,9 @@ def build_parser() -> argparse.ArgumentParser:
     bulk.add_argument("--data-root", metavar="DIR",
                       help="folder the files named by an annotation spec given as PATH are read under (default: the spec's own folder)")
     bulk.add_argument("--db", help="study library file (default: $QRA_WIDGETS_DB or the user data directory)")
+    bulk.add_argument("--scale-min", type=_scale_min_argument, default=None, metavar="NUMBER|QC=NUMBER,...",
+                      help="scale minimum of a scores table without a scale_min column: a number for every criterion, "
+                             "or CRITERION=NUMBER,... (never assumed to be 0)")
     bulk.set_defaults(run=_import)
     site = commands.add_parser("site", help="write a static website (index + one page per study) that works offline")
     site.add_argument("source", metavar="LIBRARY_OR_FOLDER", help="a library file (.sqlite3) or a folder of study files")

@@ -429,7 +429,7 @@ class _quiet:
 
 
 def _type_three_values(study, qc, conventions, design: Design, weights: np.ndarray) -> dict:
-    """kappa (n = 2) or Fleiss' kappa / alpha (n > 2) between experiments' item labels, per QC and
+    """kappa and alpha (n = 2) or Fleiss' kappa / alpha (n > 2) between experiments' item labels, per QC and
     system, under the weights of the group that covers every unit (paired: the one group;
     unpaired: the union of the items, so no experiment's items drop out)."""
     coded = study.labels.coded_for_criterion(qc.name, study.systems, study.experiment_ids)
@@ -450,14 +450,16 @@ def _type_three_values(study, qc, conventions, design: Design, weights: np.ndarr
     bounds = np.searchsorted(coded.unit_system, np.arange(len(study.systems) + 1))
     scopes = [("qc", None, slice(None))] + [("system", s, slice(bounds[k], bounds[k + 1]))
                                             for k, s in enumerate(study.systems) if bounds[k + 1] > bounds[k]]
-    if len(present) == 2:
+    counts = np.bincount(coded.unit * q + coded.code, minlength=n_units * q).reshape(n_units, q)
+    level_name = conventions.alpha_level or qc.label_level
+    if len(present) == 2:  # Cohen's kappa and alpha, as assess gives for two experiments
         table = np.full((2, n_units), -1, dtype=np.int64)
         table[np.searchsorted(present, coded.experiment_row), coded.unit] = coded.code
         for level, system, cols in scopes:
             out[("kappa", level, qc.name, system)] = m.cohen_kappa_batch(table[0, cols], table[1, cols], q, w_all[:, cols]).values
+            out[("alpha", level, qc.name, system)] = m.agreement_batch(
+                m.CategoryCounts(counts[cols], coded.categories), w_all[:, cols], measures=("alpha",), level=level_name)["alpha"].values
         return out
-    counts = np.bincount(coded.unit * q + coded.code, minlength=n_units * q).reshape(n_units, q)
-    level_name = conventions.alpha_level or qc.label_level
     for level, system, cols in scopes:
         found = m.agreement_batch(m.CategoryCounts(counts[cols], coded.categories), w_all[:, cols],
                                   measures=tuple(conventions.agreement_many), level=level_name)

@@ -94,3 +94,34 @@ def test_import_all_restores_an_export_all_backup(capsys, tmp_path, qrapp_exampl
     (tmp_path / "empty").mkdir()
     status, _, err = run(capsys, "import-all", str(tmp_path / "empty"), "--db", str(tmp_path / "new.sqlite3"))
     assert status == 2 and err.endswith("empty: no backup files (*.json) to restore\n")
+
+
+def test_report_refuses_a_scores_csv_without_scale_min_and_reads_it_with_the_option(capsys, tmp_path):
+    # issue 29: the minimum was silently 0; docs/install.md promises it is never assumed
+    path = tmp_path / "scores.csv"
+    path.write_text("experiment,quality_criterion,system,score\noriginal,Fluency,SVM,3.71\nrepeat,Fluency,SVM,3.12\n"
+                    "original,Fluency,GeDi,3.2\nrepeat,Fluency,GeDi,2.57\n")
+    assert main(["report", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "no scale minimum for 'Fluency'" in err and "--scale-min" in err and "'scale_min' column" in err
+    assert main(["report", str(path), "--scale-min", "Fluency=1", "--format", "csv"]) == 0
+    shifted = capsys.readouterr().out
+    assert main(["report", str(path), "--scale-min", "0", "--format", "csv"]) == 0
+    unshifted = capsys.readouterr().out
+    import io
+
+    import pandas as pd
+
+    from qra_widgets import measures as m
+
+    def svm_cv(text):
+        frame = pd.read_csv(io.StringIO(text), comment="#")
+        return float(frame[(frame.measure == "CV*") & (frame.system == "SVM")].value.iloc[0])
+
+    assert svm_cv(shifted) == pytest.approx(m.cv_star([3.71, 3.12], scale_min=1).cv_star, rel=1e-12)
+    assert svm_cv(unshifted) == pytest.approx(m.cv_star([3.71, 3.12], scale_min=0).cv_star, rel=1e-12)
+    assert svm_cv(shifted) > svm_cv(unshifted)
+    with pytest.raises(SystemExit) as exit_:
+        main(["report", str(path), "--scale-min", "Fluency=x"])
+    assert exit_.value.code == 2
+    assert "--scale-min: Fluency='x' is not a number" in capsys.readouterr().err

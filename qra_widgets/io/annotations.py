@@ -20,11 +20,18 @@ experiment's file is and what its columns mean::
   else ``wide``.
 * **System values only.** An experiment with ``"scores": {criterion: {system: value}}`` (a
   value is a number or ``{"value", "se", "n"}``) mixes with item-level experiments.
-* **Files.** ``file``, or ``files`` (several files that together make the experiment), read
-  only through :func:`spec_file_bytes`: relative to the spec file (or to ``base``), or the
-  uploaded ``files``.  ``.csv``, ``.tsv`` / ``.tab`` (gzip-compressed too: ``.csv.gz``) and
-  ``.xlsx`` (optional ``"sheet"``) are read.  ``rows`` keeps rows, ``exclude`` drops rows,
-  ``optional_exclude`` is recorded (and applied with ``optional_exclude=True``).
+* **Files.** ``file``, or ``files`` (several files that together make the experiment; an
+  entry may be ``{"file": name, "rater": "ann1", "raters": {...}}``: key columns given as
+  constants for that file), read only through :func:`entry_tables` (and
+  :func:`spec_file_bytes`): relative to the spec file (or to ``base``), or the uploaded
+  ``files``.  ``format``: ``csv`` (``delimiter`` ``,`` ``;`` tab or ``auto``), ``xlsx``
+  (optional ``sheet``), ``json`` (``records``) or ``jsonl``, with ``explode`` for nested lists
+  (:mod:`qra_widgets.io.file_formats`); gzip-compressed CSV too (``.csv.gz``).  ``rows`` keeps
+  rows, ``exclude`` drops rows, ``optional_exclude`` is recorded (and applied with
+  ``optional_exclude=True``).
+* **Keys.** A key column may be ``{"constant": V}``, ``{"row": true}`` or ``{"index": FIELD}``;
+  ``columns.system`` may be omitted (one system, ``"all"``) or ``{"from_experiment": "O", "by":
+  "item"}``; a criterion's column may be ``{"raters": {rater: column}}``.
 * **Names and answers.** ``systems`` maps the names used in the files to the study's names (per
   experiment too).  ``item``, ``rater`` and ``system`` may name several columns (joined with
   ``/``).  ``rater`` is optional (without it every row is a different rater).  Cells listed
@@ -50,7 +57,6 @@ experiment's file is and what its columns mean::
 
 from __future__ import annotations
 
-import io
 import os
 import re
 from collections import Counter
@@ -60,45 +66,31 @@ from typing import Any
 import numpy as np
 
 from ..errors import QRAInputError
-from .reading import check_shape, check_size, check_zip, decode, load_json, read_bytes, read_csv_frame
+from .reading import load_json, read_bytes
 from .reading import require as _require
 from .reading import shown as _shown
 
 SCHEMA = "qra-widgets/annotations"
 SCHEMA_VERSION = 1
+NOMINAL_REFUSAL = ("a nominal criterion's ratings are categories: no system values (CV*, r, rho, W) are computed from "
+                   "them; its reproducibility is the label agreement between experiments (Type III), or give category "
+                   "counts as scores of a criterion that is not nominal")
 DEFAULT_MISSING = ("", "NA", "N/A", "nan", "*")
-EXCEL = (".xlsx", ".xlsm")
-TAB = (".tsv", ".tab")
 
 
 # ----------------------------------------------------------------------------- files
 
 
 def read_frame(data: bytes, source: str, sheet: str | int | None = None):
-    """A table of text cells from CSV / TSV / Excel bytes (the suffix of ``source`` decides).
+    """A table of text cells from CSV / TSV / Excel / JSON bytes (the suffix of ``source`` decides;
+    a CSV's delimiter is sniffed among ``,`` ``;`` and tab).
 
     The bytes go through :mod:`qra_widgets.io.reading`'s caps: the file size, the zip directory
     of a workbook (before openpyxl unpacks anything), and the row and column limits.
     """
-    import pandas as pd
+    from .file_formats import read_table
 
-    check_size(len(data), source)
-    suffix = Path(source).suffix.lower()
-    if suffix in EXCEL:
-        check_zip(data, source)
-        try:
-            frame = pd.read_excel(io.BytesIO(data), sheet_name=sheet or 0, dtype=str, keep_default_na=False)
-        except Exception as error:  # noqa: BLE001 - pandas/openpyxl raise many unrelated types for a corrupt file
-            raise QRAInputError(f"{source}: cannot be read as a spreadsheet ({error})") from None
-        check_shape(len(frame), len(frame.columns), source)
-    else:
-        text = decode(data, source)
-        first = text.split("\n", 1)[0]
-        sep = "\t" if suffix in TAB or ("\t" in first and "," not in first) else ","
-        table = read_csv_frame(text, source, delimiter=sep)
-        frame = pd.DataFrame(table.iloc[1:].to_numpy(), columns=list(table.iloc[0]))
-    frame.columns = [str(c).strip() for c in frame.columns]
-    return frame.map(lambda v: str(v).strip())
+    return read_table(data, source, {"sheet": sheet} if sheet is not None else {}).frame
 
 
 def preview(data: bytes, source: str, rows: int = 5):
@@ -332,9 +324,9 @@ def load_annotations(spec_or_path: dict | str | os.PathLike, *, base: str | os.P
     from ..labels import Labels
     from ..ratings import Choices, Ratings
     from ..study import Experiment, Study
-    from .layout_keys import reported_scores
+    from .layout_keys import file_entries, file_name, reported_scores
     from .layout_pairwise import sign_test_records, system_values
-    from .layout_rows import Table, check_optional_exclude, select_rows
+    from .layout_rows import check_optional_exclude, raters_named, select_rows
     from .layouts import read_entry
 
     if isinstance(spec_or_path, dict):
@@ -374,18 +366,15 @@ def load_annotations(spec_or_path: dict | str | os.PathLike, *, base: str | os.P
                 read.add(qc)
             _cover(covered, eid, read)
             continue
-        names = entry.get("files") or [entry["file"]]
+        names = [file_name(f) for f in file_entries(entry)]
         values = entry.get("values", spec.get("values") or None)
         choices = entry.get("choices", spec.get("choices") or None)
         pieces = []
-        for name in names:
-            data, shown = entry_file_bytes(name, files=files, root=folder)
-            frame = read_frame(data, shown, entry.get("sheet"))
-            if frame.empty:
-                raise QRAInputError(f"{shown}: experiment {eid!r} has a header but no rows")
-            table = Table.of(frame, shown)
+        for table, file_entry in entry_tables(entry, files=files, root=folder):
             check_optional_exclude(table, entry)
-            pieces.append(read_entry(select_rows(table, entry, optional=optional_exclude), entry, by_name,
+            read = _with_file_constants(entry, file_entry, [qc.name for qc in criteria])
+            _systems_from_experiment(table, read, parts, eid)
+            pieces.append(read_entry(select_rows(table, read, optional=optional_exclude), read, by_name,
                                      entry_systems, missing, values, choices))
         part = pieces[0]
         for piece in pieces[1:]:
@@ -396,7 +385,9 @@ def load_annotations(spec_or_path: dict | str | os.PathLike, *, base: str | os.P
         if len(pieces) > 1:  # the same checks across the files of one experiment
             from .layout_rows import check_items
 
-            check_items(part.ratings, shown_names, entry.get("columns") or {})
+            check_items(part.ratings, shown_names, entry.get("columns") or {},
+                        named=raters_named(entry.get("columns") or {}) or any(
+                            "rater" in f or "raters" in f for f in file_entries(entry)))
         if not len(part.ratings["rating"]):
             raise QRAInputError(f"{shown_names}: experiment {eid!r} has no ratings (every rating cell is missing "
                                 f"or filtered out)")
@@ -413,6 +404,7 @@ def load_annotations(spec_or_path: dict | str | os.PathLike, *, base: str | os.P
     tests: list[dict] = []
     comparative: dict[str, dict[str, str]] = {}  # criterion -> experiment -> how judgements became values
     rated = ratings.criteria()
+    nominal_only: set[str] = set()  # nominal criteria rated item by item: labels, no Type I values
     for qc in criteria:
         if qc.name not in rated:
             continue
@@ -421,7 +413,9 @@ def load_annotations(spec_or_path: dict | str | os.PathLike, *, base: str | os.P
             if qc.name not in part.criteria():
                 continue
             rule = part.rules.get(qc.name)
-            if rule is None:
+            if rule is None and qc.label_level == "nominal":  # categories: a mean of their codes means nothing
+                nominal_only.add(qc.name)
+            elif rule is None:
                 mine = part.ratings["quality_criterion"] == qc.name
                 systems_rated = part.ratings["system"][mine].tolist()
                 for system, count in Counter(systems_rated).items():
@@ -453,6 +447,8 @@ def load_annotations(spec_or_path: dict | str | os.PathLike, *, base: str | os.P
                                    "items_not_in_all_experiments": len(coverage["not_in_all"])}
     else:
         metadata["annotations"] = {"aggregation": how}
+    if nominal_only:
+        metadata["annotations"]["labels_only"] = {name: NOMINAL_REFUSAL for name in sorted(nominal_only)}
     if reported:
         metadata["annotations"]["reported_uncertainty"] = reported
     if tests:
@@ -470,6 +466,71 @@ def load_annotations(spec_or_path: dict | str | os.PathLike, *, base: str | os.P
     return Study(id=spec["id"], name=spec.get("name", ""), description=spec.get("description", ""),
                  quality_criteria=criteria, systems=systems, experiments=list(experiments.values()), scores=scores,
                  labels=labels, sources=sources, metadata=metadata, ratings=ratings)
+
+
+def entry_tables(entry: dict, *, files: dict[str, bytes] | None = None, root: str | os.PathLike | None = None):
+    """Every file of an experiment entry, read: ``[(Table, file entry), ...]``.
+
+    This is the one place a spec's files are read (through :func:`entry_file_bytes`, so only
+    uploaded files or files under ``root``) and parsed by the entry's ``format``
+    (:func:`qra_widgets.io.file_formats.read_table`).  A file entry is ``{"file": name, ...}``
+    with the constants it gives (:func:`qra_widgets.io.layout_keys.file_entries`).
+    """
+    from .file_formats import read_table
+    from .layout_keys import file_entries
+
+    tables = []
+    for file_entry in file_entries(entry):
+        data, shown = entry_file_bytes(file_entry["file"], files=files, root=root)
+        table = read_table(data, shown, entry)
+        if table.frame.empty:
+            raise QRAInputError(f"{shown}: experiment {entry['id']!r} has a header but no rows")
+        tables.append((table, file_entry))
+    return tables
+
+
+def _with_file_constants(entry: dict, file_entry: dict, criteria: list[str]) -> dict:
+    """The entry as one file reads it: each key column the file entry fixes becomes
+    ``{"constant": V}``, and its ``raters`` map the columns of the (one) criterion rated."""
+    constants = {k: v for k, v in file_entry.items() if k not in ("file", "raters")}
+    if not constants and "raters" not in file_entry:
+        return entry
+    columns = dict(entry.get("columns") or {})
+    columns.update({role: {"constant": value} for role, value in constants.items()})
+    if "raters" in file_entry:
+        rated = list(columns.get("criteria") or entry.get("criteria") or criteria)
+        if len(rated) != 1:
+            raise QRAInputError(f"{file_entry['file']}: a file's \"raters\" map the columns of one criterion, but "
+                                f"experiment {entry['id']!r} rates {len(rated)} ({', '.join(map(repr, rated))}); give "
+                                f"each criterion's raters in columns.criteria ({{\"raters\": {{...}}}})")
+        columns["criteria"] = {rated[0]: {"raters": file_entry["raters"]}}
+    return {**entry, "columns": columns}
+
+
+def _systems_from_experiment(table, entry: dict, parts: list, eid: str) -> None:
+    """``columns.system`` given as ``{"from_experiment": "O", "by": "item"}``: each row takes the
+    system of experiment O's rating of the same item (O's entry must come earlier in the spec)."""
+    from .layout_rows import _ref_key
+
+    ref = (entry.get("columns") or {}).get("system")
+    if not (isinstance(ref, dict) and "from_experiment" in ref):
+        return
+    other = ref["from_experiment"]
+    earlier = [part for e, part, _names, _coding in parts if e == other]
+    if not earlier:
+        raise QRAInputError(f"annotation spec: experiment {eid!r} takes its systems from experiment {other!r}, "
+                            f"whose item-level entry must come earlier in \"experiments\"")
+    system_of: dict = {}
+    for part in earlier:
+        system_of.update(zip(part.ratings["item"].tolist(), part.ratings["system"].tolist()))
+    items = table.column(entry["columns"]["item"], "item")
+    unknown = [i for i, item in enumerate(items) if item not in system_of]
+    if unknown:
+        i = unknown[0]
+        raise QRAInputError(f"{table.source}: row {table.rows[i]}, {table.label(entry['columns']['item'])}: item "
+                            f"{_shown(items[i])} is not rated in experiment {other!r}, so it has no system "
+                            f"(columns.system takes it from there by item); {len(unknown)} such rows")
+    table.derived[_ref_key(ref)] = np.array([system_of[item] for item in items], dtype=object)
 
 
 def _cover(covered: dict, eid: str, criteria: set) -> None:

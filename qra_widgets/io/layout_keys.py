@@ -31,7 +31,17 @@ TOP_KEYS = ("schema", "version", "id", "name", "description", "quality_criteria"
 CRITERION_KEYS = ("name", "scale_min", "scale_max", "qcet_id", "label_level", "description", "evaluation_type")
 EXPERIMENT_KEYS = ("id", "role", "label", "team", "date", "file", "files", "sheet", "layout", "columns", "items",
                    "rows", "exclude", "optional_exclude", "systems", "values", "choices", "score", "ties",
-                   "best_worst_by", "agreement_coding", "criteria", "scores")
+                   "best_worst_by", "agreement_coding", "criteria", "scores", "format", "delimiter", "records",
+                   "explode")
+FORMATS = ("csv", "xlsx", "json", "jsonl")
+DELIMITERS = (",", ";", "\t", "auto")
+#: the file extensions that set ``format`` (and a tab delimiter) when the entry does not say
+FORMAT_OF_SUFFIX = {".jsonl": ("jsonl", None), ".json": ("json", None), ".xlsx": ("xlsx", None),
+                    ".xlsm": ("xlsx", None), ".tsv": ("csv", "\t"), ".tab": ("csv", "\t")}
+KEY_REFS = ("constant", "row", "index")  # a key column given as {"constant": V}, {"row": true}, {"index": FIELD}
+FROM_EXPERIMENT_KEYS = ("from_experiment", "by")
+RATERS_KEYS = ("raters",)
+KEY_ROLES = ("system", "item", "rater", "criterion", "system_a", "system_b")  # roles a files entry may fix
 SCORES_EXPERIMENT_KEYS = ("id", "role", "label", "team", "date", "scores")
 COLUMN_KEYS = {
     "long": ("system", "item", "rater", "criterion", "rating", "criteria"),
@@ -66,13 +76,90 @@ def _is_column_ref(value: Any) -> bool:
     return (isinstance(value, str) and value != "") or (isinstance(value, int) and not isinstance(value, bool) and value >= 1)
 
 
-def _check_ref(value: Any, where: str, several: bool = False) -> None:
-    if several and isinstance(value, list) and value and all(_is_column_ref(v) for v in value):
+def is_key_ref(value: Any) -> bool:
+    """Whether ``value`` is a key column given by a rule rather than a column: ``{"constant": V}``,
+    ``{"row": true}`` or ``{"index": FIELD}`` (checked by :func:`_check_ref`)."""
+    return isinstance(value, dict) and len(value) == 1 and next(iter(value)) in KEY_REFS
+
+
+def _check_key_ref(value: dict, where: str) -> None:
+    (kind, arg), = value.items()
+    if kind == "constant" and not (isinstance(arg, (str, int, float)) and not isinstance(arg, bool) and str(arg) != ""):
+        raise QRAInputError(f"{where}.constant: expected a text or a number, got {_shown(arg)}")
+    if kind == "row" and arg is not True:
+        raise QRAInputError(f"{where}.row: expected true (the 1-based data row of the file), got {_shown(arg)}")
+    if kind == "index" and not (isinstance(arg, str) and arg):
+        raise QRAInputError(f"{where}.index: expected the dotted path of the exploded list (\"explode\"), "
+                            f"got {_shown(arg)}")
+
+
+def _check_ref(value: Any, where: str, several: bool = False, key: bool = False) -> None:
+    """A column reference; with ``key`` (a key column: system, item, rater, ...) also
+    ``{"constant": V}``, ``{"row": true}`` or ``{"index": FIELD}``."""
+    if key and isinstance(value, dict):
+        if len(value) != 1 or next(iter(value)) not in KEY_REFS:
+            check_keys(value, KEY_REFS, where)
+            raise QRAInputError(f"{where}: give exactly one of {', '.join(KEY_REFS)}")
+        _check_key_ref(value, where)
+        return
+    if several and isinstance(value, list) and value and all(_is_column_ref(v) or (key and is_key_ref(v)) for v in value):
+        for i, v in enumerate(value):
+            if isinstance(v, dict):
+                _check_key_ref(v, f"{where}[{i}]")
         return
     if not _is_column_ref(value):
         what = "a column name, a 1-based column position, or a list of them" if several else \
             "a column name or a 1-based column position"
+        if key:
+            what += ", or {\"constant\": V}, {\"row\": true}, {\"index\": FIELD}"
         raise QRAInputError(f"{where}: expected {what}, got {_shown(value)}")
+
+
+def raters_map(value: Any) -> dict | None:
+    """A criterion's ``{"raters": {RATER_ID: COLUMN}}`` mapping's raters, or None for a plain column."""
+    return value["raters"] if isinstance(value, dict) and "raters" in value else None
+
+
+def _check_raters(value: Any, where: str, allow_empty: bool = False) -> None:
+    if not isinstance(value, dict) or (not value and not allow_empty):
+        raise QRAInputError(f"{where}: expected {{RATER_ID: column, ...}} (one column per rater)")
+    for rater, ref in value.items():
+        _check_ref(ref, f"{where}.{rater}")
+
+
+def _check_from_experiment(value: dict, where: str) -> None:
+    check_keys(value, FROM_EXPERIMENT_KEYS, where)
+    _require(value, "from_experiment", str, where)
+    if value.get("by") != "item":
+        raise QRAInputError(f"{where}.by: only \"item\" is supported (each row takes the system of the other "
+                            f"experiment's row with the same item), got {_shown(value.get('by'))}")
+
+
+def file_entries(entry: dict) -> list[dict]:
+    """An entry's files as objects: ``{"file": name}`` plus the file's constants (and ``raters``)."""
+    names = entry.get("files") or [entry["file"]]
+    return [dict(f) if isinstance(f, dict) else {"file": f} for f in names]
+
+
+def file_name(file_entry: str | dict) -> str:
+    return file_entry["file"] if isinstance(file_entry, dict) else file_entry
+
+
+def _check_file_entry(value: Any, where: str, layout: str) -> None:
+    if isinstance(value, str) and value:
+        return
+    if not isinstance(value, dict):
+        raise QRAInputError(f"{where}: expected a file name or {{\"file\": name, <key column>: constant, ...}}")
+    check_keys(value, ("file",) + RATERS_KEYS + tuple(r for r in KEY_ROLES if r in COLUMN_KEYS[layout]), where)
+    if not (isinstance(value.get("file"), str) and value["file"]):
+        raise QRAInputError(f"{where}: missing field 'file' (the file's name)")
+    for role, constant in value.items():
+        if role in KEY_ROLES:
+            _check_key_ref({"constant": constant}, f"{where}.{role}")
+    if "raters" in value:
+        if layout != "wide":
+            raise QRAInputError(f"{where}.raters: raters in columns are read in the wide layout only")
+        _check_raters(value["raters"], f"{where}.raters")
 
 
 def _check_map(value: Any, where: str) -> dict:
@@ -107,37 +194,54 @@ def check_entry(entry: Any, where: str, criteria: list[str]) -> None:
     if ("file" in entry) == ("files" in entry):
         raise QRAInputError(f"{where}: give either 'file' or 'files' (a list of files that together make the "
                             f"experiment), or 'scores' for an experiment known only by its system values")
-    if "file" in entry:
-        _require(entry, "file", str, where)
-    else:
-        files = _require(entry, "files", list, where)
-        if not files or not all(isinstance(f, str) and f for f in files):
-            raise QRAInputError(f"{where}.files: expected a non-empty list of file names")
     layout = entry_layout(entry)
     if layout not in LAYOUTS:
         close = difflib.get_close_matches(str(layout), LAYOUTS, n=1)
         raise QRAInputError(f"{where}.layout: {_shown(layout)} is not one of {', '.join(LAYOUTS)}"
                             + (f"; did you mean {_shown(close[0])}?" if close else ""))
+    if "file" in entry:
+        _require(entry, "file", str, where)
+    else:
+        files = _require(entry, "files", list, where)
+        if not files:
+            raise QRAInputError(f"{where}.files: expected a non-empty list of file names")
+        for i, f in enumerate(files):
+            _check_file_entry(f, f"{where}.files[{i}]", layout)
+    _check_format(entry, where)
     columns = _require(entry, "columns", dict, where, default={} if layout == "items_in_columns" else ...)
     check_keys(columns, COLUMN_KEYS[layout], f"{where}.columns")
     cw = f"{where}.columns"
     if layout in ("long", "wide"):
-        for role in ("system", "item"):
-            _require(columns, role, (str, int, list), cw)
-            _check_ref(columns[role], f"{cw}.{role}", several=True)
+        if "system" in columns:  # omitted: every row belongs to the single system "all"
+            if isinstance(columns["system"], dict) and "from_experiment" in columns["system"]:
+                _check_from_experiment(columns["system"], f"{cw}.system")
+            else:
+                _require(columns, "system", (str, int, list, dict), cw)
+                _check_ref(columns["system"], f"{cw}.system", several=True, key=True)
+        _require(columns, "item", (str, int, list, dict), cw)
+        _check_ref(columns["item"], f"{cw}.item", several=True, key=True)
         if layout == "long":
             for role in ("criterion", "rating"):
-                _require(columns, role, (str, int), cw)
-                _check_ref(columns[role], f"{cw}.{role}")
+                _require(columns, role, (str, int, dict) if role == "criterion" else (str, int), cw)
+                _check_ref(columns[role], f"{cw}.{role}", key=role == "criterion")
             if "criteria" in columns:
                 _require(columns, "criteria", dict, cw)
         else:
-            _require(columns, "criteria", dict, cw)
-            for name, ref in columns["criteria"].items():
-                _check_ref(ref, f"{cw}.criteria.{name}")
+            per_file = "files" in entry and all(isinstance(f, dict) and "raters" in f for f in entry["files"])
+            mapped = _require(columns, "criteria", dict, cw, default={} if per_file else ...)
+            for name, ref in mapped.items():
+                if isinstance(ref, dict):
+                    check_keys(ref, RATERS_KEYS, f"{cw}.criteria.{name}")
+                    _check_raters(ref.get("raters"), f"{cw}.criteria.{name}.raters")
+                else:
+                    _check_ref(ref, f"{cw}.criteria.{name}")
+            in_columns = per_file or any(isinstance(ref, dict) for ref in mapped.values()) or any(
+                isinstance(f, dict) and "raters" in f for f in entry.get("files") or [])
+            if in_columns and "rater" in columns:
+                raise QRAInputError(f"{cw}.rater: raters are in columns (\"raters\"); omit columns.rater")
     elif layout == "pairwise":
-        _require(columns, "item", (str, int, list), cw)
-        _check_ref(columns["item"], f"{cw}.item", several=True)
+        _require(columns, "item", (str, int, list, dict), cw)
+        _check_ref(columns["item"], f"{cw}.item", several=True, key=True)
         for role in ("system_a", "system_b"):
             _require(columns, role, (str, int), cw)
             _check_ref(columns[role], f"{cw}.{role}")
@@ -153,8 +257,8 @@ def check_entry(entry: Any, where: str, criteria: list[str]) -> None:
         if ties not in TIE_RULES:
             raise QRAInputError(f"{where}.ties: must be one of {', '.join(TIE_RULES)}, got {_shown(ties)}")
     elif layout == "best_worst":
-        _require(columns, "item", (str, int, list), cw)
-        _check_ref(columns["item"], f"{cw}.item", several=True)
+        _require(columns, "item", (str, int, list, dict), cw)
+        _check_ref(columns["item"], f"{cw}.item", several=True, key=True)
         shown = _require(columns, "shown", list, cw)
         if len(shown) < 2:
             raise QRAInputError(f"{cw}.shown: expected the columns of the two or more systems shown")
@@ -195,17 +299,20 @@ def check_entry(entry: Any, where: str, criteria: list[str]) -> None:
                     _require(item, role, str, iw)
                 if "system" in item:
                     raise QRAInputError(f"{iw}: give 'system' (a rating) or 'system_a' and 'system_b' (a comparison)")
+            elif "system" not in item:
+                raise QRAInputError(f"{iw}: missing field 'system' (the system this item rates); a study without "
+                                    f"systems gives every item the same one, e.g. \"system\": \"all\"")
             else:
                 _require(item, "system", str, iw)
             _require(item, "item", (str, int), iw, default="")
             _require(item, "criterion", str, iw, default="")
         if "rater" in columns:
-            _check_ref(columns["rater"], f"{cw}.rater", several=True)
+            _check_ref(columns["rater"], f"{cw}.rater", several=True, key=True)
         score = _require(entry, "score", str, where, default="preference")
         if score not in PAIRWISE_SCORES:
             raise QRAInputError(f"{where}.score: must be one of {', '.join(PAIRWISE_SCORES)}, got {_shown(score)}")
     if "rater" in columns and layout != "items_in_columns":
-        _check_ref(columns["rater"], f"{cw}.rater", several=True)
+        _check_ref(columns["rater"], f"{cw}.rater", several=True, key=True)
     for key in ("rows", "exclude", "optional_exclude"):
         if key in entry:
             _check_map(entry[key], f"{where}.{key}")
@@ -221,6 +328,20 @@ def check_entry(entry: Any, where: str, criteria: list[str]) -> None:
     coding = _require(entry, "agreement_coding", str, where, default="system")
     if coding not in AGREEMENT_CODINGS:
         raise QRAInputError(f"{where}.agreement_coding: must be one of {', '.join(AGREEMENT_CODINGS)}, got {_shown(coding)}")
+
+
+def _check_format(entry: dict, where: str) -> None:
+    fmt = _require(entry, "format", str, where, default=None)
+    if fmt is not None and fmt not in FORMATS:
+        raise QRAInputError(f"{where}.format: must be one of {', '.join(FORMATS)}, got {_shown(fmt)}" + _suggest(fmt, FORMATS))
+    delimiter = _require(entry, "delimiter", str, where, default=None)
+    if delimiter is not None and delimiter not in DELIMITERS:
+        raise QRAInputError(f"{where}.delimiter: must be one of {', '.join(map(repr, DELIMITERS))}, got {_shown(delimiter)}")
+    for key in ("records", "explode"):
+        if _require(entry, key, str, where, default="") == "" and key in entry:
+            raise QRAInputError(f"{where}.{key}: expected a dotted path, got an empty text")
+    if "sheet" in entry:
+        _require(entry, "sheet", (str, int), where)
 
 
 def _suggest(name: Any, known) -> str:

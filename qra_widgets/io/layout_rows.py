@@ -15,23 +15,39 @@ import numpy as np
 from ..errors import QRAInputError
 from ..limits import shown as _shown
 from ..limits import shown_values as _shown_values
-from .layout_keys import JOIN, _suggest, entry_layout
+from .layout_keys import JOIN, _suggest, entry_layout, raters_map
+
+SINGLE_SYSTEM = "all"  # the system of every row when columns.system is omitted (a corpus re-annotation)
 
 
 @dataclass
 class Table:
-    """One file's cells as text (``frame``), with the file's row number of each row."""
+    """One file's cells as text (``frame``), with the file's row number of each row (``rows``,
+    what messages name), each row's 1-based data row or record number (``record``: what
+    ``{"row": true}`` gives), the 0-based position of each row's element in an exploded list
+    (``index``: field -> positions) and columns computed from other experiments (``derived``)."""
 
     frame: Any
     source: str
     rows: np.ndarray
+    record: np.ndarray | None = None
+    index: dict = field(default_factory=dict)
+    derived: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        if self.record is None:
+            self.record = np.arange(1, len(self.frame) + 1)
 
     @classmethod
-    def of(cls, frame, source: str) -> Table:
-        return cls(frame, source, np.arange(len(frame)) + 2)  # the header is row 1
+    def of(cls, frame, source: str, record=None, index=None) -> Table:
+        return cls(frame, source, np.arange(len(frame)) + 2 if record is None else np.asarray(record),  # header = row 1
+                   record, dict(index or {}))
 
     def column(self, ref, role: str) -> np.ndarray:
-        """A column's cells by name or 1-based position; several columns are joined with ``/``."""
+        """A column's cells by name or 1-based position; several columns are joined with ``/``;
+        ``{"constant": V}``, ``{"row": true}`` and ``{"index": FIELD}`` are computed per row."""
+        if isinstance(ref, dict):
+            return self._computed(ref, role)
         if isinstance(ref, list):
             parts = [self.column(r, role) for r in ref]
             joined = parts[0].astype(object)
@@ -39,6 +55,23 @@ class Table:
                 joined = np.array([f"{x}{JOIN}{y}" for x, y in zip(joined, part)], dtype=object)
             return joined
         return self.frame.iloc[:, self.position(ref, role)].to_numpy(dtype=object)
+
+    def _computed(self, ref: dict, role: str) -> np.ndarray:
+        n = len(self.frame)
+        if "constant" in ref:
+            return np.full(n, str(ref["constant"]), dtype=object)
+        if "row" in ref:
+            return np.array([str(r) for r in self.record], dtype=object)
+        if "index" in ref:
+            if ref["index"] not in self.index:
+                raise QRAInputError(f"{self.source}: {role} is {{\"index\": {_shown(ref['index'])}}}, but the entry "
+                                    f"explodes {_shown(next(iter(self.index), None)) if self.index else 'no list'} "
+                                    f"(\"explode\" names the list whose elements become rows)")
+            return np.array([str(i) for i in self.index[ref["index"]]], dtype=object)
+        key = _ref_key(ref)
+        if key not in self.derived:
+            raise QRAInputError(f"{self.source}: {role}: {_shown(ref)} cannot be computed here")
+        return self.derived[key]
 
     def position(self, ref, role: str) -> int:
         names = list(self.frame.columns)
@@ -61,13 +94,23 @@ class Table:
         """How a message names a column."""
         if isinstance(ref, list):
             return "+".join(self.label(r) for r in ref)
+        if isinstance(ref, dict):
+            return _ref_key(ref)
         if isinstance(ref, int) and not isinstance(ref, bool):
             return f"column {ref} ({_shown(self.frame.columns[ref - 1])})" if 1 <= ref <= len(self.frame.columns) \
                 else f"column {ref}"
         return f"column {_shown(ref)}"
 
     def keep(self, mask: np.ndarray) -> Table:
-        return Table(self.frame[mask], self.source, self.rows[mask])
+        return Table(self.frame[mask], self.source, self.rows[mask], self.record[mask],
+                     {k: v[mask] for k, v in self.index.items()}, {k: v[mask] for k, v in self.derived.items()})
+
+
+def _ref_key(ref: dict) -> str:
+    """How a computed key column is named (in messages and in :attr:`Table.derived`)."""
+    import json
+
+    return json.dumps(ref, sort_keys=True, ensure_ascii=False)
 
 
 def select_rows(table: Table, entry: dict, *, optional: bool = False) -> Table:
@@ -187,11 +230,12 @@ def read_ratings(table: Table, entry: dict, criteria: dict, systems_map: dict, m
 
     columns = entry["columns"]
     source = table.source
-    system = _system_names(table.column(columns["system"], "system"), systems_map)
+    system_ref = columns.get("system", {"constant": SINGLE_SYSTEM})  # omitted: one system, "all"
+    system = _system_names(table.column(system_ref, "system"), systems_map)
     item = table.column(columns["item"], "item")
     rater = (table.column(columns["rater"], "rater") if columns.get("rater")
              else np.array([f"{source} row {r}" for r in table.rows], dtype=object))
-    for cells, ref in ((system, columns["system"]), (item, columns["item"])):
+    for cells, ref in ((system, system_ref), (item, columns["item"])):
         empty = cells == ""
         if empty.any():
             raise QRAInputError(f"{source}: row {table.rows[np.argmax(empty)]}, {table.label(ref)} is empty")
@@ -210,7 +254,7 @@ def read_ratings(table: Table, entry: dict, criteria: dict, systems_map: dict, m
                                     f"{_shown(name)} (value {_shown(value)})")
         known = np.isin(criterion_cells, np.array(list(criterion_of), dtype=object))
         qc_names = np.array([criterion_of.get(c, "") for c in criterion_cells], dtype=object)
-        blocks = [(qc_names[known], table.column(columns["rating"], "rating")[known], columns["rating"], known)]
+        blocks = [(qc_names[known], table.column(columns["rating"], "rating")[known], columns["rating"], known, rater)]
     else:
         wanted = entry.get("criteria") or list(criteria)
         for name in columns["criteria"]:
@@ -221,10 +265,18 @@ def read_ratings(table: Table, entry: dict, criteria: dict, systems_map: dict, m
             if name not in columns["criteria"]:
                 raise QRAInputError(f"{source}: the spec gives no column for quality criterion {_shown(name)} "
                                     "(columns.criteria)")
-        blocks = [(np.full(len(table.frame), name, dtype=object), table.column(columns["criteria"][name], name),
-                   columns["criteria"][name], np.ones(len(table.frame), dtype=bool)) for name in columns["criteria"]]
+        every = np.ones(len(table.frame), dtype=bool)
+        blocks = []
+        for name, ref in columns["criteria"].items():
+            per_rater = raters_map(ref)
+            if per_rater is None:
+                blocks.append((np.full(len(table.frame), name, dtype=object), table.column(ref, name), ref, every, rater))
+                continue
+            for rater_id, column in per_rater.items():  # raters in columns: one block per rater
+                blocks.append((np.full(len(table.frame), name, dtype=object), table.column(column, name), column, every,
+                               np.full(len(table.frame), str(rater_id), dtype=object)))
     out = _empty_ratings()
-    for qc_names, raw, ref, rows in blocks:
+    for qc_names, raw, ref, rows, raters in blocks:
         present = _present(raw, missing)
         at = table.rows[rows][present]
         cells = raw[present]
@@ -251,7 +303,7 @@ def read_ratings(table: Table, entry: dict, criteria: dict, systems_map: dict, m
         out["quality_criterion"].append(names)
         out["system"].append(system[rows][present])
         out["item"].append(item[rows][present])
-        out["rater"].append(rater[rows][present])
+        out["rater"].append(raters[rows][present])
         out["rating"].append(numbers)
         out["row"].append(at)
         out["column"].append(np.full(len(at), table.label(ref), dtype=object))
@@ -260,7 +312,13 @@ def read_ratings(table: Table, entry: dict, criteria: dict, systems_map: dict, m
     return merged
 
 
-def check_items(merged: dict, source: str, columns: dict) -> None:
+def raters_named(columns: dict) -> bool:
+    """Whether the raters are named (a rater column, a constant, or raters in columns), so that a
+    rater rating an item twice is an error; without, every row is its own rater."""
+    return bool(columns.get("rater")) or any(raters_map(ref) is not None for ref in (columns.get("criteria") or {}).values())
+
+
+def check_items(merged: dict, source: str, columns: dict, named: bool | None = None) -> None:
     """An item is rated under one system, and a rater rates an item once per criterion."""
     import pandas as pd
 
@@ -277,7 +335,7 @@ def check_items(merged: dict, source: str, columns: dict) -> None:
                             f"{_shown(frame['item'].iat[i])} is rated under system {_shown(frame.system.iat[i])} here "
                             f"and {_shown(first_system.iat[i])} in row {earlier}")
     twice = frame.duplicated(["quality_criterion", "item", "rater"], keep="first").to_numpy()
-    if twice.any() and columns.get("rater"):
+    if twice.any() and (raters_named(columns) if named is None else named):
         j = int(np.argmax(twice))
         same = ((frame.quality_criterion == frame.quality_criterion.iat[j]) & (frame["item"] == frame["item"].iat[j])
                 & (frame.rater == frame.rater.iat[j])).to_numpy()
@@ -287,7 +345,8 @@ def check_items(merged: dict, source: str, columns: dict) -> None:
             where = f"{files[i]} row {frame.row.iat[i]} and {files[j]} row {frame.row.iat[j]}"
         else:
             where = f"rows {frame.row.iat[i]} and {frame.row.iat[j]}"
-        raise QRAInputError(f"{source}: {where}, column {_shown(columns['rater'])}: rater "
+        column = f"column {_shown(columns['rater'])}" if isinstance(columns.get("rater"), (str, int)) else "raters"
+        raise QRAInputError(f"{source}: {where}, {column}: rater "
                             f"{_shown(frame.rater.iat[i])} rates item {_shown(frame['item'].iat[i])} "
                             f"on {_shown(frame.quality_criterion.iat[i])} twice")
 

@@ -35,3 +35,35 @@ def parse_conventions(text: str) -> Conventions:
     close = difflib.get_close_matches(text, list(PRESETS), n=1)
     raise QRAInputError(f"--conventions: {text[:40]!r} is not a preset ({', '.join(PRESETS)}), a JSON object or a "
                         f".json file" + (f"; did you mean {close[0]!r}?" if close else ""))
+
+
+def parse_scale_min(text: str | None) -> float | dict[str, float] | None:
+    """``--scale-min``: one number for every criterion of a scores table (``1``), or
+    ``CRITERION=NUMBER`` pairs separated by commas (``Fluency=1,Accuracy=0``).
+
+    >>> parse_scale_min("1"), parse_scale_min("Fluency=1, Accuracy=0")
+    (1.0, {'Fluency': 1.0, 'Accuracy': 0.0})
+    """
+    import math
+
+    if text is None:
+        return None
+
+    def number(value: str, where: str) -> float:
+        try:
+            result = float(value)
+        except ValueError:
+            raise QRAInputError(f"--scale-min: {where}{value.strip()[:40]!r} is not a number") from None
+        if not math.isfinite(result):
+            raise QRAInputError(f"--scale-min: {where}{value.strip()[:40]!r} is not a finite number")
+        return result
+
+    if "=" not in text:
+        return number(text, "")
+    pairs = {}
+    for part in text.split(","):
+        name, sep, value = part.partition("=")
+        if not sep or not name.strip():
+            raise QRAInputError(f"--scale-min: write NUMBER or CRITERION=NUMBER,..., got {part.strip()[:40]!r}")
+        pairs[name.strip()] = number(value, f"{name.strip()[:40]}=")
+    return pairs

@@ -112,15 +112,25 @@ def _first_seen(values) -> list[str]:
     return list(dict.fromkeys(values))
 
 
-def study_from_scores_table(frame, study_id: str, source: str = "scores table") -> Study:
-    """A study from a long scores table (columns ``experiment, quality_criterion, system, score``)."""
+def study_from_scores_table(frame, study_id: str, source: str = "scores table",
+                            scale_min: float | dict[str, float] | None = None) -> Study:
+    """A study from a long scores table (columns ``experiment, quality_criterion, system, score``).
+
+    Each criterion's scale minimum comes from the ``scale_min`` column, else from ``scale_min``
+    (one number for every criterion, or ``{criterion: number}``: the CLI's ``--scale-min``).
+    It is never assumed: a criterion without one is refused, naming the column and the option.
+    """
     for column in ("experiment", "quality_criterion", "system"):
         empty = frame.index[frame[column] == ""]
         if len(empty):
             raise QRAInputError(f"{source}: row {empty[0] + 2}, column {column!r} is empty")
     minimums = _constant_per_qc(frame, "scale_min", source) if "scale_min" in frame else {}
     maximums = _constant_per_qc(frame, "scale_max", source) if "scale_max" in frame else {}
-    qcs = [QualityCriterion(q, minimums.get(q, 0.0), maximums.get(q)) for q in _first_seen(frame["quality_criterion"])]
+    given = scale_min if isinstance(scale_min, dict) else {}
+    names = _first_seen(frame["quality_criterion"])
+    for q in names:
+        if q not in minimums and (q in given or (scale_min is not None and not isinstance(scale_min, dict))):
+            minimums[q] = float(given.get(q, scale_min))
     roles: dict[str, str] = {}
     for row, (experiment, role) in enumerate(zip(frame["experiment"], frame["role"]) if "role" in frame else (), start=2):
         if role and roles.setdefault(experiment, role) != role:  # one experiment, one role
@@ -137,6 +147,12 @@ def study_from_scores_table(frame, study_id: str, source: str = "scores table") 
         scores[key] = _cell_number(record["score"], source, index + 2, "score")
         if record.get("source"):
             sources[key] = record["source"]
+    without = [q for q in names if q not in minimums]
+    if without:
+        raise QRAInputError(f"{source}: no scale minimum for {', '.join(map(shown, without[:5]))}: add a 'scale_min' "
+                            f"column (constant per quality criterion) or give --scale-min (e.g. --scale-min 1, or "
+                            f"--scale-min {shown(without[0])}=1); CV* subtracts it, so it is never assumed to be 0")
+    qcs = [QualityCriterion(q, minimums[q], maximums.get(q)) for q in names]
     return Study(id=study_id, name=study_id, quality_criteria=qcs, systems=_first_seen(frame["system"]),
                  experiments=experiments, scores=scores, sources=sources)
 
@@ -243,10 +259,13 @@ def add_labels_table(study: Study, frame, source: str = "labels table") -> Study
     return study
 
 
-def load_study(path: str | os.PathLike, labels: str | os.PathLike | None = None) -> Study:
+def load_study(path: str | os.PathLike, labels: str | os.PathLike | None = None, *,
+               scale_min: float | dict[str, float] | None = None) -> Study:
     """Read a study from JSON, a long scores CSV, or an Excel file (.xlsx).
 
-    ``labels`` optionally names a long labels CSV to add as Type III results.
+    ``labels`` optionally names a long labels CSV to add as Type III results.  ``scale_min``
+    gives the scale minimum of a scores table without a ``scale_min`` column (see
+    :func:`study_from_scores_table`).
     A CSV/Excel study takes its id from the file name; the first experiment seen is the
     original unless a ``role`` column says otherwise.
 
@@ -269,7 +288,7 @@ def load_study(path: str | os.PathLike, labels: str | os.PathLike | None = None)
         study = study_from_json(data, path.name)
     elif suffix in (".csv", ".tsv", ".txt", ".xlsx"):
         frame = read_table(data, path.name, SCORE_COLUMNS, excel=suffix == ".xlsx")
-        study = study_from_scores_table(frame, path.stem, path.name)
+        study = study_from_scores_table(frame, path.stem, path.name, scale_min)
     else:
         raise QRAInputError(f"{path.name}: unknown file type {suffix!r}; use .json, .csv or .xlsx")
     if labels is not None:

@@ -201,12 +201,13 @@ def to_json(assessment: Assessment) -> str:
     (how to cite the tool and the method papers), ``results`` (the tidy frame's records),
     ``annotator_agreement`` (records; empty without item-level ratings) and ``bootstrap``
     (B, seed, level, method, resampling; empty without intervals), then with pairwise judgements
-    ``sign_tests`` (records).  ``NaN`` is ``null``."""
+    ``sign_tests`` (records).  ``NaN`` is ``null``; numbers are written at full precision (the
+    shortest text that reads back as the same float)."""
     import json
 
     return json.dumps({**signature_fields(assessment.conventions),
-                       "results": json.loads(assessment.to_frame().to_json(orient="records")),
-                       "annotator_agreement": json.loads(assessment.annotator_agreement().to_json(orient="records")),
+                       "results": json_records(assessment.to_frame()),
+                       "annotator_agreement": json_records(assessment.annotator_agreement()),
                        "bootstrap": assessment.bootstrap_info,
                        **({"sign_tests": signs} if (signs := sign_test_records(assessment.study)) else {})},
                       indent=1, allow_nan=False, default=str)
@@ -307,3 +308,29 @@ def frame_markdown(frame, *, floatfmt: str = ".3g") -> str:
              "|" + "|".join("---" for _ in frame.columns) + "|"]
     lines += ["| " + " | ".join(markdown_cell(cell(v)) for v in row) + " |" for row in frame.itertuples(index=False)]
     return "\n".join(lines)
+
+
+def json_records(frame) -> list[dict]:
+    """A frame's rows as JSON-ready dicts at full precision: pandas' ``to_json`` rounds floats to
+    10 decimals (9.0476614517 for 9.047661451661183); Python floats are written by ``repr``,
+    which reads back as the same float.  Missing and non-finite values are ``None``.
+
+    >>> import pandas as pd
+    >>> json_records(pd.DataFrame({"v": [9.047661451661183, float("nan")], "n": pd.array([2, None], dtype="Int64")}))
+    [{'v': 9.047661451661183, 'n': 2}, {'v': None, 'n': None}]
+    """
+    import math
+
+    import pandas as pd
+
+    def plain(value):
+        if value is None or value is pd.NA or value is pd.NaT:
+            return None
+        if isinstance(value, np.generic):
+            value = value.item()
+        if isinstance(value, float) and not math.isfinite(value):
+            return None
+        return value
+
+    columns = [str(c) for c in frame.columns]
+    return [dict(zip(columns, map(plain, row))) for row in frame.astype(object).itertuples(index=False, name=None)]

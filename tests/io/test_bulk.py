@@ -3,7 +3,9 @@ what already existed (never overwritten) and what was refused or skipped and why
 
 from __future__ import annotations
 
+import json
 import zipfile
+from pathlib import PurePosixPath
 
 import pytest
 from fielddata import field_path, needs_field_data
@@ -15,13 +17,13 @@ from qra_widgets.io import save_study
 from qra_widgets.io.reading import MAX_PACKING_RATIO
 from qra_widgets.store import StudyLibrary
 
-LONG_CSV = """study,experiment,quality_criterion,system,score
-alpha,orig,Fluency,A,3.1
-alpha,orig,Fluency,B,2.0
-alpha,rep,Fluency,A,3.3
-alpha,rep,Fluency,B,2.4
-beta,orig,BLEU,A,20.5
-beta,rep,BLEU,A,21.0
+LONG_CSV = """study,experiment,quality_criterion,system,score,scale_min
+alpha,orig,Fluency,A,3.1,1
+alpha,orig,Fluency,B,2.0,1
+alpha,rep,Fluency,A,3.3,1
+alpha,rep,Fluency,B,2.4,1
+beta,orig,BLEU,A,20.5,0
+beta,rep,BLEU,A,21.0,0
 """
 
 
@@ -130,3 +132,37 @@ def test_cli_import_exits_2_when_anything_was_refused_listing_each_refusal(tmp_p
     (folder / "broken.json").unlink()
     assert main(["import", str(folder), "--db", str(db)]) == 0  # nothing refused: status 0
     assert capsys.readouterr().out.startswith("added 0 studies, 4 already existed (not overwritten), 0 refused")
+
+
+def test_a_scores_table_without_scale_min_is_refused_naming_the_column_and_the_option(tmp_path):
+    # issue 29: a 1-5 scale read with an assumed minimum of 0 gave CV* 10.58 instead of 14.97
+    (tmp_path / "scores.csv").write_text(LONG_CSV.replace(",scale_min", "").replace(",1\n", "\n").replace(",0\n", "\n"))
+    report = import_paths(StudyLibrary(tmp_path / "lib.sqlite3"), [tmp_path / "scores.csv"])
+    assert not report.added
+    assert "no scale minimum for 'Fluency'" in report.refused[0][1]
+    assert "'scale_min' column" in report.refused[0][1] and "--scale-min" in report.refused[0][1]
+    library = StudyLibrary(tmp_path / "lib2.sqlite3")
+    report = import_paths(library, [tmp_path / "scores.csv"], scale_min={"Fluency": 1, "BLEU": 0})
+    assert sorted(study_id for _source, study_id in report.added) == ["alpha", "beta"]
+    assert library.open("alpha").quality_criterion("Fluency").scale_min == 1.0
+    assert library.open("beta").quality_criterion("BLEU").scale_min == 0.0
+
+
+def test_a_bundle_whose_spec_lists_files_as_objects_reads_them_and_skips_only_the_rest(tmp_path):
+    bundle = tmp_path / "bundle"
+    bundle.mkdir()
+    (bundle / "x.csv").write_text("sys,item,q\nA,i1,3\nB,i2,2\n")
+    (bundle / "y.csv").write_text("sys,item,q\nA,i1,4\nB,i2,2\n")
+    (bundle / "notes.txt").write_text("not named by the spec")
+    columns = {"system": "sys", "item": "item", "criteria": {"Q": "q"}}
+    spec = {"schema": "qra-widgets/annotations", "version": 1, "id": "per-rater",
+            "quality_criteria": [{"name": "Q", "scale_min": 1, "scale_max": 5}],
+            "experiments": [{"id": "O", "role": "original", "files": [{"file": "x.csv", "rater": "x"}, "y.csv"],
+                             "columns": columns},
+                            {"id": "R", "file": "y.csv", "columns": columns}]}
+    (bundle / "spec.json").write_text(json.dumps(spec))
+    library = StudyLibrary(tmp_path / "lib.sqlite3")
+    report = import_paths(library, [bundle])
+    assert [study_id for _source, study_id in report.added] == ["per-rater"]
+    assert [PurePosixPath(name).name for name, _reason in report.skipped] == ["notes.txt"]
+    assert library.open("per-rater").scores[("Q", "A", "O")] == 3.5

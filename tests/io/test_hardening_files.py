@@ -200,7 +200,7 @@ def test_a_second_excel_sheet_with_data_is_refused(tmp_path):
     assert refusal(load_study, path) == ("two.xlsx: has data on more than one sheet ('Sheet1', then 'Sheet2'); "
                                          "qra-widgets reads one table: keep it on one sheet and remove or empty the others")
     path.write_bytes(workbook(SCORES, []))  # an empty second sheet is harmless
-    assert load_study(path).scores == {("Q", "s1", "A"): 3.0, ("Q", "s1", "B"): 3.5}
+    assert load_study(path, scale_min=1).scores == {("Q", "s1", "A"): 3.0, ("Q", "s1", "B"): 3.5}
 
 
 def test_an_excel_value_beyond_the_named_columns_is_refused():

@@ -19,7 +19,7 @@ def test_report_csv_writes_a_formula_system_name_as_text(tmp_path, capsys):
             ("B", "+Fluency", "GeDi", 2.2), ("C", "+Fluency", FORMULA, 3.0), ("C", "+Fluency", "GeDi", 2.0)]
     study.write_text("experiment,quality_criterion,system,score\n"
                      + "".join(f'{e},{q},"{s.replace(chr(34), chr(34) * 2)}",{v}\n' for e, q, s, v in rows), encoding="utf-8")
-    assert main(["report", str(study), "--format", "csv"]) == 0
+    assert main(["report", str(study), "--format", "csv", "--scale-min", "1"]) == 0
     out = capsys.readouterr().out
     cells = [cell for row in csv.reader(io.StringIO(out)) for cell in row]
     assert "'" + FORMULA in cells and "'+Fluency" in cells

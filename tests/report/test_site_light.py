@@ -73,8 +73,8 @@ def test_text_from_the_data_cannot_end_the_chart_script(tmp_path):
     folder.mkdir()
     rows = [(e, s, v) for e, values in (("A", (3.1, 2.5)), ("B", (3.4, 2.2)), ("C", (3.0, 2.0)))
             for s, v in zip((evil, "GeDi"), values)]
-    (folder / "s.csv").write_text("experiment,quality_criterion,system,score\n"
-                                  + "".join(f"{e},Fluency,{s},{v}\n" for e, s, v in rows), encoding="utf-8")
+    (folder / "s.csv").write_text("experiment,quality_criterion,system,score,scale_min\n"
+                                  + "".join(f"{e},Fluency,{s},{v},1\n" for e, s, v in rows), encoding="utf-8")
     build_site(folder, tmp_path / "site")
     page = next((tmp_path / "site" / "studies").glob("*.html")).read_text(encoding="utf-8")
     assert "<script>alert(1)" not in page
