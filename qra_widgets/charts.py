@@ -391,6 +391,7 @@ def property_effects_chart_json(effects) -> dict:
 
 
 FOREST_ROW_PX = 30
+CI_LABELS = {"hksj": "Knapp–Hartung", "z": "normal"}
 
 
 def forest_figure(frame) -> go.Figure:
@@ -417,7 +418,9 @@ def forest_figure_json(frame, *, template: bool = True) -> dict:
         elif row["row"] == "pooled":
             pooled.append(point)
             if isinstance(row.get("tau2"), float) and not math.isnan(row["tau2"]):
-                summaries.append(f"{safe(system)}: τ² {row['tau2']:.3g}, I² {row['i2']:.0f}%, "
+                interval = (f" [{row['tau2_low']:.3g}, {row['tau2_high']:.3g}]"
+                            if isinstance(row.get("tau2_low"), float) and not math.isnan(row["tau2_low"]) else "")
+                summaries.append(f"{safe(system)}: τ² {row['tau2']:.3g}{interval}, I² {row['i2']:.0f}%, "
                                  f"Q({row['q_df']}) {row['q']:.2f} (p {row['q_p']:.2g})")
         else:
             predictions.append(point)
@@ -437,7 +440,8 @@ def forest_figure_json(frame, *, template: bool = True) -> dict:
             trace(experiments["repeat"], "Reproduction", "circle", PALETTE[0]),
             trace(pooled, "Pooled (random effects)", "diamond-wide", "#000000", 14),
             trace(predictions, "Prediction interval", "line-ns", PALETTE[7], 1)]
-    estimators = sorted({str(r["estimator"]) for r in rows if r["row"] == "pooled"})
+    estimators = sorted({str(r["estimator"]) + (f", {CI_LABELS.get(r.get('ci_method'), '')} interval" if r.get("ci_method") else "")
+                         for r in rows if r["row"] == "pooled"})
     qc = safe(rows[0]["quality_criterion"]) if rows else ""
     subtitle_text = "; ".join([", ".join(estimators)] + summaries[:3])
     layout = _base_layout(f"Forest plot: {qc}", subtitle_text)

@@ -20,6 +20,7 @@ from .state import AppState
 
 ALL_SYSTEMS = "(every system)"
 METHODS = (("REML", "reml"), ("DerSimonian–Laird", "dl"))
+CI_METHODS = (("Knapp–Hartung (t, k − 1)", "hksj"), ("normal (z)", "z"))
 RANK_B, RANK_SEED = 500, 1
 
 
@@ -70,8 +71,10 @@ def pooled_summary(frame) -> str:
             lines.append(f"<li>{html.escape(str(record['system']))}: {html.escape(record['note'])}</li>")
             continue
         lines.append(f"<li><b>{html.escape(str(record['system']))}</b>: pooled {record['value']:.3f} "
-                     f"[{record['ci_low']:.3f}, {record['ci_high']:.3f}] ({html.escape(record['estimator'])}, k = {record['k']}); "
-                     f"{pi}; τ² = {record['tau2']:.4g}, I² = {record['i2']:.0f}%, Q({record['q_df']}) = {record['q']:.2f}, "
+                     f"[{record['ci_low']:.3f}, {record['ci_high']:.3f}] ({html.escape(record['estimator'])}, "
+                     f"{html.escape(charts.CI_LABELS.get(record['ci_method'], record['ci_method']))} interval, k = {record['k']}); "
+                     f"{pi}; τ² = {record['tau2']:.4g} [{record['tau2_low']:.4g}, {record['tau2_high']:.4g}], "
+                     f"I² = {record['i2']:.0f}% [{record['i2_low']:.0f}, {record['i2_high']:.0f}], Q({record['q_df']}) = {record['q']:.2f}, "
                      f"p = {record['q_p']:.3g}</li>")
     return "<ul>" + "".join(lines) + "</ul>"
 
@@ -84,6 +87,8 @@ class SideBySideView:
         self.criterion = w.Dropdown(layout=w.Layout(width="16em"))
         self.system = w.Dropdown(layout=w.Layout(width="16em"))
         self.method = w.Dropdown(options=METHODS, value="reml", layout=w.Layout(width="14em"))
+        self.ci_method = w.Dropdown(options=CI_METHODS, value="hksj", layout=w.Layout(width="16em"))
+        self.ci_method.add_class("qra-ci-method")
         self.margin = w.FloatText(value=0.2, step=0.05, layout=w.Layout(width="8em"))
         self.margin.add_class("qra-margin")
         self.ranks_button = button("Compute rank intervals", "qra-ranks-run")
@@ -92,7 +97,7 @@ class SideBySideView:
         self.verdicts = w.HTML()
         self.ranks = w.Output()
         self.ranks_note = w.HTML()
-        for control in (self.criterion, self.system, self.method, self.margin):
+        for control in (self.criterion, self.system, self.method, self.ci_method, self.margin):
             control.observe(self.on_change, names="value")
         self.ranks_button.on_click(self.on_ranks)
         state.on("scores", self.refresh)
@@ -100,7 +105,7 @@ class SideBySideView:
             w.HTML("<h4>Reproductions side by side</h4><p>Each experiment's value with its 95% interval (from the items' "
                    "mean ratings), the random-effects pooled estimate, and the prediction interval for a new reproduction.</p>"),
             w.HBox([labelled("Criterion", self.criterion, "6em"), labelled("System", self.system, "5em"),
-                    labelled("Estimator", self.method, "6em")], layout=w.Layout(flex_flow="row wrap")),
+                    labelled("Estimator", self.method, "6em"), labelled("Interval", self.ci_method, "5em")], layout=w.Layout(flex_flow="row wrap")),
             self.summary, self.forest,
             w.HTML("<h4>Consistency with the original</h4><p>Inside the prediction interval of Patil, Peng &amp; Leek (2016), "
                    "and equivalent within ±margin (two one-sided tests, α = 0.05). The margin is in the criterion's scale units.</p>"),
@@ -148,7 +153,8 @@ class SideBySideView:
             self.verdicts.value = ""
             return
         system = None if self.system.value == ALL_SYSTEMS else self.system.value
-        frame = forest(assessment, quality_criterion=self.criterion.value, system=system, method=self.method.value)
+        frame = forest(assessment, quality_criterion=self.criterion.value, system=system, method=self.method.value,
+                       ci_method=self.ci_method.value)
         self.summary.value = pooled_summary(frame)
         show_figure(self.forest, charts.forest_figure_json(frame))
         if not any(e.role == "original" for e in self.state.study.experiments):
