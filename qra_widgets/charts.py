@@ -394,32 +394,48 @@ FOREST_ROW_PX = 30
 CI_LABELS = {"hksj": "Knapp–Hartung", "z": "normal"}
 
 
-def forest_figure(frame) -> go.Figure:
+def forest_figure(frame, *, influence=None) -> go.Figure:
     """A forest plot of a :func:`qra_widgets.forest` frame: each experiment's value with its
     interval (the original a filled diamond, reproductions circles, one row each), then the
     pooled estimate with its interval and the prediction interval for a new reproduction, one
-    block per system.  The pooled row's estimator, τ², I² and Q (p) are in the subtitle."""
-    return as_figure(forest_figure_json(frame))
+    block per system; a system whose pooling is undefined (fewer than two experiments with a
+    standard error) gets no pooled or prediction row, and no prediction row below three.  The
+    pooled row's estimator, interval method, τ² (with its interval), I² and Q (p) are in the
+    subtitle.  ``influence``, a :func:`qra_widgets.meta.leave_one_out` frame, rings the
+    experiments it marks influential."""
+    return as_figure(forest_figure_json(frame, influence=influence))
 
 
-def forest_figure_json(frame, *, template: bool = True) -> dict:
+def _finite(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def forest_figure_json(frame, *, template: bool = True, influence=None) -> dict:
     """:func:`forest_figure` as plain Plotly JSON.  ``template=False`` leaves out the Plotly
     template (the static sites write this JSON without importing plotly; the page styles it)."""
-    rows = frame.to_dict("records")
-    labels, experiments, pooled, predictions = [], {"original": [], "repeat": []}, [], []
+    rows = [row for row in frame.to_dict("records")
+            if row["row"] == "experiment" or (row["row"] == "pooled" and _finite(row["value"]))
+            or (row["row"] == "prediction" and _finite(row["ci_low"]))]
+    flagged = set()
+    if influence is not None and len(influence):
+        marked = influence[influence["influential"].fillna(False).astype(bool)]
+        flagged = {(str(s), str(e)) for s, e in zip(marked.system, marked.left_out)}
+    labels, experiments, pooled, predictions, ringed = [], {"original": [], "repeat": []}, [], [], []
     summaries = []
+    several = frame["system"].nunique() > 1
     for row in rows:
         system = "" if row["system"] is None else str(row["system"])
-        label = f"{safe(system)} · {safe(row['label'])}" if frame["system"].nunique() > 1 else safe(row["label"])
+        label = f"{safe(system)} · {safe(row['label'])}" if several else safe(row["label"])
         labels.append(label)
         point = (label, row["value"], row["ci_low"], row["ci_high"])
         if row["row"] == "experiment":
             experiments["original" if row["original"] else "repeat"].append(point)
+            if (system, str(row["experiment"])) in flagged:
+                ringed.append((label, row["value"], float("nan"), float("nan")))
         elif row["row"] == "pooled":
             pooled.append(point)
-            if isinstance(row.get("tau2"), float) and not math.isnan(row["tau2"]):
-                interval = (f" [{row['tau2_low']:.3g}, {row['tau2_high']:.3g}]"
-                            if isinstance(row.get("tau2_low"), float) and not math.isnan(row["tau2_low"]) else "")
+            if _finite(row.get("tau2")):
+                interval = f" [{row['tau2_low']:.3g}, {row['tau2_high']:.3g}]" if _finite(row.get("tau2_low")) else ""
                 summaries.append(f"{safe(system)}: τ² {row['tau2']:.3g}{interval}, I² {row['i2']:.0f}%, "
                                  f"Q({row['q_df']}) {row['q']:.2f} (p {row['q_p']:.2g})")
         else:
@@ -440,9 +456,12 @@ def forest_figure_json(frame, *, template: bool = True) -> dict:
             trace(experiments["repeat"], "Reproduction", "circle", PALETTE[0]),
             trace(pooled, "Pooled (random effects)", "diamond-wide", "#000000", 14),
             trace(predictions, "Prediction interval", "line-ns", PALETTE[7], 1)]
+    ring = trace(ringed, "Influential (leave one out)", "circle-open", PALETTE[3], 22)
+    ring["marker"]["line"] = {"width": 2, "color": PALETTE[3]}
+    data.append(ring)
     estimators = sorted({str(r["estimator"]) + (f", {CI_LABELS.get(r.get('ci_method'), '')} interval" if r.get("ci_method") else "")
                          for r in rows if r["row"] == "pooled"})
-    qc = safe(rows[0]["quality_criterion"]) if rows else ""
+    qc = safe(frame["quality_criterion"].iloc[0]) if len(frame) else ""
     subtitle_text = "; ".join([", ".join(estimators)] + summaries[:3])
     layout = _base_layout(f"Forest plot: {qc}", subtitle_text)
     layout["yaxis"] = {**layout["yaxis"], "autorange": "reversed", "categoryorder": "array", "categoryarray": labels,

@@ -453,6 +453,66 @@ def forest(assessment: Assessment, *, quality_criterion: str, system: str | None
     return frame
 
 
+# ----------------------------------------------------------------------------- leave one out
+
+LEAVE_ONE_OUT_COLUMNS = ["quality_criterion", "system", "left_out", "label", "original", "value", "k", "estimate",
+                         "ci_low", "ci_high", "ci_method", "tau2", "i2", "q", "q_p", "shift", "deleted_residual",
+                         "outside_full_ci", "influential", "note"]
+
+
+def leave_one_out(assessment: Assessment, *, quality_criterion: str, system: str | None = None, method: str = "reml",
+                  ci_method: str = "hksj", ci: float = 0.95, standard_errors: dict | None = None) -> pd.DataFrame:
+    """Leave-one-out pooling: for ``system`` (or each system), one row per experiment that the
+    forest pools (:func:`forest`), with the random-effects estimate and interval of the *other*
+    experiments (:func:`random_effects` with ``method`` and ``ci_method``).
+
+    ``shift`` is that estimate minus the estimate of all of them.  ``deleted_residual`` is the
+    standardised deleted residual of the left-out value, ``(y_i − μ̂_(−i)) /
+    sqrt(se_i² + τ̂²_(−i) + SE(μ̂_(−i))²)`` (Viechtbauer & Cheung 2010, eq. 11).  An experiment
+    is ``influential`` when ``|deleted_residual|`` exceeds the normal ``ci`` quantile (1.96) or
+    leaving it out moves the pooled estimate outside the interval of all of them
+    (``outside_full_ci``).  With fewer than three pooled experiments the rest cannot be pooled:
+    the row is nan and ``note`` says why.  Columns: :data:`LEAVE_ONE_OUT_COLUMNS`.
+    """
+    import warnings
+
+    import pandas as pd
+    from scipy import special
+
+    z = float(special.ndtri(0.5 + ci / 2))
+    full = forest(assessment, quality_criterion=quality_criterion, system=system, method=method, ci=ci,
+                  standard_errors=standard_errors, ci_method=ci_method)
+    rows = []
+    for name, block in full.groupby("system", sort=False):
+        members = block[(block.row == "experiment") & np.isfinite(block.se.astype(float))]
+        pooled = block[block.row == "pooled"].iloc[0]
+        for i, left in enumerate(members.itertuples(index=False)):
+            rest = members.drop(members.index[i])
+            row = {"quality_criterion": quality_criterion, "system": name, "left_out": left.experiment, "label": left.label,
+                   "original": bool(left.original), "value": float(left.value), "k": len(rest), "ci_method": pooled.ci_method}
+            if len(rest) < 2:
+                reason = undefined_reason("leave-one-out pooling", count=(len(members), 3, "experiments with a standard error"))
+                rows.append({**row, "influential": pd.NA, "outside_full_ci": pd.NA, "note": reason})
+                continue
+            with warnings.catch_warnings():  # the rest's prediction interval is not reported here
+                warnings.simplefilter("ignore")
+                other = random_effects(rest.value.to_numpy(float), rest.se.to_numpy(float), method=method, ci=ci,
+                                       ci_method=ci_method)
+            residual = (left.value - other.estimate) / math.sqrt(left.se**2 + other.tau2 + other.se_model**2)
+            outside = not (pooled.ci_low <= other.estimate <= pooled.ci_high)
+            rows.append({**row, "estimate": other.estimate, "ci_low": other.ci_low, "ci_high": other.ci_high,
+                         "tau2": other.tau2, "i2": 100.0 * other.i2, "q": other.q, "q_p": other.q_p,
+                         "shift": other.estimate - pooled.value, "deleted_residual": residual, "outside_full_ci": outside,
+                         "influential": bool(abs(residual) > z or outside), "note": ""})
+    frame = pd.DataFrame(rows, columns=LEAVE_ONE_OUT_COLUMNS)
+    frame["k"] = frame["k"].astype("Int64")
+    frame["influential"] = frame["influential"].astype("boolean")
+    frame["outside_full_ci"] = frame["outside_full_ci"].astype("boolean")
+    frame["note"] = frame["note"].fillna("")
+    frame.attrs.update(method=method.lower(), ci_method=ci_method.lower(), ci=ci)
+    return frame
+
+
 # ----------------------------------------------------------------------------- consistency
 
 

@@ -83,7 +83,7 @@ def _slug(text: str) -> str:
 def family_page(result, *, version: str) -> tuple[str, list[dict]]:
     """The HTML of one family's page and its charts (id, JSON)."""
     from ..charts import forest_figure_json, rank_intervals_json
-    from ..meta import consistency, forest, rank_intervals, template_with_consistency
+    from ..meta import consistency, forest, leave_one_out, rank_intervals, template_with_consistency
 
     study, assessment = result.study, result.assessment
     charts = []
@@ -91,7 +91,8 @@ def family_page(result, *, version: str) -> tuple[str, list[dict]]:
         warnings.simplefilter("ignore", UndefinedMeasureWarning)
         for qc in study.qc_names:
             frame = forest(assessment, quality_criterion=qc, standard_errors=result.standard_errors)
-            spec = _clean(forest_figure_json(frame, template=False))
+            influence = leave_one_out(assessment, quality_criterion=qc, standard_errors=result.standard_errors)
+            spec = _clean(forest_figure_json(frame, template=False, influence=influence))
             charts.append({"id": f"forest-{_slug(qc)}", "json": _json(spec)})
         ranks = []
         for qc in study.qc_names:

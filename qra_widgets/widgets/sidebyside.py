@@ -13,7 +13,7 @@ import math
 import ipywidgets as w
 
 from .. import charts
-from ..meta import consistency, forest, rank_intervals
+from ..meta import consistency, forest, leave_one_out, rank_intervals
 from .common import Status, button, guarded, labelled
 from .results import clear_figure, show_figure
 from .state import AppState
@@ -77,6 +77,16 @@ def pooled_summary(frame) -> str:
                      f"I² = {record['i2']:.0f}% [{record['i2_low']:.0f}, {record['i2_high']:.0f}], Q({record['q_df']}) = {record['q']:.2f}, "
                      f"p = {record['q_p']:.3g}</li>")
     return "<ul>" + "".join(lines) + "</ul>"
+
+
+def influence_note(influence) -> str:
+    """One line naming the experiments that leave-one-out pooling marks influential (ringed on the plot)."""
+    marked = influence[influence["influential"].fillna(False).astype(bool)] if len(influence) else influence
+    if not len(marked):
+        return ""
+    names = ", ".join(f"{html.escape(str(r.system))} · {html.escape(str(r.label))} (deleted residual {r.deleted_residual:.2f}, "
+                      f"pooled without it {r.estimate:.3f})" for r in marked.itertuples())
+    return f"<p class='qra-note qra-influential'>Influential (leave one out; ringed): {names}.</p>"
 
 
 class SideBySideView:
@@ -155,8 +165,10 @@ class SideBySideView:
         system = None if self.system.value == ALL_SYSTEMS else self.system.value
         frame = forest(assessment, quality_criterion=self.criterion.value, system=system, method=self.method.value,
                        ci_method=self.ci_method.value)
-        self.summary.value = pooled_summary(frame)
-        show_figure(self.forest, charts.forest_figure_json(frame))
+        influence = leave_one_out(assessment, quality_criterion=self.criterion.value, system=system,
+                                  method=self.method.value, ci_method=self.ci_method.value)
+        self.summary.value = pooled_summary(frame) + influence_note(influence)
+        show_figure(self.forest, charts.forest_figure_json(frame, influence=influence))
         if not any(e.role == "original" for e in self.state.study.experiments):
             self.verdicts.value = "<p>Mark one experiment as the original (Experiments tab) to compare the reproductions with it.</p>"
             return
