@@ -22,6 +22,7 @@ from .io.qra3 import read_qra3
 from .meta import consistency, forest, leave_one_out
 from .overview import Overview, overview  # binds ``overview`` to the function, as for ``assess``
 from .planning import plan_reproduction
+from .replication import replication_success
 from .study import Experiment, QualityCriterion, Study
 from .version import __version__
 
@@ -45,6 +46,7 @@ __all__ = [
     "overview",
     "plan_reproduction",
     "read_qra3",
+    "replication_success",
 ]
 
 

@@ -505,3 +505,62 @@ def rank_intervals_json(frame, *, template: bool = True) -> dict:
     if template:
         layout = {"template": _template(), **layout}
     return {"data": data, "layout": layout}
+
+
+# ----------------------------------------------------------------------------- replication verdicts
+
+VERDICT_LABELS = {"same_direction_significant": "Same direction, significant", "original_in_repeat_ci": "Original in repeat's CI",
+                  "repeat_in_prediction_interval": "Repeat in prediction interval", "tost_equivalent": "Equivalent (TOST)",
+                  "pooled_significant": "Pooled significant", "sceptical_p": "Sceptical p (golden)",
+                  "small_telescopes": "Small telescopes (not < d33%)"}
+VERDICT_COLOURS = ((0.0, "#d62728"), (0.5, "#d62728"), (0.5, "#2ca02c"), (1.0, "#2ca02c"))
+
+
+def verdict_figure(frame) -> go.Figure:
+    """The replication verdicts of a :func:`qra_widgets.replication.replication_success` frame as a
+    criterion × comparison matrix (after FReD's chart of how the verdict depends on the criterion):
+    green where the repeat succeeds by that criterion, red where it fails, blank without a
+    verdict; each cell's hover text gives the numbers the verdict rests on."""
+    return as_figure(verdict_figure_json(frame))
+
+
+def _verdict_detail(row: dict, criterion: str) -> str:
+    def f(v) -> str:
+        return "n/a" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.3g}"
+
+    return {"same_direction_significant": f"θr {f(row['theta_r'])}, p {f(row['p_r'])}",
+            "original_in_repeat_ci": f"θo {f(row['theta_o'])} in [{f(row['ci_r_low'])}, {f(row['ci_r_high'])}]",
+            "repeat_in_prediction_interval": f"θr {f(row['theta_r'])} in [{f(row['pi_low'])}, {f(row['pi_high'])}]",
+            "tost_equivalent": f"±{f(row['margin'])}, TOST p {f(row['tost_p'])}",
+            "pooled_significant": f"pooled {f(row['pooled_estimate'])}, p {f(row['pooled_p'])}",
+            "sceptical_p": f"p_S {f(row['sceptical_p'])}, θr/θo {f(row['relative_effect_size'])}",
+            "small_telescopes": f"d33% {f(row['d33'])}, p {f(row['small_telescopes_p'])}"}[criterion]
+
+
+def verdict_figure_json(frame, *, template: bool = True) -> dict:
+    """:func:`verdict_figure` as plain Plotly JSON (``template=False`` for the static sites)."""
+    from .replication import CRITERIA, success_matrix
+
+    matrix = success_matrix(frame)
+    records = frame.to_dict("records")
+    columns = [wrap(c, 22) for c in matrix.columns]
+    z, text, hover = [], [], []
+    for criterion in CRITERIA:
+        cells = matrix.loc[criterion].tolist()
+        z.append([None if c is None or str(c) == "<NA>" else (1 if c else 0) for c in cells])
+        text.append(["" if c is None or str(c) == "<NA>" else ("✓" if c else "✗") for c in cells])
+        hover.append([safe(_verdict_detail(r, criterion)) if str(c) != "<NA>" else safe(r["note"] or "no verdict")
+                      for r, c in zip(records, cells)])
+    data = [{"type": "heatmap", "z": z, "x": columns, "y": [VERDICT_LABELS[c] for c in CRITERIA], "text": text,
+             "texttemplate": "%{text}", "customdata": hover, "zmin": 0, "zmax": 1, "showscale": False, "xgap": 2, "ygap": 2,
+             "colorscale": [list(stop) for stop in VERDICT_COLOURS],
+             "hovertemplate": "%{y}<br>%{x}<br>%{customdata}<extra></extra>"}]
+    qc = str(frame["quality_criterion"].iloc[0]) if len(frame) else ""  # _base_layout escapes the title
+    effect = str(frame.attrs.get("effect_of", ""))
+    layout = _base_layout(f"Replication success by criterion: {qc}", f"effect: {effect}; green = success, red = not")
+    layout["yaxis"] = {**layout["yaxis"], "autorange": "reversed", "type": "category", "automargin": True}
+    layout["xaxis"] = {**layout["xaxis"], "type": "category", "side": "top", "tickangle": 0, "automargin": True}
+    layout["height"] = 420
+    if template:
+        layout = {"template": _template(), **layout}
+    return {"data": data, "layout": layout}

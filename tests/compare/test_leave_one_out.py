@@ -5,15 +5,13 @@ from __future__ import annotations
 import math
 import warnings
 
-import numpy as np
 import pytest
+from test_meta import three_lab_study
 
 import qra_widgets as qw
 from qra_widgets import charts
 from qra_widgets.errors import UndefinedMeasureWarning
 from qra_widgets.meta import random_effects
-
-from test_meta import three_lab_study
 
 
 def test_each_row_pools_the_other_experiments():
@@ -45,7 +43,8 @@ def test_an_experiment_far_from_the_others_is_marked_influential_and_ringed_on_t
     figure = charts.forest_figure_json(qw.forest(result, quality_criterion="Fluency", system="A"),
                                        influence=qw.leave_one_out(result, quality_criterion="Fluency", system="A"))
     ring = [t for t in figure["data"] if t["name"] == "Influential (leave one out)"]
-    assert len(ring) == 1 and ring[0]["y"] == [t for t in figure["data"] if t["name"] == "Reproduction"][0]["y"][1:]
+    repeats = next(t for t in figure["data"] if t["name"] == "Reproduction")
+    assert len(ring) == 1 and ring[0]["y"] == repeats["y"][1:]
 
 
 def test_two_experiments_leave_nothing_to_pool_and_say_why():

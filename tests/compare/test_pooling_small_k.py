@@ -10,11 +10,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 from scipy import stats
+from test_meta import bcg_log_risk_ratios, three_lab_study
 
 from qra_widgets.errors import QRAInputError
 from qra_widgets.meta import _generalised_q, _restricted_loglik, q_profile, random_effects, typical_variance
-
-from test_meta import bcg_log_risk_ratios, three_lab_study
 
 combine_effects = pytest.importorskip("statsmodels.stats.meta_analysis").combine_effects
 
