@@ -1,7 +1,7 @@
 """Side by side tab: the forest plot of one criterion (every system, or one), its pooled
 estimate, prediction interval and heterogeneity, the consistency verdicts of each reproduction
-with the original within a margin the user gives (recorded with the verdicts), and the rank
-intervals.  The numbers come from :mod:`qra_widgets.meta` (on ``state.assessment``) and the
+with the original within a margin the user gives (recorded with the verdicts), the
+replication-success matrix (seven criteria side by side) and the rank intervals.  The numbers come from :mod:`qra_widgets.meta` (on ``state.assessment``) and the
 figures from :mod:`qra_widgets.charts`; this module only renders them.
 """
 
@@ -14,6 +14,7 @@ import ipywidgets as w
 
 from .. import charts
 from ..meta import consistency, forest, leave_one_out, rank_intervals
+from ..replication import replication_success
 from .common import Status, button, guarded, labelled
 from .results import clear_figure, show_figure
 from .state import AppState
@@ -105,6 +106,8 @@ class SideBySideView:
         self.summary = w.HTML()
         self.forest = w.Output()
         self.verdicts = w.HTML()
+        self.verdict_matrix = w.Output()
+        self.verdict_matrix.add_class("qra-verdict-matrix")
         self.ranks = w.Output()
         self.ranks_note = w.HTML()
         for control in (self.criterion, self.system, self.method, self.ci_method, self.margin):
@@ -120,6 +123,10 @@ class SideBySideView:
             w.HTML("<h4>Consistency with the original</h4><p>Inside the prediction interval of Patil, Peng &amp; Leek (2016), "
                    "and equivalent within ±margin (two one-sided tests, α = 0.05). The margin is in the criterion's scale units.</p>"),
             labelled("Margin (±)", self.margin, "7em"), self.verdicts,
+            w.HTML("<h4>Replication success by criterion</h4><p>Each reproduction (and the reproductions pooled) against "
+                   "the original by seven criteria; the effect is the system's difference from the middle of the scale. "
+                   "Green: success by that criterion, red: not, blank: no standard error. Hover a cell for its numbers.</p>"),
+            self.verdict_matrix,
             w.HTML("<h4>Rank intervals</h4>"), self.ranks_button, self.ranks_note, self.ranks,
         ])
         self.widget.add_class("qra-sidebyside")
@@ -169,12 +176,19 @@ class SideBySideView:
                                   method=self.method.value, ci_method=self.ci_method.value)
         self.summary.value = pooled_summary(frame) + influence_note(influence)
         show_figure(self.forest, charts.forest_figure_json(frame, influence=influence))
+        clear_figure(self.verdict_matrix)
         if not any(e.role == "original" for e in self.state.study.experiments):
             self.verdicts.value = "<p>Mark one experiment as the original (Experiments tab) to compare the reproductions with it.</p>"
             return
         if not (self.margin.value > 0):
             self.verdicts.value = "<p>Give a margin above 0.</p>"
             return
+        if self.state.study.quality_criterion(self.criterion.value).scale_max is None:
+            return  # no scale middle to measure an effect from (replication_success needs null= or baseline=)
+        success = replication_success(assessment, quality_criterion=self.criterion.value, margin=float(self.margin.value),
+                                      system=system)
+        if len(success):
+            show_figure(self.verdict_matrix, charts.verdict_figure_json(success))
         verdicts = consistency(assessment, margin=float(self.margin.value), quality_criterion=self.criterion.value)
         if system is not None:
             verdicts = verdicts[verdicts.system == system]

@@ -66,3 +66,17 @@ def test_a_study_without_an_original_gets_a_hint_instead_of_verdicts():
     study.experiments[0] = Experiment("O", role="repeat")
     view = Dashboard(study).sidebyside
     assert "Mark one experiment as the original" in view.verdicts.value
+
+
+def test_side_by_side_tab_shows_the_replication_success_matrix_of_the_criterion():
+    from qra_widgets.replication import replication_success
+
+    dashboard = Dashboard(three_lab_study())
+    view = dashboard.sidebyside
+    spec = _plotly(view.verdict_matrix)
+    expected = replication_success(dashboard.state.assessment, quality_criterion="Fluency", margin=0.2)
+    heat = spec["data"][0]
+    assert heat["type"] == "heatmap" and len(heat["z"]) == 7 and len(heat["x"]) == len(expected) == 6
+    assert heat["z"][3] == [int(v) for v in expected.tost_equivalent]
+    view.margin.value = 2.0  # a wide margin: every repeat is equivalent
+    assert _plotly(view.verdict_matrix)["data"][0]["z"][3] == [1] * 6
