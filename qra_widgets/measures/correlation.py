@@ -29,6 +29,7 @@ from .concordance import (
     kendall_w,
     kendall_w_batch,
     kendall_w_pvalue,
+    kendall_w_test,
 )
 from .correlation_batch import (
     NAN,
@@ -55,6 +56,7 @@ __all__ = [
     "kendall_w",
     "kendall_w_batch",
     "kendall_w_pvalue",
+    "kendall_w_test",
     "mean_pairwise",
     "mean_pairwise_batch",
     "mean_pairwise_r",
