@@ -19,6 +19,7 @@ from .io import load_study
 from .io.annotations import load_annotations
 from .io.heds import import_heds
 from .io.qra3 import read_qra3
+from .measures.icc import icc
 from .meta import consistency, forest, leave_one_out
 from .overview import Overview, overview  # binds ``overview`` to the function, as for ``assess``
 from .planning import plan_reproduction
@@ -39,6 +40,7 @@ __all__ = [
     "assess",
     "consistency",
     "forest",
+    "icc",
     "import_heds",
     "leave_one_out",
     "load_annotations",
