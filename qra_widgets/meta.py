@@ -135,15 +135,60 @@ def replication_interval(original: float, se_original: float, se_replication: fl
 # ----------------------------------------------------------------------------- standard errors
 
 
+MEDIAN_B, MEDIAN_SEED = 2000, 0  # the bootstrap of a system's median: replicates and seed
+
+
+def _item_value_counts(frame) -> tuple[np.ndarray, np.ndarray]:
+    """``(counts, values)``: each item's number of ratings of each distinct value (items × values)."""
+    values, codes = np.unique(frame["rating"].to_numpy(dtype=float), return_inverse=True)
+    items = frame["item"].astype("category").cat.codes.to_numpy()
+    counts = np.zeros((items.max() + 1, len(values)))
+    np.add.at(counts, (items, codes), 1.0)
+    return counts, values
+
+
+def resampled_medians(counts: np.ndarray, values: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """The median of all ratings in each bootstrap replicate: ``weights`` (replicates × items)
+    says how often each item was drawn, ``counts`` (items × values) how often it has each
+    distinct rating ``values`` (sorted); the middle value of the multiset, or the mean of the
+    two middle ones, as ``Series.median`` of the ratings drawn.
+
+    >>> resampled_medians(np.array([[1, 1, 0], [0, 0, 2]]), np.array([1.0, 2.0, 5.0]), np.array([[1, 1], [2, 0], [0, 1]]))
+    array([3.5, 1.5, 5. ])
+    """
+    cumulative = np.cumsum(weights @ counts, axis=1)
+    total = cumulative[:, -1:]
+    low = np.argmax(cumulative >= np.floor((total + 1) / 2), axis=1)
+    high = np.argmax(cumulative >= np.floor(total / 2) + 1, axis=1)
+    return (values[low] + values[high]) / 2
+
+
 def item_standard_errors(study: Study, quality_criterion: str) -> dict[tuple[str, str], tuple[float, int]]:
     """``(system, experiment) -> (standard error, items)`` from item-level ratings: each item's
-    mean over its raters, then ``sd(item means, ddof=1) / sqrt(items)``.  Empty without ratings."""
+    mean over its raters, then ``sd(item means, ddof=1) / sqrt(items)``.  When the study's
+    system values are medians of the ratings (aggregation ``median``), the standard error is the
+    bootstrap standard error of that median instead: items drawn with replacement (each with all
+    its ratings), :data:`MEDIAN_B` replicates, seed :data:`MEDIAN_SEED`.  Empty without ratings."""
     import pandas as pd
+
+    from .uncertainty import aggregation_of
 
     if not study.ratings or quality_criterion not in study.ratings.criteria():
         return {}
     system, item, experiment, _rater, rating = study.ratings.for_criterion(quality_criterion)
     frame = pd.DataFrame({"system": system, "item": item, "experiment": experiment, "rating": rating})
+    if aggregation_of(study) == "median":
+        rng = np.random.default_rng(MEDIAN_SEED)
+        found = {}
+        for key, rows in frame.groupby(["system", "experiment"], sort=False):
+            counts, values = _item_value_counts(rows)
+            n = len(counts)
+            if n < 2:
+                found[key] = (float("nan"), n)
+                continue
+            weights = rng.multinomial(n, np.full(n, 1.0 / n), size=MEDIAN_B).astype(float)
+            found[key] = (float(np.std(resampled_medians(counts, values, weights), ddof=1)), n)
+        return found
     item_means = frame.groupby(["system", "experiment", "item"], sort=False)["rating"].mean()
     grouped = item_means.groupby(level=["system", "experiment"], sort=False)
     sd, n = grouped.std(ddof=1), grouped.size()
@@ -208,8 +253,11 @@ def forest(assessment: Assessment, *, quality_criterion: str, system: str | None
     study.quality_criterion(quality_criterion, "quality_criterion")
     if system is not None and system not in study.systems:
         raise QRAInputError(f"system: {system!r} is not one of the study's systems {study.systems}")
+    from .uncertainty import aggregation_of
+
     ses = _standard_errors(study, quality_criterion, standard_errors)
     original = _original_id(study)
+    median = aggregation_of(study) == "median"
     z = float(stats.norm.ppf(0.5 + ci / 2))
     rows = []
     for name in ([system] if system is not None else study.systems):
@@ -219,7 +267,9 @@ def forest(assessment: Assessment, *, quality_criterion: str, system: str | None
             if value is None:
                 continue
             se, n, source = ses.get((name, experiment.id), (float("nan"), None, ""))
-            note = {"items": f"standard error from {n} items' mean ratings", "given": "published standard error"}.get(
+            items_note = (f"bootstrap standard error of the median over {n} items" if median
+                          else f"standard error from {n} items' mean ratings")
+            note = {"items": items_note, "given": "published standard error"}.get(
                 source, "no standard error: no item-level ratings and none given, so not pooled")
             if source and not math.isfinite(se):
                 note = "standard error undefined: one item"
@@ -408,7 +458,8 @@ def rank_intervals(study: Study, *, quality_criterion: str, B: int = 1000, seed:
     bootstrap percentile interval, and the groups of systems whose order is not resolved.
 
     The bootstrap resamples each system's items with replacement (its items' mean ratings), B
-    times, and ranks the resampled system means; ``rank_low``/``rank_high`` are the ``ci``
+    times, and ranks the resampled system means (the medians of the ratings drawn, when the
+    study's aggregation is ``median``); ``rank_low``/``rank_high`` are the ``ci``
     percentile interval of a system's ranks.  Groups: systems in observed rank order, a new group
     starting where a system's whole interval lies below (``rank_low`` greater than) every
     interval of the group so far, so systems in one group are not separated by the data
@@ -422,13 +473,18 @@ def rank_intervals(study: Study, *, quality_criterion: str, B: int = 1000, seed:
         raise QRAInputError(f"B: must be an integer of at least 10, got {B!r}")
     study.quality_criterion(quality_criterion, "quality_criterion")
     rng = np.random.default_rng(seed)
+    from .uncertainty import aggregation_of
+
     rated = bool(study.ratings) and quality_criterion in study.ratings.criteria()
-    item_means = {}
+    median = aggregation_of(study) == "median"
+    item_means, item_counts = {}, {}
     if rated:
         frame = study.ratings.frame()
         frame = frame[frame.quality_criterion == quality_criterion]
         for (system, experiment), rows in frame.groupby(["system", "experiment"], sort=False):
             item_means[(system, experiment)] = rows.groupby("item", sort=False).rating.mean().to_numpy(dtype=float)
+            if median:
+                item_counts[(system, experiment)] = _item_value_counts(rows)
     tail = (1 - ci) / 2 * 100
     out = []
     for experiment in study.experiment_ids:
@@ -439,8 +495,16 @@ def rank_intervals(study: Study, *, quality_criterion: str, B: int = 1000, seed:
         observed = stats.rankdata(-values)
         have = all((s, experiment) in item_means and len(item_means[(s, experiment)]) > 1 for s in systems)
         if have and len(systems) > 1:
-            draws = np.column_stack([m[rng.integers(0, len(m), size=(B, len(m)))].mean(axis=1)
-                                     for m in (item_means[(s, experiment)] for s in systems)])
+            if median:  # the statistic that was reported: each replicate's median of the ratings drawn
+                columns = []
+                for s in systems:
+                    counts, values = item_counts[(s, experiment)]
+                    drawn = rng.multinomial(len(counts), np.full(len(counts), 1.0 / len(counts)), size=B)
+                    columns.append(resampled_medians(counts, values, drawn.astype(float)))
+                draws = np.column_stack(columns)
+            else:
+                draws = np.column_stack([m[rng.integers(0, len(m), size=(B, len(m)))].mean(axis=1)
+                                         for m in (item_means[(s, experiment)] for s in systems)])
             ranks = stats.rankdata(-draws, axis=1)
             low, high = np.percentile(ranks, tail, axis=0), np.percentile(ranks, 100 - tail, axis=0)
             note = ""
