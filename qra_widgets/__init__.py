@@ -19,9 +19,11 @@ from .io import load_study
 from .io.annotations import load_annotations
 from .io.heds import import_heds
 from .io.qra3 import read_qra3
-from .meta import consistency, forest
+from .measures.icc import icc
+from .meta import consistency, forest, leave_one_out
 from .overview import Overview, overview  # binds ``overview`` to the function, as for ``assess``
 from .planning import plan_reproduction
+from .replication import replication_success
 from .study import Experiment, QualityCriterion, Study
 from .version import __version__
 
@@ -38,12 +40,15 @@ __all__ = [
     "assess",
     "consistency",
     "forest",
+    "icc",
     "import_heds",
+    "leave_one_out",
     "load_annotations",
     "load_study",
     "overview",
     "plan_reproduction",
     "read_qra3",
+    "replication_success",
 ]
 
 

@@ -389,33 +389,52 @@ def property_effects_chart_json(effects) -> dict:
 
 
 FOREST_ROW_PX = 30
+CI_LABELS = {"hksj": "Knapp–Hartung", "z": "normal"}
 
 
-def forest_figure(frame) -> go.Figure:
+def forest_figure(frame, *, influence=None) -> go.Figure:
     """A forest plot of a :func:`qra_widgets.forest` frame: each experiment's value with its
     interval (the original a filled diamond, reproductions circles, one row each), then the
     pooled estimate with its interval and the prediction interval for a new reproduction, one
-    block per system.  The pooled row's estimator, τ², I² and Q (p) are in the subtitle."""
-    return as_figure(forest_figure_json(frame))
+    block per system; a system whose pooling is undefined (fewer than two experiments with a
+    standard error) gets no pooled or prediction row, and no prediction row below three.  The
+    pooled row's estimator, interval method, τ² (with its interval), I² and Q (p) are in the
+    subtitle.  ``influence``, a :func:`qra_widgets.meta.leave_one_out` frame, rings the
+    experiments it marks influential."""
+    return as_figure(forest_figure_json(frame, influence=influence))
 
 
-def forest_figure_json(frame, *, template: bool = True) -> dict:
+def _finite(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def forest_figure_json(frame, *, template: bool = True, influence=None) -> dict:
     """:func:`forest_figure` as plain Plotly JSON.  ``template=False`` leaves out the Plotly
     template (the static sites write this JSON without importing plotly; the page styles it)."""
-    rows = frame.to_dict("records")
-    labels, experiments, pooled, predictions = [], {"original": [], "repeat": []}, [], []
+    rows = [row for row in frame.to_dict("records")
+            if row["row"] == "experiment" or (row["row"] == "pooled" and _finite(row["value"]))
+            or (row["row"] == "prediction" and _finite(row["ci_low"]))]
+    flagged = set()
+    if influence is not None and len(influence):
+        marked = influence[influence["influential"].fillna(False).astype(bool)]
+        flagged = {(str(s), str(e)) for s, e in zip(marked.system, marked.left_out)}
+    labels, experiments, pooled, predictions, ringed = [], {"original": [], "repeat": []}, [], [], []
     summaries = []
+    several = frame["system"].nunique() > 1
     for row in rows:
         system = "" if row["system"] is None else str(row["system"])
-        label = f"{safe(system)} · {safe(row['label'])}" if frame["system"].nunique() > 1 else safe(row["label"])
+        label = f"{safe(system)} · {safe(row['label'])}" if several else safe(row["label"])
         labels.append(label)
         point = (label, row["value"], row["ci_low"], row["ci_high"])
         if row["row"] == "experiment":
             experiments["original" if row["original"] else "repeat"].append(point)
+            if (system, str(row["experiment"])) in flagged:
+                ringed.append((label, row["value"], float("nan"), float("nan")))
         elif row["row"] == "pooled":
             pooled.append(point)
-            if isinstance(row.get("tau2"), float) and not math.isnan(row["tau2"]):
-                summaries.append(f"{safe(system)}: τ² {row['tau2']:.3g}, I² {row['i2']:.0f}%, "
+            if _finite(row.get("tau2")):
+                interval = f" [{row['tau2_low']:.3g}, {row['tau2_high']:.3g}]" if _finite(row.get("tau2_low")) else ""
+                summaries.append(f"{safe(system)}: τ² {row['tau2']:.3g}{interval}, I² {row['i2']:.0f}%, "
                                  f"Q({row['q_df']}) {row['q']:.2f} (p {row['q_p']:.2g})")
         else:
             predictions.append(point)
@@ -435,8 +454,12 @@ def forest_figure_json(frame, *, template: bool = True) -> dict:
             trace(experiments["repeat"], "Reproduction", "circle", PALETTE[0]),
             trace(pooled, "Pooled (random effects)", "diamond-wide", "#000000", 14),
             trace(predictions, "Prediction interval", "line-ns", PALETTE[7], 1)]
-    estimators = sorted({str(r["estimator"]) for r in rows if r["row"] == "pooled"})
-    qc = safe(rows[0]["quality_criterion"]) if rows else ""
+    ring = trace(ringed, "Influential (leave one out)", "circle-open", PALETTE[3], 22)
+    ring["marker"]["line"] = {"width": 2, "color": PALETTE[3]}
+    data.append(ring)
+    estimators = sorted({str(r["estimator"]) + (f", {CI_LABELS.get(r.get('ci_method'), '')} interval" if r.get("ci_method") else "")
+                         for r in rows if r["row"] == "pooled"})
+    qc = safe(frame["quality_criterion"].iloc[0]) if len(frame) else ""
     subtitle_text = "; ".join([", ".join(estimators)] + summaries[:3])
     layout = _base_layout(f"Forest plot: {qc}", subtitle_text)
     layout["yaxis"] = {**layout["yaxis"], "autorange": "reversed", "categoryorder": "array", "categoryarray": labels,
@@ -477,6 +500,65 @@ def rank_intervals_json(frame, *, template: bool = True) -> dict:
     layout["yaxis"] = {**layout["yaxis"], "autorange": "reversed", "type": "category"}
     layout["height"] = int(min(MAX_HEIGHT, max(MIN_HEIGHT, 200 + FOREST_ROW_PX * len(frame))))
     layout["showlegend"] = False
+    if template:
+        layout = {"template": _template(), **layout}
+    return {"data": data, "layout": layout}
+
+
+# ----------------------------------------------------------------------------- replication verdicts
+
+VERDICT_LABELS = {"same_direction_significant": "Same direction, significant", "original_in_repeat_ci": "Original in repeat's CI",
+                  "repeat_in_prediction_interval": "Repeat in prediction interval", "tost_equivalent": "Equivalent (TOST)",
+                  "pooled_significant": "Pooled significant", "sceptical_p": "Sceptical p (golden)",
+                  "small_telescopes": "Small telescopes (not < d33%)"}
+VERDICT_COLOURS = ((0.0, "#d62728"), (0.5, "#d62728"), (0.5, "#2ca02c"), (1.0, "#2ca02c"))
+
+
+def verdict_figure(frame) -> go.Figure:
+    """The replication verdicts of a :func:`qra_widgets.replication.replication_success` frame as a
+    criterion × comparison matrix (after FReD's chart of how the verdict depends on the criterion):
+    green where the repeat succeeds by that criterion, red where it fails, blank without a
+    verdict; each cell's hover text gives the numbers the verdict rests on."""
+    return as_figure(verdict_figure_json(frame))
+
+
+def _verdict_detail(row: dict, criterion: str) -> str:
+    def f(v) -> str:
+        return "n/a" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.3g}"
+
+    return {"same_direction_significant": f"θr {f(row['theta_r'])}, p {f(row['p_r'])}",
+            "original_in_repeat_ci": f"θo {f(row['theta_o'])} in [{f(row['ci_r_low'])}, {f(row['ci_r_high'])}]",
+            "repeat_in_prediction_interval": f"θr {f(row['theta_r'])} in [{f(row['pi_low'])}, {f(row['pi_high'])}]",
+            "tost_equivalent": f"±{f(row['margin'])}, TOST p {f(row['tost_p'])}",
+            "pooled_significant": f"pooled {f(row['pooled_estimate'])}, p {f(row['pooled_p'])}",
+            "sceptical_p": f"p_S {f(row['sceptical_p'])}, θr/θo {f(row['relative_effect_size'])}",
+            "small_telescopes": f"d33% {f(row['d33'])}, p {f(row['small_telescopes_p'])}"}[criterion]
+
+
+def verdict_figure_json(frame, *, template: bool = True) -> dict:
+    """:func:`verdict_figure` as plain Plotly JSON (``template=False`` for the static sites)."""
+    from .replication import CRITERIA, success_matrix
+
+    matrix = success_matrix(frame)
+    records = frame.to_dict("records")
+    columns = [wrap(c, 22) for c in matrix.columns]
+    z, text, hover = [], [], []
+    for criterion in CRITERIA:
+        cells = matrix.loc[criterion].tolist()
+        z.append([None if c is None or str(c) == "<NA>" else (1 if c else 0) for c in cells])
+        text.append(["" if c is None or str(c) == "<NA>" else ("✓" if c else "✗") for c in cells])
+        hover.append([safe(_verdict_detail(r, criterion)) if str(c) != "<NA>" else safe(r["note"] or "no verdict")
+                      for r, c in zip(records, cells)])
+    data = [{"type": "heatmap", "z": z, "x": columns, "y": [VERDICT_LABELS[c] for c in CRITERIA], "text": text,
+             "texttemplate": "%{text}", "customdata": hover, "zmin": 0, "zmax": 1, "showscale": False, "xgap": 2, "ygap": 2,
+             "colorscale": [list(stop) for stop in VERDICT_COLOURS],
+             "hovertemplate": "%{y}<br>%{x}<br>%{customdata}<extra></extra>"}]
+    qc = str(frame["quality_criterion"].iloc[0]) if len(frame) else ""  # _base_layout escapes the title
+    effect = str(frame.attrs.get("effect_of", ""))
+    layout = _base_layout(f"Replication success by criterion: {qc}", f"effect: {effect}; green = success, red = not")
+    layout["yaxis"] = {**layout["yaxis"], "autorange": "reversed", "type": "category", "automargin": True}
+    layout["xaxis"] = {**layout["xaxis"], "type": "category", "side": "top", "tickangle": 0, "automargin": True}
+    layout["height"] = 420
     if template:
         layout = {"template": _template(), **layout}
     return {"data": data, "layout": layout}

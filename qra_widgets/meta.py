@@ -29,13 +29,23 @@ How much a published CV* depends on undocumented choices: :mod:`qra_widgets.sens
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .errors import QRAInputError, undefined, undefined_summary
 from .measures._validation import undefined_reason
+from .pooling import (  # noqa: F401  (re-exported: the pooling behind the forest)
+    CI_METHODS,
+    ESTIMATORS,
+    Pooled,
+    _generalised_q,
+    _restricted_loglik,
+    q_profile,
+    random_effects,
+    typical_variance,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -43,122 +53,13 @@ if TYPE_CHECKING:
     from .assess import Assessment
     from .study import Study
 
-ESTIMATORS = {"reml": "REML (Viechtbauer 2005)", "dl": "DerSimonian–Laird (1986)"}
-REML_TOL, REML_MAX_ITER = 1e-12, 1000
 FOREST_COLUMNS = ["row", "quality_criterion", "system", "experiment", "label", "role", "original", "value", "se", "n",
-                  "ci_low", "ci_high", "weight", "estimator", "tau2", "i2", "q", "q_df", "q_p", "k", "note"]
+                  "ci_low", "ci_high", "weight", "estimator", "ci_method", "tau2", "tau2_low", "tau2_high", "i2", "i2_low",
+                  "i2_high", "q", "q_df", "q_p", "k", "note"]
 CONSISTENCY_COLUMNS = ["quality_criterion", "system", "experiment", "original_experiment", "original_value",
                        "value", "difference", "se_difference", "pi_low", "pi_high", "inside_pi", "margin", "tost_p",
                        "equivalent", "order_kept", "pairs_compared", "note"]
 
-
-# ----------------------------------------------------------------------------- pooling
-
-
-@dataclass(frozen=True)
-class Pooled:
-    """A random-effects meta-analysis of ``k`` values (see :func:`random_effects`)."""
-
-    estimate: float
-    se: float
-    ci_low: float
-    ci_high: float
-    pi_low: float
-    pi_high: float
-    tau2: float
-    i2: float
-    q: float
-    q_df: int
-    q_p: float
-    k: int
-    estimator: str
-    note: str = ""
-
-    def as_dict(self) -> dict:
-        return asdict(self)
-
-
-def _tau2_dl(y: np.ndarray, v: np.ndarray) -> tuple[float, float]:
-    """DerSimonian–Laird τ² (floored at 0) and Cochran's Q."""
-    w = 1.0 / v
-    mean = np.sum(w * y) / np.sum(w)
-    q = float(np.sum(w * (y - mean) ** 2))
-    c = float(np.sum(w) - np.sum(w**2) / np.sum(w))
-    return max(0.0, (q - (len(y) - 1)) / c), q
-
-
-def _tau2_reml(y: np.ndarray, v: np.ndarray, start: float) -> float:
-    """REML τ² by the fixed-point iteration of Viechtbauer (2005, eq. 12), floored at 0."""
-    tau2 = start
-    for _ in range(REML_MAX_ITER):
-        w = 1.0 / (v + tau2)
-        mean = np.sum(w * y) / np.sum(w)
-        new = max(0.0, float(np.sum(w**2 * ((y - mean) ** 2 - v)) / np.sum(w**2) + 1.0 / np.sum(w)))
-        if abs(new - tau2) <= REML_TOL * max(1.0, new):
-            return new
-        tau2 = new
-    raise QRAInputError(f"random effects: REML did not converge in {REML_MAX_ITER} iterations (τ² {tau2:g})")
-
-
-def random_effects(values, standard_errors, *, method: str = "reml", ci: float = 0.95) -> Pooled:
-    """Random-effects pooling of ``values`` with standard errors ``standard_errors``.
-
-    Model: ``y_i = μ + u_i + e_i``, ``u_i ~ N(0, τ²)``, ``e_i ~ N(0, se_i²)``.  τ² is estimated
-    by ``method`` ``"reml"`` (restricted maximum likelihood, Viechtbauer 2005) or ``"dl"``
-    (DerSimonian & Laird 1986), floored at 0; then ``w_i = 1/(se_i² + τ²)``,
-    ``μ̂ = Σ w_i y_i / Σ w_i``, ``SE(μ̂) = (Σ w_i)^(-1/2)`` and the ``ci`` interval is
-    ``μ̂ ± z SE(μ̂)``.  Heterogeneity: Cochran's ``Q = Σ (y_i − ȳ_FE)² / se_i²`` with its
-    χ²(k − 1) p-value and ``I² = max(0, (Q − (k − 1)) / Q)`` (Higgins & Thompson 2002).
-    The prediction interval for a new experiment's true value is
-    ``μ̂ ± t_{k−2} sqrt(τ² + SE(μ̂)²)`` (Higgins, Thompson & Spiegelhalter 2009, eq. 12);
-    it is nan, with the reason in ``note``, when k < 3.
-
-    >>> p = random_effects([0.1, 0.3, 0.35, 0.6], [0.1, 0.1, 0.15, 0.2], method="dl")
-    >>> round(p.estimate, 4), round(p.tau2, 4), round(p.i2, 4), p.k, p.estimator
-    (0.2914, 0.016, 0.4974, 4, 'DerSimonian–Laird (1986)')
-    """
-    from scipy import stats
-
-    if method not in ESTIMATORS:
-        raise QRAInputError(f"method: must be one of {sorted(ESTIMATORS)}, got {method!r}")
-    if not 0 < ci < 1:
-        raise QRAInputError(f"ci: must be between 0 and 1, got {ci!r}")
-    y = np.asarray(values, dtype=float)
-    se = np.asarray(standard_errors, dtype=float)
-    if y.ndim != 1 or y.shape != se.shape:
-        raise QRAInputError(f"values and standard_errors: need two lists of the same length, got {y.shape} and {se.shape}")
-    if not (np.isfinite(y).all() and np.isfinite(se).all()):
-        raise QRAInputError("values and standard_errors: every value and standard error must be a finite number")
-    if (se <= 0).any():
-        raise QRAInputError(f"standard_errors: must be > 0, got {se[se <= 0][0]:g} at position {int(np.argmax(se <= 0))}")
-    k = len(y)
-    name = ESTIMATORS[method]
-    nan = float("nan")
-    if k < 2:
-        what = "experiment with a standard error" if k == 1 else "experiments with a standard error"
-        reason = undefined_reason("random-effects pooling", count=(k, 2, what))
-        value = undefined(reason)
-        return Pooled(value, nan, nan, nan, nan, nan, nan, nan, nan, max(k - 1, 0), nan, k, name, reason)
-    v = se**2
-    tau2, q = _tau2_dl(y, v)
-    if method == "reml":
-        tau2 = _tau2_reml(y, v, tau2)
-    w = 1.0 / (v + tau2)
-    estimate = float(np.sum(w * y) / np.sum(w))
-    pooled_se = float(1.0 / math.sqrt(np.sum(w)))
-    z = float(stats.norm.ppf(0.5 + ci / 2))
-    df = k - 1
-    i2 = max(0.0, (q - df) / q) if q > 0 else 0.0
-    q_p = float(stats.chi2.sf(q, df))
-    note = ""
-    if k < 3:
-        note = undefined_reason("the prediction interval", count=(k, 3, "experiments (t has k − 2 degrees of freedom)"))
-        pi_low = pi_high = undefined(note)
-    else:
-        half = float(stats.t.ppf(0.5 + ci / 2, k - 2)) * math.sqrt(tau2 + pooled_se**2)
-        pi_low, pi_high = estimate - half, estimate + half
-    return Pooled(estimate, pooled_se, estimate - z * pooled_se, estimate + z * pooled_se, pi_low, pi_high,
-                  tau2, i2, q, df, q_p, k, name, note)
 
 
 # ----------------------------------------------------------------------------- verdicts
@@ -234,15 +135,60 @@ def replication_interval(original: float, se_original: float, se_replication: fl
 # ----------------------------------------------------------------------------- standard errors
 
 
+MEDIAN_B, MEDIAN_SEED = 2000, 0  # the bootstrap of a system's median: replicates and seed
+
+
+def _item_value_counts(frame) -> tuple[np.ndarray, np.ndarray]:
+    """``(counts, values)``: each item's number of ratings of each distinct value (items × values)."""
+    values, codes = np.unique(frame["rating"].to_numpy(dtype=float), return_inverse=True)
+    items = frame["item"].astype("category").cat.codes.to_numpy()
+    counts = np.zeros((items.max() + 1, len(values)))
+    np.add.at(counts, (items, codes), 1.0)
+    return counts, values
+
+
+def resampled_medians(counts: np.ndarray, values: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """The median of all ratings in each bootstrap replicate: ``weights`` (replicates × items)
+    says how often each item was drawn, ``counts`` (items × values) how often it has each
+    distinct rating ``values`` (sorted); the middle value of the multiset, or the mean of the
+    two middle ones, as ``Series.median`` of the ratings drawn.
+
+    >>> resampled_medians(np.array([[1, 1, 0], [0, 0, 2]]), np.array([1.0, 2.0, 5.0]), np.array([[1, 1], [2, 0], [0, 1]]))
+    array([3.5, 1.5, 5. ])
+    """
+    cumulative = np.cumsum(weights @ counts, axis=1)
+    total = cumulative[:, -1:]
+    low = np.argmax(cumulative >= np.floor((total + 1) / 2), axis=1)
+    high = np.argmax(cumulative >= np.floor(total / 2) + 1, axis=1)
+    return (values[low] + values[high]) / 2
+
+
 def item_standard_errors(study: Study, quality_criterion: str) -> dict[tuple[str, str], tuple[float, int]]:
     """``(system, experiment) -> (standard error, items)`` from item-level ratings: each item's
-    mean over its raters, then ``sd(item means, ddof=1) / sqrt(items)``.  Empty without ratings."""
+    mean over its raters, then ``sd(item means, ddof=1) / sqrt(items)``.  When the study's
+    system values are medians of the ratings (aggregation ``median``), the standard error is the
+    bootstrap standard error of that median instead: items drawn with replacement (each with all
+    its ratings), :data:`MEDIAN_B` replicates, seed :data:`MEDIAN_SEED`.  Empty without ratings."""
     import pandas as pd
+
+    from .uncertainty import aggregation_of
 
     if not study.ratings or quality_criterion not in study.ratings.criteria():
         return {}
     system, item, experiment, _rater, rating = study.ratings.for_criterion(quality_criterion)
     frame = pd.DataFrame({"system": system, "item": item, "experiment": experiment, "rating": rating})
+    if aggregation_of(study) == "median":
+        rng = np.random.default_rng(MEDIAN_SEED)
+        found = {}
+        for key, rows in frame.groupby(["system", "experiment"], sort=False):
+            counts, values = _item_value_counts(rows)
+            n = len(counts)
+            if n < 2:
+                found[key] = (float("nan"), n)
+                continue
+            weights = rng.multinomial(n, np.full(n, 1.0 / n), size=MEDIAN_B).astype(float)
+            found[key] = (float(np.std(resampled_medians(counts, values, weights), ddof=1)), n)
+        return found
     item_means = frame.groupby(["system", "experiment", "item"], sort=False)["rating"].mean()
     grouped = item_means.groupby(level=["system", "experiment"], sort=False)
     sd, n = grouped.std(ddof=1), grouped.size()
@@ -281,10 +227,11 @@ def _original_id(study: Study) -> str | None:
 
 @undefined_summary("forest")
 def forest(assessment: Assessment, *, quality_criterion: str, system: str | None = None, method: str = "reml",
-           ci: float = 0.95, standard_errors: dict | None = None) -> pd.DataFrame:
+           ci: float = 0.95, standard_errors: dict | None = None, ci_method: str = "hksj") -> pd.DataFrame:
     """The forest-plot frame of one criterion: for ``system`` (or each system), one
     ``row="experiment"`` per experiment with a value, then a ``row="pooled"`` row (the
-    random-effects estimate and its ``ci`` interval, from :func:`random_effects` with ``method``)
+    random-effects estimate and its ``ci`` interval, from :func:`random_effects` with ``method``
+    and ``ci_method``: Knapp–Hartung by default, ``"z"`` for the normal interval)
     and a ``row="prediction"`` row (the prediction interval for a new reproduction, nan with its
     reason when fewer than three experiments have a standard error).
 
@@ -292,7 +239,11 @@ def forest(assessment: Assessment, *, quality_criterion: str, system: str | None
     units, ``se`` its standard error (``note`` says where it came from), ``ci_low``/``ci_high``
     ``value ± z se``; ``original`` marks the experiment whose role is ``original``; ``weight``
     is the random-effects weight in percent.  The pooled row carries ``estimator`` (its name),
-    ``tau2``, ``i2`` (percent), ``q``, ``q_df``, ``q_p`` and ``k``.
+    ``ci_method`` (the interval's), ``se`` (the standard error that interval uses), ``tau2`` with
+    its Q-profile interval ``tau2_low``/``tau2_high``, ``i2`` (percent) with ``i2_low``/``i2_high``
+    (from the τ² interval, as metafor's ``confint``), ``q``, ``q_df``, ``q_p`` and ``k``.
+    With the study's aggregation ``median`` (an annotation spec's ``aggregation``), an
+    experiment's ``se`` is the bootstrap standard error of its median (:func:`item_standard_errors`).
     ``standard_errors`` maps ``(quality_criterion, system, experiment)`` to a published standard
     error for experiments without item-level ratings.
 
@@ -324,8 +275,11 @@ def forest(assessment: Assessment, *, quality_criterion: str, system: str | None
     study.quality_criterion(quality_criterion, "quality_criterion")
     if system is not None and system not in study.systems:
         raise QRAInputError(f"system: {system!r} is not one of the study's systems {study.systems}")
+    from .uncertainty import aggregation_of
+
     ses = _standard_errors(study, quality_criterion, standard_errors)
     original = _original_id(study)
+    median = aggregation_of(study) == "median"
     z = float(stats.norm.ppf(0.5 + ci / 2))
     rows = []
     for name in ([system] if system is not None else study.systems):
@@ -335,7 +289,9 @@ def forest(assessment: Assessment, *, quality_criterion: str, system: str | None
             if value is None:
                 continue
             se, n, source = ses.get((name, experiment.id), (float("nan"), None, ""))
-            note = {"items": f"standard error from {n} items' mean ratings", "given": "published standard error"}.get(
+            items_note = (f"bootstrap standard error of the median over {n} items" if median
+                          else f"standard error from {n} items' mean ratings")
+            note = {"items": items_note, "given": "published standard error"}.get(
                 source, "no standard error: no item-level ratings and none given, so not pooled")
             if source and not math.isfinite(se):
                 note = "standard error undefined: one item"
@@ -348,16 +304,18 @@ def forest(assessment: Assessment, *, quality_criterion: str, system: str | None
         if not any(r["system"] == name for r in rows):
             continue
         pooled = random_effects([rows[i]["value"] for i in members], [rows[i]["se"] for i in members],
-                                method=method, ci=ci)
+                                method=method, ci=ci, ci_method=ci_method)
         if members and math.isfinite(pooled.tau2):
             weights = 1.0 / (np.array([rows[i]["se"] for i in members]) ** 2 + pooled.tau2)
             for i, w in zip(members, weights / weights.sum()):
                 rows[i]["weight"] = 100.0 * float(w)
         common = {"quality_criterion": quality_criterion, "system": name, "original": False,
-                  "estimator": pooled.estimator, "k": pooled.k}
+                  "estimator": pooled.estimator, "ci_method": pooled.ci_method, "k": pooled.k}
         rows.append({**common, "row": "pooled", "experiment": "", "label": f"Pooled ({pooled.estimator})",
                      "value": pooled.estimate, "se": pooled.se, "ci_low": pooled.ci_low, "ci_high": pooled.ci_high,
-                     "tau2": pooled.tau2, "i2": 100.0 * pooled.i2, "q": pooled.q, "q_df": pooled.q_df, "q_p": pooled.q_p,
+                     "tau2": pooled.tau2, "tau2_low": pooled.tau2_low, "tau2_high": pooled.tau2_high,
+                     "i2": 100.0 * pooled.i2, "i2_low": 100.0 * pooled.i2_low, "i2_high": 100.0 * pooled.i2_high,
+                     "q": pooled.q, "q_df": pooled.q_df, "q_p": pooled.q_p,
                      "note": "" if pooled.k >= 2 else pooled.note})
         rows.append({**common, "row": "prediction", "experiment": "", "label": "Prediction interval (new reproduction)",
                      "value": pooled.estimate, "ci_low": pooled.pi_low, "ci_high": pooled.pi_high, "note": pooled.note})
@@ -366,10 +324,71 @@ def forest(assessment: Assessment, *, quality_criterion: str, system: str | None
     frame["q_df"] = frame["q_df"].astype("Int64")
     frame["k"] = frame["k"].astype("Int64")
     frame["original"] = frame["original"].fillna(False).astype(bool)
-    for column in ("estimator", "experiment", "label", "role", "note"):
+    for column in ("estimator", "ci_method", "experiment", "label", "role", "note"):
         frame[column] = frame[column].fillna("")
-    frame.attrs["method"] = method
+    frame.attrs["method"] = method.lower()
+    frame.attrs["ci_method"] = ci_method.lower()
     frame.attrs["ci"] = ci
+    return frame
+
+
+# ----------------------------------------------------------------------------- leave one out
+
+LEAVE_ONE_OUT_COLUMNS = ["quality_criterion", "system", "left_out", "label", "original", "value", "k", "estimate",
+                         "ci_low", "ci_high", "ci_method", "tau2", "i2", "q", "q_p", "shift", "deleted_residual",
+                         "outside_full_ci", "influential", "note"]
+
+
+def leave_one_out(assessment: Assessment, *, quality_criterion: str, system: str | None = None, method: str = "reml",
+                  ci_method: str = "hksj", ci: float = 0.95, standard_errors: dict | None = None) -> pd.DataFrame:
+    """Leave-one-out pooling: for ``system`` (or each system), one row per experiment that the
+    forest pools (:func:`forest`), with the random-effects estimate and interval of the *other*
+    experiments (:func:`random_effects` with ``method`` and ``ci_method``).
+
+    ``shift`` is that estimate minus the estimate of all of them.  ``deleted_residual`` is the
+    standardised deleted residual of the left-out value, ``(y_i − μ̂_(−i)) /
+    sqrt(se_i² + τ̂²_(−i) + SE(μ̂_(−i))²)`` (Viechtbauer & Cheung 2010, eq. 11).  An experiment
+    is ``influential`` when ``|deleted_residual|`` exceeds the normal ``ci`` quantile (1.96) or
+    leaving it out moves the pooled estimate outside the interval of all of them
+    (``outside_full_ci``).  With fewer than three pooled experiments the rest cannot be pooled:
+    the row is nan and ``note`` says why.  Columns: :data:`LEAVE_ONE_OUT_COLUMNS`.
+    """
+    import warnings
+
+    import pandas as pd
+    from scipy import special
+
+    z = float(special.ndtri(0.5 + ci / 2))
+    full = forest(assessment, quality_criterion=quality_criterion, system=system, method=method, ci=ci,
+                  standard_errors=standard_errors, ci_method=ci_method)
+    rows = []
+    for name, block in full.groupby("system", sort=False):
+        members = block[(block.row == "experiment") & np.isfinite(block.se.astype(float))]
+        pooled = block[block.row == "pooled"].iloc[0]
+        for i, left in enumerate(members.itertuples(index=False)):
+            rest = members.drop(members.index[i])
+            row = {"quality_criterion": quality_criterion, "system": name, "left_out": left.experiment, "label": left.label,
+                   "original": bool(left.original), "value": float(left.value), "k": len(rest), "ci_method": pooled.ci_method}
+            if len(rest) < 2:
+                reason = undefined_reason("leave-one-out pooling", count=(len(members), 3, "experiments with a standard error"))
+                rows.append({**row, "influential": pd.NA, "outside_full_ci": pd.NA, "note": reason})
+                continue
+            with warnings.catch_warnings():  # the rest's prediction interval is not reported here
+                warnings.simplefilter("ignore")
+                other = random_effects(rest.value.to_numpy(float), rest.se.to_numpy(float), method=method, ci=ci,
+                                       ci_method=ci_method)
+            residual = (left.value - other.estimate) / math.sqrt(left.se**2 + other.tau2 + other.se_model**2)
+            outside = not (pooled.ci_low <= other.estimate <= pooled.ci_high)
+            rows.append({**row, "estimate": other.estimate, "ci_low": other.ci_low, "ci_high": other.ci_high,
+                         "tau2": other.tau2, "i2": 100.0 * other.i2, "q": other.q, "q_p": other.q_p,
+                         "shift": other.estimate - pooled.value, "deleted_residual": residual, "outside_full_ci": outside,
+                         "influential": bool(abs(residual) > z or outside), "note": ""})
+    frame = pd.DataFrame(rows, columns=LEAVE_ONE_OUT_COLUMNS)
+    frame["k"] = frame["k"].astype("Int64")
+    frame["influential"] = frame["influential"].astype("boolean")
+    frame["outside_full_ci"] = frame["outside_full_ci"].astype("boolean")
+    frame["note"] = frame["note"].fillna("")
+    frame.attrs.update(method=method.lower(), ci_method=ci_method.lower(), ci=ci)
     return frame
 
 
@@ -482,7 +501,8 @@ def rank_intervals(study: Study, *, quality_criterion: str, B: int = 1000, seed:
     bootstrap percentile interval, and the groups of systems whose order is not resolved.
 
     The bootstrap resamples each system's items with replacement (its items' mean ratings), B
-    times, and ranks the resampled system means; ``rank_low``/``rank_high`` are the ``ci``
+    times, and ranks the resampled system means (the medians of the ratings drawn, when the
+    study's aggregation is ``median``); ``rank_low``/``rank_high`` are the ``ci``
     percentile interval of a system's ranks.  Groups: systems in observed rank order, a new group
     starting where a system's whole interval lies below (``rank_low`` greater than) every
     interval of the group so far, so systems in one group are not separated by the data
@@ -496,13 +516,18 @@ def rank_intervals(study: Study, *, quality_criterion: str, B: int = 1000, seed:
         raise QRAInputError(f"B: must be an integer of at least 10, got {B!r}")
     study.quality_criterion(quality_criterion, "quality_criterion")
     rng = np.random.default_rng(seed)
+    from .uncertainty import aggregation_of
+
     rated = bool(study.ratings) and quality_criterion in study.ratings.criteria()
-    item_means = {}
+    median = aggregation_of(study) == "median"
+    item_means, item_counts = {}, {}
     if rated:
         frame = study.ratings.frame()
         frame = frame[frame.quality_criterion == quality_criterion]
         for (system, experiment), rows in frame.groupby(["system", "experiment"], sort=False):
             item_means[(system, experiment)] = rows.groupby("item", sort=False).rating.mean().to_numpy(dtype=float)
+            if median:
+                item_counts[(system, experiment)] = _item_value_counts(rows)
     tail = (1 - ci) / 2 * 100
     out = []
     for experiment in study.experiment_ids:
@@ -513,8 +538,16 @@ def rank_intervals(study: Study, *, quality_criterion: str, B: int = 1000, seed:
         observed = stats.rankdata(-values)
         have = all((s, experiment) in item_means and len(item_means[(s, experiment)]) > 1 for s in systems)
         if have and len(systems) > 1:
-            draws = np.column_stack([m[rng.integers(0, len(m), size=(B, len(m)))].mean(axis=1)
-                                     for m in (item_means[(s, experiment)] for s in systems)])
+            if median:  # the statistic that was reported: each replicate's median of the ratings drawn
+                columns = []
+                for s in systems:
+                    counts, values = item_counts[(s, experiment)]
+                    drawn = rng.multinomial(len(counts), np.full(len(counts), 1.0 / len(counts)), size=B)
+                    columns.append(resampled_medians(counts, values, drawn.astype(float)))
+                draws = np.column_stack(columns)
+            else:
+                draws = np.column_stack([m[rng.integers(0, len(m), size=(B, len(m)))].mean(axis=1)
+                                         for m in (item_means[(s, experiment)] for s in systems)])
             ranks = stats.rankdata(-draws, axis=1)
             low, high = np.percentile(ranks, tail, axis=0), np.percentile(ranks, 100 - tail, axis=0)
             note = ""

@@ -499,4 +499,40 @@ def annotator_agreement(study, conventions=None):
             n_items = int((counted.counts.sum(axis=1) >= 2).sum())
             for measure, (value, note) in agreement_values(counted, level).items():
                 rows.append([experiment, qc.name, measure, value, n_items, len(counted.raters), note])
+            if qc.label_level in ("interval", "ratio") and not (choices is not None and choices.has(qc.name, experiment)):
+                rows += _icc_rows(ratings, qc.name, experiment)
     return pd.DataFrame(rows, columns=AGREEMENT_COLUMNS)
+
+
+ICC_LISTED = ("ICC2", "ICC2k")  # two-way random, absolute agreement: one rater, the mean of the k raters
+
+
+def _icc_rows(ratings, quality_criterion: str, experiment: str) -> list[list]:
+    """The intraclass correlations :data:`ICC_LISTED` of one experiment's interval/ratio ratings
+    (:func:`qra_widgets.measures.icc`, over the items every rater rated) as agreement rows."""
+    import pandas as pd
+
+    from .measures.icc import icc
+
+    system, item, where, rater, rating = ratings.for_criterion(quality_criterion)
+    keep = where == experiment
+    frame = pd.DataFrame({"item": [f"{s}\x1f{i}" for s, i in zip(system[keep], item[keep])], "rater": rater[keep],
+                          "value": rating[keep]})
+    frame = frame.groupby(["item", "rater"], sort=False, as_index=False).value.mean()
+    found, note = _measured_frame(icc, frame, item="item", rater="rater", value="value")
+    left_out = found.attrs["items_left_out"]
+    extra = f"{left_out} items not rated by every rater left out" if left_out else ""
+    return [[experiment, quality_criterion, kind, float(found.loc[kind, "icc"]), found.attrs["items"], found.attrs["raters"],
+             "; ".join(t for t in (note, extra) if t)] for kind in ICC_LISTED]
+
+
+def _measured_frame(function, *args, **kwargs):
+    """A measure's frame and, if it was undefined, the reason (as :func:`_measured`)."""
+    import warnings
+
+    from .errors import UndefinedMeasureWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", UndefinedMeasureWarning)
+        found = function(*args, **kwargs)
+    return found, "; ".join(dict.fromkeys(str(w.message) for w in caught if issubclass(w.category, UndefinedMeasureWarning)))

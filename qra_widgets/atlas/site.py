@@ -4,7 +4,8 @@
 numbers are reproduced, licences) with the Overview's distributions of CV* and P across the families (and its experiment-property
 analysis when the families' experiments have properties);
 ``DIR/families/<id>.html`` has a family's published-vs-recomputed table, QRA++ template, one
-forest plot per criterion (every system), the consistency verdicts and its sources with their
+forest plot per criterion (every system; influential experiments ringed), the consistency verdicts,
+the replication-success matrix per criterion (:func:`qra_widgets.charts.verdict_figure_json`) and its sources with their
 licences.  Plotly's JavaScript is written once (``DIR/plotly.min.js``); the charts are plain
 Plotly JSON (:func:`qra_widgets.charts.forest_figure_json`); pages allow no network request.
 """
@@ -64,8 +65,9 @@ def _slug(text: str) -> str:
 
 def family_page(result, *, version: str) -> tuple[str, list[dict]]:
     """The HTML of one family's page and its charts (id, JSON)."""
-    from ..charts import forest_figure_json, rank_intervals_json
-    from ..meta import consistency, forest, rank_intervals, template_with_consistency
+    from ..charts import forest_figure_json, rank_intervals_json, verdict_figure_json
+    from ..meta import consistency, forest, leave_one_out, rank_intervals, template_with_consistency
+    from ..replication import replication_success
 
     study, assessment = result.study, result.assessment
     charts = []
@@ -73,13 +75,22 @@ def family_page(result, *, version: str) -> tuple[str, list[dict]]:
         warnings.simplefilter("ignore", UndefinedMeasureWarning)
         for qc in study.qc_names:
             frame = forest(assessment, quality_criterion=qc, standard_errors=result.standard_errors)
-            spec = _clean(forest_figure_json(frame, template=False))
+            influence = leave_one_out(assessment, quality_criterion=qc, standard_errors=result.standard_errors)
+            spec = _clean(forest_figure_json(frame, template=False, influence=influence))
             charts.append({"id": f"forest-{_slug(qc)}", "json": _json(spec)})
         ranks = []
         for qc in study.qc_names:
             frame = rank_intervals(study, quality_criterion=qc, B=RANK_B, seed=RANK_SEED)
             ranks.append({"id": f"ranks-{_slug(qc)}", "json": _json(_clean(rank_intervals_json(frame, template=False)))})
         chosen = margins(study)
+        verdict_charts = []
+        if any(e.role == "original" for e in study.experiments):
+            for qc in study.qc_names:
+                frame = replication_success(assessment, quality_criterion=qc, margin=chosen[qc],
+                                            standard_errors=result.standard_errors)
+                if len(frame):
+                    spec = _clean(verdict_figure_json(frame, template=False))
+                    verdict_charts.append({"id": f"verdicts-{_slug(qc)}", "json": _json(spec)})
         verdicts = consistency(assessment, margin=chosen, standard_errors=result.standard_errors)
         template = template_with_consistency(assessment, margin=chosen, standard_errors=result.standard_errors)
     shown = verdicts[["quality_criterion", "system", "experiment", "original_value", "value", "difference", "pi_low",
@@ -91,9 +102,10 @@ def family_page(result, *, version: str) -> tuple[str, list[dict]]:
         notes=result.family["spec"].get("notes", ""), reproduced=result.reproduced, checks=checks,
         caption=assessment.caption(), template_table=table(template), conventions=assessment.conventions.describe(),
         interval_caption=assessment.interval_caption() if assessment.bootstrap_info else "",
-        charts=charts + ranks, forest_charts=charts, rank_charts=ranks, rank_b=RANK_B, rank_seed=RANK_SEED,
+        charts=charts + ranks + verdict_charts, forest_charts=charts, rank_charts=ranks, verdict_charts=verdict_charts,
+        rank_b=RANK_B, rank_seed=RANK_SEED,
         consistency_table=table(shown), margins=", ".join(f"{k} ±{v:g}" for k, v in chosen.items()))
-    return page, charts + ranks
+    return page, charts + ranks + verdict_charts
 
 
 def _across_the_atlas(results) -> tuple[list[dict], str]:

@@ -18,6 +18,9 @@ Type III    :func:`cohen_kappa`, :func:`percent_agreement`,                 2
 Type IV     :func:`rank_agreement` (P)                                      any
 ==========  ==============================================================  ===========
 
+Interval- and ratio-level ratings within one experiment: the intraclass correlations
+:func:`icc` (Shrout & Fleiss 1979; McGraw & Wong 1996).
+
 The agreement coefficients also measure annotator agreement *within* one experiment:
 pass its raters as the rows of ``labels`` (or a :class:`CategoryCounts`).  Options are
 keyword-only everywhere.
@@ -58,6 +61,7 @@ from .correlation import (
     kendall_w,
     kendall_w_batch,
     kendall_w_pvalue,
+    kendall_w_test,
     mean_pairwise,
     mean_pairwise_batch,
     mean_pairwise_r,
@@ -69,6 +73,7 @@ from .correlation import (
     spearman_rho,
     tau_b_batch,
 )
+from .icc import icc, icc_matrix
 from .precision import CVStar, c4, cv_star, cv_star_batch, pair_cv_star, sd_standard_error
 from .ranking import RankCounts, rank_agreement, rank_counts, rank_counts_batch, sign_counts
 
@@ -95,10 +100,13 @@ __all__ = [
     "encode_values",
     "fleiss_kappa",
     "gwet_ac",
+    "icc",
+    "icc_matrix",
     "kendall_tau",
     "kendall_w",
     "kendall_w_batch",
     "kendall_w_pvalue",
+    "kendall_w_test",
     "krippendorff_alpha",
     "mean_pairwise",
     "mean_pairwise_batch",

@@ -1,8 +1,11 @@
 """Kendall's coefficient of concordance W of n >= 2 comparable experiments, its batch form and its
-p-value (a permutation p-value for few systems, chi-square beyond).
+p-value (exact for up to 7 systems, a seeded Monte-Carlo permutation p-value beyond, chi-square
+on request).
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
@@ -105,18 +108,32 @@ def kendall_w_batch(stack: npt.ArrayLike, *, tie_correction: bool = True, copies
         return Batch(12 * spread / denominator, reasons)
 
 
-W_EXACT_UP_TO = 7  # systems: the p-value of W is a permutation p-value up to here, chi-square beyond
+W_EXACT_UP_TO = 7  # systems: the p-value of W is an exact permutation p-value up to here, Monte Carlo beyond
 PERMUTATION_WORK = 1_000_000  # rank vectors an exact enumeration may build; beyond it, Monte Carlo draws
 PERMUTATION_DRAWS = 100_000
+W_METHODS = ("auto", "permutation", "monte-carlo", "chi2")
+
+
+@dataclass(frozen=True)
+class WPValue:
+    """A p-value of Kendall's W with how it was found: ``method`` is ``"exact"`` (enumerated),
+    ``"monte-carlo"`` (``draws`` seeded random rankings; ``mc_se`` = ``sqrt(p (1 − p) / draws)``,
+    its Monte-Carlo standard error) or ``"chi2"``."""
+
+    p: float
+    method: str
+    draws: int = 0
+    seed: int | None = None
+    mc_se: float = 0.0
 
 
 def kendall_w_pvalue(scores: npt.ArrayLike, *, tie_correction: bool = True, method: str = "auto",
-                     replace_undefined_by: float = NAN) -> float:
-    r"""P-value of Kendall's W against "no agreement": a permutation p-value for few systems,
-    the chi-square approximation for more.
+                     draws: int = PERMUTATION_DRAWS, seed: int = 0, replace_undefined_by: float = NAN) -> float:
+    r"""P-value of Kendall's W against "no agreement": exact for few systems, a seeded
+    Monte-Carlo permutation p-value beyond, the chi-square approximation on request.
 
-    .. math:: p = P_0\left(\sum_j R_j^2 \ge \sum_j r_j^2\right) \;(n \le 7),\qquad
-        \chi^2 = m (n - 1) W,\; p = P(\chi^2_{n-1} \ge \chi^2) \;(n > 7)
+    .. math:: p = P_0\left(\sum_j R_j^2 \ge \sum_j r_j^2\right),\qquad
+        \text{or } \chi^2 = m (n - 1) W,\; p = P(\chi^2_{n-1} \ge \chi^2)
 
     for m experiments (rows) ranking n systems (the columns scored by every experiment), R_j
     the rank sums.  Under "no agreement" each experiment's ranking is a uniformly random
@@ -124,13 +141,16 @@ def kendall_w_pvalue(scores: npt.ArrayLike, *, tie_correction: bool = True, meth
     denominator is then fixed) is a monotone function of the sum of squared rank sums.
     ``method="permutation"`` computes that tail probability exactly by enumerating the rank-sum
     vectors experiment by experiment (up to column order, which the statistic ignores); when
-    that would build more than :data:`PERMUTATION_WORK` vectors it draws
-    :data:`PERMUTATION_DRAWS` random rankings instead (seed 0; (k + 1)/(N + 1)).
-    ``method="chi2"``: Friedman's chi-square approximation, with the tie correction
-    :func:`scipy.stats.friedmanchisquare`'s statistic, and without it QRA3's ``data.json``
-    ``kendall.p`` (the ``qra3`` conventions ask for it).  ``"auto"`` (default): permutation up
-    to :data:`W_EXACT_UP_TO` systems, where the approximation is 4-17 times too large with 3-4
-    systems, chi-square beyond.  Kendall & Babington Smith (1939) section 6; Friedman (1937).
+    that would build more than :data:`PERMUTATION_WORK` vectors it draws instead.
+    ``method="monte-carlo"`` draws ``draws`` random rankings of every experiment but the first
+    (numpy ``default_rng(seed)``) and returns ``(hits + 1) / (draws + 1)``; its Monte-Carlo
+    standard error ``sqrt(p (1 − p) / draws)`` is at most 0.0016 with the default 100,000 draws
+    (:func:`kendall_w_test` returns it).  ``method="chi2"``: Friedman's chi-square
+    approximation, with the tie correction :func:`scipy.stats.friedmanchisquare`'s statistic,
+    and without it QRA3's ``data.json`` ``kendall.p`` (the ``qra3`` conventions ask for it); it
+    is accurate only with many experiments (15 systems ranked by 3 experiments: 0.0039 where
+    the permutation p is 0.00003).  ``"auto"`` (default): exact up to :data:`W_EXACT_UP_TO`
+    systems, Monte Carlo beyond.  Kendall & Babington Smith (1939) section 6; Friedman (1937).
 
     Parameters
     ----------
@@ -138,8 +158,10 @@ def kendall_w_pvalue(scores: npt.ArrayLike, *, tie_correction: bool = True, meth
         Rows = comparable experiments (at least 2), columns = systems; NaN = not scored.
     tie_correction : bool, keyword-only
         As :func:`kendall_w` (default, as QRA++).
-    method : {"auto", "permutation", "chi2"}, keyword-only
+    method : {"auto", "permutation", "monte-carlo", "chi2"}, keyword-only
         How the p-value is computed (see above).
+    draws, seed : int, keyword-only
+        The Monte-Carlo draws and the seed of their generator (the same seed, the same p).
     replace_undefined_by : float, keyword-only
         Returned when W is undefined (default ``nan``; :func:`kendall_w` warns why).
 
@@ -167,24 +189,47 @@ def kendall_w_pvalue(scores: npt.ArrayLike, *, tie_correction: bool = True, meth
     >>> round(kendall_w_pvalue(scores, method="chi2"), 6), round(kendall_w_pvalue(scores), 6), round(1 / 216, 6)
     (0.018316, 0.00463, 0.00463)
     """
+    return kendall_w_test(scores, tie_correction=tie_correction, method=method, draws=draws, seed=seed,
+                          replace_undefined_by=replace_undefined_by).p
+
+
+def kendall_w_test(scores: npt.ArrayLike, *, tie_correction: bool = True, method: str = "auto",
+                   draws: int = PERMUTATION_DRAWS, seed: int = 0, replace_undefined_by: float = NAN) -> WPValue:
+    """:func:`kendall_w_pvalue` with how the p-value was found (:class:`WPValue`: the method and,
+    for Monte Carlo, the draws, the seed and the p-value's Monte-Carlo standard error).
+
+    >>> found = kendall_w_test([[1, 2, 3, 4, 5, 6, 7, 8], [2, 1, 3, 4, 6, 5, 8, 7], [1, 3, 2, 5, 4, 6, 7, 8]], draws=20_000)
+    >>> found.method, found.draws, found.p < 0.001, round(found.mc_se, 5) == round((found.p * (1 - found.p) / 20_000) ** 0.5, 5)
+    ('monte-carlo', 20000, True, True)
+    """
     replace_undefined_by = replacement(replace_undefined_by)
-    if method not in ("auto", "permutation", "chi2"):
-        raise QRAInputError(f"method: must be one of ('auto', 'permutation', 'chi2'), got {method!r}")
+    if method not in W_METHODS:
+        raise QRAInputError(f"method: must be one of {W_METHODS}, got {method!r}")
+    if not (isinstance(draws, (int, np.integer)) and not isinstance(draws, bool) and draws >= 100):
+        raise QRAInputError(f"draws: must be an integer of at least 100, got {draws!r}")
     w = kendall_w(scores, tie_correction=tie_correction, replace_undefined_by=NAN)
     if np.isnan(w):
-        return replace_undefined_by
+        return WPValue(replace_undefined_by, "undefined")
     matrix = as_score_matrix(scores, min_cols=1)
     complete = matrix[:, ~np.isnan(matrix).any(axis=0)]
     m, n = complete.shape
+    if method == "chi2":
+        from scipy.stats import chi2
+
+        return WPValue(float(chi2.sf(m * (n - 1) * w, n - 1)), "chi2")
+    ranks = average_ranks(complete)[0]
     if method == "permutation" or (method == "auto" and n <= W_EXACT_UP_TO):
-        return _w_permutation_pvalue(average_ranks(complete)[0])
-    from scipy.stats import chi2
+        exact = _w_permutation_pvalue(ranks)
+        if exact is not None:
+            return WPValue(exact, "exact")
+    doubled = np.rint(ranks * 2).astype(np.int64)
+    p = _w_monte_carlo(doubled, int((doubled.sum(axis=0) ** 2).sum()), draws=int(draws), seed=seed)
+    return WPValue(p, "monte-carlo", int(draws), seed, float(np.sqrt(p * (1 - p) / draws)))
 
-    return float(chi2.sf(m * (n - 1) * w, n - 1))
 
-
-def _w_permutation_pvalue(ranks: np.ndarray) -> float:
-    """P(sum of squared rank sums >= observed) when each row's ranks are permuted at random."""
+def _w_permutation_pvalue(ranks: np.ndarray) -> float | None:
+    """P(sum of squared rank sums >= observed) when each row's ranks are permuted at random,
+    by enumeration; None when that would build more than :data:`PERMUTATION_WORK` vectors."""
     from itertools import permutations
 
     doubled = np.rint(ranks * 2).astype(np.int64)  # average ranks are halves: integers when doubled
@@ -198,7 +243,7 @@ def _w_permutation_pvalue(ranks: np.ndarray) -> float:
     for perms in rows:
         work += len(states) * len(perms)
         if work > PERMUTATION_WORK or float(base) ** n >= 2.0**62:
-            return _w_monte_carlo(doubled, observed)
+            return None
         grown = np.sort((states[:, None, :] + perms[None, :, :]).reshape(-1, n), axis=1)
         keys, first, inverse = np.unique(grown @ powers, return_index=True, return_inverse=True)
         weight = np.bincount(inverse.ravel(), weights=np.repeat(weight / len(perms), len(perms)), minlength=len(keys))
@@ -206,13 +251,16 @@ def _w_permutation_pvalue(ranks: np.ndarray) -> float:
     return float(min(1.0, weight[(states**2).sum(axis=1) >= observed].sum()))
 
 
-def _w_monte_carlo(doubled: np.ndarray, observed: int) -> float:
-    rng = np.random.default_rng(0)
+def _w_monte_carlo(doubled: np.ndarray, observed: int, *, draws: int, seed: int) -> float:
+    """(hits + 1) / (draws + 1): the share of ``draws`` random rankings (every row but the first
+    permuted, numpy ``default_rng(seed)``) whose sum of squared rank sums reaches ``observed``."""
+    rng = np.random.default_rng(seed)
     m, n = doubled.shape
     hits = 0
-    for start in range(0, PERMUTATION_DRAWS, 10_000):
-        size = min(10_000, PERMUTATION_DRAWS - start)
+    chunk = max(1, min(10_000, 4_000_000 // max(1, (m - 1) * n)))  # bounded memory for many systems or experiments
+    for start in range(0, draws, chunk):
+        size = min(chunk, draws - start)
         order = np.argsort(rng.random((size, m - 1, n)), axis=-1)
         sums = doubled[0] + np.take_along_axis(np.broadcast_to(doubled[1:], (size, m - 1, n)), order, axis=-1).sum(axis=1)
         hits += int(((sums**2).sum(axis=1) >= observed).sum())
-    return (hits + 1) / (PERMUTATION_DRAWS + 1)
+    return (hits + 1) / (draws + 1)

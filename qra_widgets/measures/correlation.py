@@ -29,6 +29,7 @@ from .concordance import (
     kendall_w,
     kendall_w_batch,
     kendall_w_pvalue,
+    kendall_w_test,
 )
 from .correlation_batch import (
     PAIR_BLOCK,
@@ -54,6 +55,7 @@ __all__ = [
     "kendall_w",
     "kendall_w_batch",
     "kendall_w_pvalue",
+    "kendall_w_test",
     "mean_pairwise",
     "mean_pairwise_batch",
     "mean_pairwise_r",

@@ -1,7 +1,7 @@
 """Side by side tab: the forest plot of one criterion (every system, or one), its pooled
 estimate, prediction interval and heterogeneity, the consistency verdicts of each reproduction
-with the original within a margin the user gives (recorded with the verdicts), and the rank
-intervals.  The numbers come from :mod:`qra_widgets.meta` (on ``state.assessment``) and the
+with the original within a margin the user gives (recorded with the verdicts), the
+replication-success matrix (seven criteria side by side) and the rank intervals.  The numbers come from :mod:`qra_widgets.meta` (on ``state.assessment``) and the
 figures from :mod:`qra_widgets.charts`; this module only renders them.
 """
 
@@ -12,7 +12,8 @@ import math
 import ipywidgets as w
 
 from .. import charts
-from ..meta import consistency, forest, rank_intervals
+from ..meta import consistency, forest, leave_one_out, rank_intervals
+from ..replication import replication_success
 from ..report.html import escape, table
 from .common import Status, button, guarded, labelled
 from .results import clear_figure, show_figure
@@ -20,6 +21,7 @@ from .state import AppState
 
 ALL_SYSTEMS = "(every system)"
 METHODS = (("REML", "reml"), ("DerSimonian–Laird", "dl"))
+CI_METHODS = (("Knapp–Hartung (t, k − 1)", "hksj"), ("normal (z)", "z"))
 RANK_B, RANK_SEED = 500, 1
 
 
@@ -71,10 +73,22 @@ def pooled_summary(frame) -> str:
             lines.append(f"<li>{escape(str(record['system']))}: {escape(record['note'])}</li>")
             continue
         lines.append(f"<li><b>{escape(str(record['system']))}</b>: pooled {record['value']:.3f} "
-                     f"[{record['ci_low']:.3f}, {record['ci_high']:.3f}] ({escape(record['estimator'])}, k = {record['k']}); "
-                     f"{pi}; τ² = {record['tau2']:.4g}, I² = {record['i2']:.0f}%, Q({record['q_df']}) = {record['q']:.2f}, "
+                     f"[{record['ci_low']:.3f}, {record['ci_high']:.3f}] ({escape(record['estimator'])}, "
+                     f"{escape(charts.CI_LABELS.get(record['ci_method'], record['ci_method']))} interval, k = {record['k']}); "
+                     f"{pi}; τ² = {record['tau2']:.4g} [{record['tau2_low']:.4g}, {record['tau2_high']:.4g}], "
+                     f"I² = {record['i2']:.0f}% [{record['i2_low']:.0f}, {record['i2_high']:.0f}], Q({record['q_df']}) = {record['q']:.2f}, "
                      f"p = {record['q_p']:.3g}</li>")
     return "<ul>" + "".join(lines) + "</ul>"
+
+
+def influence_note(influence) -> str:
+    """One line naming the experiments that leave-one-out pooling marks influential (ringed on the plot)."""
+    marked = influence[influence["influential"].fillna(False).astype(bool)] if len(influence) else influence
+    if not len(marked):
+        return ""
+    names = ", ".join(f"{escape(str(r.system))} · {escape(str(r.label))} (deleted residual {r.deleted_residual:.2f}, "
+                      f"pooled without it {r.estimate:.3f})" for r in marked.itertuples())
+    return f"<p class='qra-note qra-influential'>Influential (leave one out; ringed): {names}.</p>"
 
 
 class SideBySideView:
@@ -85,15 +99,19 @@ class SideBySideView:
         self.criterion = w.Dropdown(layout=w.Layout(width="16em"))
         self.system = w.Dropdown(layout=w.Layout(width="16em"))
         self.method = w.Dropdown(options=METHODS, value="reml", layout=w.Layout(width="14em"))
+        self.ci_method = w.Dropdown(options=CI_METHODS, value="hksj", layout=w.Layout(width="16em"))
+        self.ci_method.add_class("qra-ci-method")
         self.margin = w.FloatText(value=0.2, step=0.05, layout=w.Layout(width="8em"))
         self.margin.add_class("qra-margin")
         self.ranks_button = button("Compute rank intervals", "qra-ranks-run")
         self.summary = w.HTML()
         self.forest = w.Output()
         self.verdicts = w.HTML()
+        self.verdict_matrix = w.Output()
+        self.verdict_matrix.add_class("qra-verdict-matrix")
         self.ranks = w.Output()
         self.ranks_note = w.HTML()
-        for control in (self.criterion, self.system, self.method, self.margin):
+        for control in (self.criterion, self.system, self.method, self.ci_method, self.margin):
             control.observe(self.on_change, names="value")
         self.ranks_button.on_click(self.on_ranks)
         state.on("scores", self.refresh)
@@ -101,11 +119,15 @@ class SideBySideView:
             w.HTML("<h4>Reproductions side by side</h4><p>Each experiment's value with its 95% interval (from the items' "
                    "mean ratings), the random-effects pooled estimate, and the prediction interval for a new reproduction.</p>"),
             w.HBox([labelled("Criterion", self.criterion, "6em"), labelled("System", self.system, "5em"),
-                    labelled("Estimator", self.method, "6em")], layout=w.Layout(flex_flow="row wrap")),
+                    labelled("Estimator", self.method, "6em"), labelled("Interval", self.ci_method, "5em")], layout=w.Layout(flex_flow="row wrap")),
             self.summary, self.forest,
             w.HTML("<h4>Consistency with the original</h4><p>Inside the prediction interval of Patil, Peng &amp; Leek (2016), "
                    "and equivalent within ±margin (two one-sided tests, α = 0.05). The margin is in the criterion's scale units.</p>"),
             labelled("Margin (±)", self.margin, "7em"), self.verdicts,
+            w.HTML("<h4>Replication success by criterion</h4><p>Each reproduction (and the reproductions pooled) against "
+                   "the original by seven criteria; the effect is the system's difference from the middle of the scale. "
+                   "Green: success by that criterion, red: not, blank: no standard error. Hover a cell for its numbers.</p>"),
+            self.verdict_matrix,
             w.HTML("<h4>Rank intervals</h4>"), self.ranks_button, self.ranks_note, self.ranks,
         ])
         self.widget.add_class("qra-sidebyside")
@@ -149,15 +171,25 @@ class SideBySideView:
             self.verdicts.value = ""
             return
         system = None if self.system.value == ALL_SYSTEMS else self.system.value
-        frame = forest(assessment, quality_criterion=self.criterion.value, system=system, method=self.method.value)
-        self.summary.value = pooled_summary(frame)
-        show_figure(self.forest, charts.forest_figure_json(frame))
+        frame = forest(assessment, quality_criterion=self.criterion.value, system=system, method=self.method.value,
+                       ci_method=self.ci_method.value)
+        influence = leave_one_out(assessment, quality_criterion=self.criterion.value, system=system,
+                                  method=self.method.value, ci_method=self.ci_method.value)
+        self.summary.value = pooled_summary(frame) + influence_note(influence)
+        show_figure(self.forest, charts.forest_figure_json(frame, influence=influence))
+        clear_figure(self.verdict_matrix)
         if not any(e.role == "original" for e in self.state.study.experiments):
             self.verdicts.value = "<p>Mark one experiment as the original (Experiments tab) to compare the reproductions with it.</p>"
             return
         if not (self.margin.value > 0):
             self.verdicts.value = "<p>Give a margin above 0.</p>"
             return
+        if self.state.study.quality_criterion(self.criterion.value).scale_max is None:
+            return  # no scale middle to measure an effect from (replication_success needs null= or baseline=)
+        success = replication_success(assessment, quality_criterion=self.criterion.value, margin=float(self.margin.value),
+                                      system=system)
+        if len(success):
+            show_figure(self.verdict_matrix, charts.verdict_figure_json(success))
         verdicts = consistency(assessment, margin=float(self.margin.value), quality_criterion=self.criterion.value)
         if system is not None:
             verdicts = verdicts[verdicts.system == system]

@@ -229,3 +229,27 @@ def test_only_mapped_columns_are_read(mirror, monkeypatch, tmp_path):
     column_reads = [u for u in asked if u is not None]
     assert column_reads and all("Answer.feedback" not in u for u in column_reads)
     assert len(full_reads) == len(column_reads)  # the other reads are header-only (nrows=0)
+
+
+def test_a_family_page_shows_the_replication_success_matrix_and_rings_influential_experiments(built):
+    from qra_widgets.atlas.site import family_page, margins
+    from qra_widgets.meta import leave_one_out
+    from qra_widgets.replication import replication_success
+
+    _cache, _library, results = built
+    result = next(r for r in results if r.family["id"] == "yao2022_storyqg")  # an original and three reproductions
+    page, charts = family_page(result, version="test")
+    assert "Replication success by criterion" in page
+    verdicts = {c["id"]: json.loads(c["json"]) for c in charts if c["id"].startswith("verdicts-")}
+    assert set(verdicts) == {"verdicts-Readability", "verdicts-Question-Relevancy", "verdicts-Answer-Relevancy"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = replication_success(result.assessment, quality_criterion="Readability",
+                                       margin=margins(result.study)["Readability"], standard_errors=result.standard_errors)
+        influence = leave_one_out(result.assessment, quality_criterion="Readability", standard_errors=result.standard_errors)
+    heat = verdicts["verdicts-Readability"]["data"][0]
+    assert len(heat["x"]) == len(expected) == 3 * 4  # 3 systems x (3 reproductions + the pooled ones)
+    assert heat["z"][2] == [None if v is None or str(v) == "<NA>" else int(v) for v in expected.repeat_in_prediction_interval]
+    forest = json.loads(next(c["json"] for c in charts if c["id"] == "forest-Readability"))
+    rings = [t for t in forest["data"] if t["name"] == "Influential (leave one out)"]
+    assert (len(rings[0]["y"]) if rings else 0) == int(influence.influential.fillna(False).sum())
