@@ -382,6 +382,8 @@ def _atlas(args: argparse.Namespace) -> str:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="qra-widgets", description="Quantified reproducibility assessment (QRA++) of NLP results.")
     parser.add_argument("--debug", action="store_true", help=f"print the traceback of an unexpected error (or set {DEBUG_ENV}=1)")
+    for name, text in READ_LIMITS.items():  # before the command: qra-widgets --max-systems 20000 report ...
+        parser.add_argument(f"--{name.replace('_', '-')}", type=_max_work, default=None, metavar="N", help=text)
     commands = parser.add_subparsers(dest="command", required=True)
     report = commands.add_parser("report", help="assess a study file (or an annotation spec) and print the QRA++ results")
     report.add_argument("file", nargs="?", help="study file: .json, long .csv or .xlsx; or an annotation spec (.json)")
@@ -490,6 +492,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 DEBUG_ENV = "QRA_WIDGETS_DEBUG"
+READ_LIMITS = {"max_systems": "raise the limit on systems per criterion and per study (default 10,000)",
+               "max_spec_bytes": "raise the limit on the bytes one annotation spec parses, re-reads counted (default 200 MiB)",
+               "max_experiments": "raise the limit on experiments per spec and per study (default 1,000)",
+               "max_pairwise": "raise the limit on judgements x systems of a Bradley-Terry fit (default 25,000,000)"}
 
 
 def _one_line(text: str) -> str:
@@ -505,7 +511,10 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     debug = args.debug or os.environ.get(DEBUG_ENV, "") not in ("", "0")
     try:
-        output = args.run(args)
+        from .limits import raised
+
+        with raised(**{name: getattr(args, name) for name in READ_LIMITS if getattr(args, name) is not None}):
+            output = args.run(args)
         sys.stdout.write(output)
         sys.stdout.flush()
     except PartialFailure as error:

@@ -60,6 +60,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import QRAInputError
+from ..limits import SpecBytes, check_criterion_systems, check_experiments, planned_size
 from .reading import check_shape, check_size, check_zip, decode, load_json, read_bytes, read_csv_frame
 from .reading import require as _require
 from .reading import shown as _shown
@@ -196,6 +197,7 @@ def check_spec(spec: Any) -> dict:
     experiments = _require(spec, "experiments", list, "annotation spec")
     if len(experiments) < 1:
         raise QRAInputError("annotation spec: experiments is empty")
+    check_experiments(len(experiments), "annotation spec")
     for i, experiment in enumerate(experiments):
         check_entry(experiment, f"annotation spec: experiments[{i}]", names)
     for key in ("systems", "values", "choices"):
@@ -333,6 +335,9 @@ def load_annotations(spec_or_path: dict | str | os.PathLike, *, base: str | os.P
     experiments: dict[str, Experiment] = {}
     scores, sources, reported = {}, {}, []
     parts, covered = [], {}  # parts: (experiment id, Part, file names, agreement coding)
+    budget = SpecBytes("annotation spec")  # max_spec_bytes, re-reads counted, refused before any parse
+    budget.plan((n, planned_size(n, files, folder)) for e in spec["experiments"] if "scores" not in e
+                for n in (e.get("files") or [e["file"]]))
     for entry in spec["experiments"]:
         eid = entry["id"]
         experiment = Experiment(eid, label=entry.get("label", ""), team=entry.get("team", ""),
@@ -362,6 +367,7 @@ def load_annotations(spec_or_path: dict | str | os.PathLike, *, base: str | os.P
         pieces = []
         for name in names:
             data, shown = entry_file_bytes(name, files=files, root=folder)
+            budget.charge(len(data), shown)
             frame = read_frame(data, shown, entry.get("sheet"))
             if frame.empty:
                 raise QRAInputError(f"{shown}: experiment {eid!r} has a header but no rows")
@@ -369,6 +375,7 @@ def load_annotations(spec_or_path: dict | str | os.PathLike, *, base: str | os.P
             check_optional_exclude(table, entry)
             pieces.append(read_entry(select_rows(table, entry, optional=optional_exclude), entry, by_name,
                                      entry_systems, missing, values, choices))
+            check_criterion_systems(pieces[-1].ratings["quality_criterion"], pieces[-1].ratings["system"], shown)
         part = pieces[0]
         for piece in pieces[1:]:
             part.ratings = {k: np.concatenate([part.ratings[k], piece.ratings[k]]) for k in part.ratings}
@@ -417,7 +424,7 @@ def load_annotations(spec_or_path: dict | str | os.PathLike, *, base: str | os.P
                         "bradley_terry": "Bradley-Terry value"}.get(what, what)
                 tests += sign_test_records(eid, qc.name, judged)
                 comparative.setdefault(qc.name, {})[eid] = rule.get("score", rule["layout"])
-                for system, value in system_values(judged, rule).items():
+                for system, value in system_values(judged, rule, shown_names).items():
                     if not np.isfinite(value):
                         continue
                     scores[(qc.name, system, eid)] = value
