@@ -362,14 +362,18 @@ def _atlas(args: argparse.Namespace) -> str:
                          f"{files} files, {len(family['published'])} published numbers; licence {licences})")
         return "\n".join(lines) + "\n"
     if args.atlas_command == "fetch":
-        fetched = atlas.fetch(cache=args.cache, mirror=args.mirror, base_url=args.base_url, families=families)
+        fetched = atlas.fetch(cache=args.cache, mirror=args.mirror, base_url=args.base_url, families=families,
+                              deadline=args.deadline, max_file_bytes=args.max_file_bytes)
         return f"{len(fetched)} files verified (sha256) in {args.cache or atlas.default_cache()}\n"
     if args.atlas_command == "build":
-        results = atlas.build(cache=args.cache, db=args.db, families=families)
+        refused: list[str] = []  # a family whose cached file fails its sha256 (or is a link): named, exit 2
+        results = atlas.build(cache=args.cache, db=args.db, families=families, refused=refused)
         lines = [check.line() for result in results for check in result.checks]
         bad = [r.family["id"] for r in results if not r.reproduced]
         lines.append(f"{len(results) - len(bad)} of {len(results)} families reproduce every published number"
                      + (f"; not: {', '.join(bad)}" if bad else ""))
+        if refused:
+            raise PartialFailure(f"atlas build: {'; '.join(refused)}", "\n".join(lines + refused) + "\n")
         if bad:
             raise PartialFailure(f"atlas build: {', '.join(bad)} differ from their published numbers", "\n".join(lines) + "\n")
         return "\n".join(lines) + "\n"
@@ -471,6 +475,7 @@ def build_parser() -> argparse.ArgumentParser:
     sens.set_defaults(run=_sensitivity)
     atlas_parser = commands.add_parser("atlas", help="the atlas of published original -> reproduction families: list, fetch, build, site")
     atlas_commands = atlas_parser.add_subparsers(dest="atlas_command", required=True)
+    from . import atlas as atlas_defaults
     atlas_help = {"list": "list the families of the manifest with their sources and licences",
                   "fetch": "download every file at its pinned commit into the cache, verifying its sha256",
                   "build": "recompute every family from the cache and check its published numbers",
@@ -483,6 +488,10 @@ def build_parser() -> argparse.ArgumentParser:
             where = sub.add_mutually_exclusive_group()
             where.add_argument("--mirror", help="copy from a local folder laid out <family>/<owner>__<repo>/<path>")
             where.add_argument("--base-url", help="download from this http(s) URL, laid out as the mirror")
+            sub.add_argument("--deadline", type=float, default=atlas_defaults.FETCH_DEADLINE, metavar="SECONDS",
+                             help=f"give the whole fetch up after this many seconds (default {atlas_defaults.FETCH_DEADLINE:.0f})")
+            sub.add_argument("--max-file-bytes", type=_max_work, default=atlas_defaults.DOWNLOAD_CAP, metavar="N",
+                             help=f"refuse a file larger than this (default {atlas_defaults.DOWNLOAD_CAP:,} bytes)")
         if name == "build":
             sub.add_argument("--db", help="also save each family's study into this library file")
         if name == "site":
