@@ -323,8 +323,10 @@ def _site(args: argparse.Namespace) -> str:
 
 def _sensitivity(args: argparse.Namespace) -> str:
     from .io import load_study
-    from .sensitivity import sensitivity, sensitivity_report
+    from .report.sensitivity import sensitivity_report
+    from .sensitivity import check_published, sensitivity
 
+    check_published(args.published)  # before any file is read: a finite number of at most 30 characters
     if args.config:
         from .qra3 import read_qra3
 
@@ -342,11 +344,11 @@ def _sensitivity(args: argparse.Namespace) -> str:
         variants = optional_exclude_variants(spec, lambda copied: load_annotations(copied, base=Path(args.study).parent))
         frame = sensitivity(variants["none"], published=args.published, quality_criterion=args.quality_criterion,
                             system=args.system, variants=variants if len(variants) > 1 else None)
-        return sensitivity_report(frame)
+        return sensitivity_report(frame, args.format)
     else:
         study = load_study(args.study)
     frame = sensitivity(study, published=args.published, quality_criterion=args.quality_criterion, system=args.system)
-    return sensitivity_report(frame)
+    return sensitivity_report(frame, args.format)
 
 
 def _atlas(args: argparse.Namespace) -> str:
@@ -472,6 +474,7 @@ def build_parser() -> argparse.ArgumentParser:
     sens.add_argument("--quality-criterion", required=True)
     sens.add_argument("--system", required=True)
     sens.add_argument("--config", help="QRA3 config.json, when STUDY is a QRA3 metrics.csv")
+    sens.add_argument("--format", choices=("text", "html", "latex"), default="text", help="output format (default: text)")
     sens.set_defaults(run=_sensitivity)
     atlas_parser = commands.add_parser("atlas", help="the atlas of published original -> reproduction families: list, fetch, build, site")
     atlas_commands = atlas_parser.add_subparsers(dest="atlas_command", required=True)
