@@ -345,8 +345,10 @@ def _site(args: argparse.Namespace) -> str:
 
 def _sensitivity(args: argparse.Namespace) -> str:
     from .io import load_study
-    from .sensitivity import sensitivity, sensitivity_report
+    from .report.sensitivity import sensitivity_report
+    from .sensitivity import check_published, sensitivity
 
+    check_published(args.published)  # before any file is read: a finite number of at most 30 characters
     if args.config:
         from .qra3 import read_qra3
 
@@ -364,11 +366,11 @@ def _sensitivity(args: argparse.Namespace) -> str:
         variants = optional_exclude_variants(spec, lambda copied: load_annotations(copied, base=Path(args.study).parent))
         frame = sensitivity(variants["none"], published=args.published, quality_criterion=args.quality_criterion,
                             system=args.system, variants=variants if len(variants) > 1 else None)
-        return sensitivity_report(frame)
+        return sensitivity_report(frame, args.format)
     else:
         study = load_study(args.study)
     frame = sensitivity(study, published=args.published, quality_criterion=args.quality_criterion, system=args.system)
-    return sensitivity_report(frame)
+    return sensitivity_report(frame, args.format)
 
 
 def _atlas(args: argparse.Namespace) -> str:
@@ -384,14 +386,18 @@ def _atlas(args: argparse.Namespace) -> str:
                          f"{files} files, {len(family['published'])} published numbers; licence {licences})")
         return "\n".join(lines) + "\n"
     if args.atlas_command == "fetch":
-        fetched = atlas.fetch(cache=args.cache, mirror=args.mirror, base_url=args.base_url, families=families)
+        fetched = atlas.fetch(cache=args.cache, mirror=args.mirror, base_url=args.base_url, families=families,
+                              deadline=args.deadline, max_file_bytes=args.max_file_bytes)
         return f"{len(fetched)} files verified (sha256) in {args.cache or atlas.default_cache()}\n"
     if args.atlas_command == "build":
-        results = atlas.build(cache=args.cache, db=args.db, families=families)
+        refused: list[str] = []  # a family whose cached file fails its sha256 (or is a link): named, exit 2
+        results = atlas.build(cache=args.cache, db=args.db, families=families, refused=refused)
         lines = [check.line() for result in results for check in result.checks]
         bad = [r.family["id"] for r in results if not r.reproduced]
         lines.append(f"{len(results) - len(bad)} of {len(results)} families reproduce every published number"
                      + (f"; not: {', '.join(bad)}" if bad else ""))
+        if refused:
+            raise PartialFailure(f"atlas build: {'; '.join(refused)}", "\n".join(lines + refused) + "\n")
         if bad:
             raise PartialFailure(f"atlas build: {', '.join(bad)} differ from their published numbers", "\n".join(lines) + "\n")
         return "\n".join(lines) + "\n"
@@ -407,6 +413,8 @@ def build_parser() -> argparse.ArgumentParser:
     from .version import __version__
 
     parser.add_argument("--version", action="version", version=f"qra-widgets {__version__}")
+    for name, text in READ_LIMITS.items():  # before the command: qra-widgets --max-systems 20000 report ...
+        parser.add_argument(f"--{name.replace('_', '-')}", type=_max_work, default=None, metavar="N", help=text)
     commands = parser.add_subparsers(dest="command", required=True)
     report = commands.add_parser("report", help="assess a study file (or an annotation spec) and print the QRA++ results")
     report.add_argument("file", nargs="?", help="study file: .json, long .csv or .xlsx; or an annotation spec (.json)")
@@ -497,9 +505,11 @@ def build_parser() -> argparse.ArgumentParser:
     sens.add_argument("--quality-criterion", required=True)
     sens.add_argument("--system", required=True)
     sens.add_argument("--config", help="QRA3 config.json, when STUDY is a QRA3 metrics.csv")
+    sens.add_argument("--format", choices=("text", "html", "latex"), default="text", help="output format (default: text)")
     sens.set_defaults(run=_sensitivity)
     atlas_parser = commands.add_parser("atlas", help="the atlas of published original -> reproduction families: list, fetch, build, site")
     atlas_commands = atlas_parser.add_subparsers(dest="atlas_command", required=True)
+    from . import atlas as atlas_defaults
     atlas_help = {"list": "list the families of the manifest with their sources and licences",
                   "fetch": "download every file at its pinned commit into the cache, verifying its sha256",
                   "build": "recompute every family from the cache and check its published numbers",
@@ -512,6 +522,10 @@ def build_parser() -> argparse.ArgumentParser:
             where = sub.add_mutually_exclusive_group()
             where.add_argument("--mirror", help="copy from a local folder laid out <family>/<owner>__<repo>/<path>")
             where.add_argument("--base-url", help="download from this http(s) URL, laid out as the mirror")
+            sub.add_argument("--deadline", type=float, default=atlas_defaults.FETCH_DEADLINE, metavar="SECONDS",
+                             help=f"give the whole fetch up after this many seconds (default {atlas_defaults.FETCH_DEADLINE:.0f})")
+            sub.add_argument("--max-file-bytes", type=_max_work, default=atlas_defaults.DOWNLOAD_CAP, metavar="N",
+                             help=f"refuse a file larger than this (default {atlas_defaults.DOWNLOAD_CAP:,} bytes)")
         if name == "build":
             sub.add_argument("--db", help="also save each family's study into this library file")
         if name == "site":
@@ -521,6 +535,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 DEBUG_ENV = "QRA_WIDGETS_DEBUG"
+READ_LIMITS = {"max_systems": "raise the limit on systems per criterion and per study (default 10,000)",
+               "max_spec_bytes": "raise the limit on the bytes one annotation spec parses, re-reads counted (default 200 MiB)",
+               "max_experiments": "raise the limit on experiments per spec and per study (default 1,000)",
+               "max_pairwise": "raise the limit on judgements x systems of a Bradley-Terry fit (default 25,000,000)"}
 
 
 def _one_line(text: str) -> str:
@@ -536,7 +554,10 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     debug = args.debug or os.environ.get(DEBUG_ENV, "") not in ("", "0")
     try:
-        output = args.run(args)
+        from .limits import raised
+
+        with raised(**{name: getattr(args, name) for name in READ_LIMITS if getattr(args, name) is not None}):
+            output = args.run(args)
         sys.stdout.write(output)
         sys.stdout.flush()
     except PartialFailure as error:

@@ -31,6 +31,28 @@ API's ``max_work=`` and the CLI's ``--max-work`` raise :data:`MAX_WORK`, the app
 :data:`MAX_SEED`            2**63 - 1, the largest seed (seeds are whole numbers >= 0)
 ========================== ============================================================
 
+The limits at read time (checked while a spec, a table or a study is read, before the array
+each would need is allocated; raise one for a call with ``with limits.raised(max_systems=20_000):``,
+for a command with ``qra-widgets --max-systems 20000 ...``, for a server with the environment
+variable; the app's users cannot):
+
+========================== ============= ======================= =================================
+limit                       default       option                  what it bounds
+========================== ============= ======================= =================================
+``max_systems``             10,000        ``--max-systems``,      systems per criterion in a spec's
+                                          ``QRA_WIDGETS_MAX_      files, and systems in a study
+                                          SYSTEMS``               (outside the bootstrap too)
+``max_spec_bytes``          200 MiB       ``--max-spec-bytes``,   bytes one spec parses, counting a
+                                          ``QRA_WIDGETS_MAX_      file named twice twice (checked
+                                          SPEC_BYTES``            from the sizes before any parse)
+``max_experiments``         1,000         ``--max-experiments``,  experiment entries in one spec,
+                                          ``QRA_WIDGETS_MAX_      and experiments in a study
+                                          EXPERIMENTS``
+``max_pairwise``            25,000,000    ``--max-pairwise``,     judgements x systems of one
+                                          ``QRA_WIDGETS_MAX_      Bradley-Terry fit (at least
+                                          PAIRWISE``              systems**2: its win matrix)
+========================== ============= ======================= =================================
+
 Values quoted from a file in a message go through :func:`shown` / :func:`shown_values`
 (escaped with ``repr``, cut to :data:`MAX_SHOWN_CHARS` characters, at most
 :data:`MAX_SHOWN_VALUES` distinct values), so a message cannot carry a file out.
@@ -38,7 +60,11 @@ Values quoted from a file in a message go through :func:`shown` / :func:`shown_v
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import numbers
+import os
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from .errors import QRAInputError
@@ -58,6 +84,10 @@ MAX_RATINGS = 10_000_000
 MAX_PLAN_ITEMS = 100_000
 MAX_PLAN_RATERS = 50
 MAX_SEED = 2**63 - 1
+MAX_SYSTEMS_PER_CRITERION = 10_000
+MAX_SPEC_BYTES = 200 * 2**20
+MAX_EXPERIMENTS = 1_000
+MAX_PAIRWISE = 25_000_000
 MAX_SHOWN_CHARS = 40
 MAX_SHOWN_VALUES = 10
 
@@ -216,3 +246,188 @@ def check_plan(study, items: Any, raters_per_item: Any, B: Any, runs: Any, seed:
     work = runs * B * (simulated + designs * (ratings + scores))
     check_work("plan_reproduction", work, max_work,
                detail=f"{designs} designs x {runs} runs x {B:,} replicates over {simulated + designs * ratings:,} ratings")
+
+
+# ----------------------------------------------------------------------------- limits at read time
+
+
+@dataclass(frozen=True)
+class ReadLimits:
+    """The limits at read time (see the module docstring): each a whole number of at least 1."""
+
+    max_systems: int = MAX_SYSTEMS_PER_CRITERION
+    max_spec_bytes: int = MAX_SPEC_BYTES
+    max_experiments: int = MAX_EXPERIMENTS
+    max_pairwise: int = MAX_PAIRWISE
+
+    def __post_init__(self) -> None:
+        for item in fields(self):
+            _whole(getattr(self, item.name), item.name, 1, 2**62)
+
+
+_RAISED: contextvars.ContextVar[ReadLimits | None] = contextvars.ContextVar("qra_widgets_read_limits", default=None)
+
+
+def _option(name: str) -> str:
+    """How a limit is raised, as its refusal says."""
+    return f"raise it with {name}= (limits.raised), --{name.replace('_', '-')} or QRA_WIDGETS_{name.upper()}"
+
+
+def _from_environment() -> ReadLimits:
+    given = {}
+    for item in fields(ReadLimits):
+        text = os.environ.get(f"QRA_WIDGETS_{item.name.upper()}", "").strip()
+        if not text:
+            continue
+        try:
+            given[item.name] = int(text.replace("_", "").replace(",", ""))
+        except ValueError:
+            raise QRAInputError(f"QRA_WIDGETS_{item.name.upper()}: must be a whole number, got {shown(text, 30)}") from None
+    try:
+        return ReadLimits(**given)
+    except QRAInputError as error:
+        raise QRAInputError(f"QRA_WIDGETS_{str(error).split(':')[0].upper()}:{str(error).split(':', 1)[1]}") from None
+
+
+def current() -> ReadLimits:
+    """The limits in force: those of the innermost :func:`raised`, else the environment's, else the defaults.
+
+    >>> current().max_systems
+    10000
+    >>> with raised(max_systems=20_000):
+    ...     current().max_systems
+    20000
+    """
+    return _RAISED.get() or _from_environment()
+
+
+@contextlib.contextmanager
+def raised(**limits: int):
+    """Change limits at read time for the calls inside the ``with`` block (a library caller's option).
+
+    >>> with raised(max_sytems=1):
+    ...     pass
+    Traceback (most recent call last):
+    ...
+    qra_widgets.errors.QRAInputError: limits.raised: unknown limit 'max_sytems'; the limits are max_systems, max_spec_bytes, max_experiments, max_pairwise
+    """
+    known = [item.name for item in fields(ReadLimits)]
+    for name in limits:
+        if name not in known:
+            raise QRAInputError(f"limits.raised: unknown limit {shown(name, 30)}; the limits are {', '.join(known)}")
+    token = _RAISED.set(replace(current(), **limits))
+    try:
+        yield current()
+    finally:
+        _RAISED.reset(token)
+
+
+def check_systems(count: int, where: str, what: str = "systems") -> None:
+    """Refuse more than ``max_systems`` systems (``what``: "systems on 'Fluency'", "systems in the study").
+
+    >>> check_systems(20_000, "pairs.csv", "systems on 'Quality'")
+    Traceback (most recent call last):
+    ...
+    qra_widgets.errors.QRAInputError: pairs.csv: 20,000 systems on 'Quality'; the limit is 10,000 systems (max_systems; raise it with max_systems= (limits.raised), --max-systems or QRA_WIDGETS_MAX_SYSTEMS)
+    """
+    limit = current().max_systems
+    if count > limit:
+        raise QRAInputError(f"{where}: {count:,} {what}; the limit is {limit:,} systems (max_systems; {_option('max_systems')})")
+
+
+def check_criterion_systems(criteria, systems, where: str) -> None:
+    """Refuse a table whose systems per criterion exceed ``max_systems``: ``criteria`` and
+    ``systems`` are the columns of its ratings (one entry per rating), counted by hashing.
+
+    >>> check_criterion_systems(["Q"] * 3, ["a", "b", "a"], "t.csv")
+    >>> with raised(max_systems=1):
+    ...     check_criterion_systems(["Q"] * 3, ["a", "b", "a"], "t.csv")
+    Traceback (most recent call last):
+    ...
+    qra_widgets.errors.QRAInputError: t.csv: 2 systems on 'Q'; the limit is 1 systems (max_systems; raise it with max_systems= (limits.raised), --max-systems or QRA_WIDGETS_MAX_SYSTEMS)
+    """
+    import pandas as pd
+
+    if not len(criteria):
+        return
+    counts = pd.DataFrame({"qc": criteria, "system": systems}).groupby("qc", sort=False)["system"].nunique()
+    for qc, count in counts.items():
+        check_systems(int(count), where, f"systems on {shown(qc)}")
+
+
+def planned_size(name: str, files: dict | None, root) -> int:
+    """The size of a file a spec names, from the uploads or ``stat`` (nothing is read; a name
+    the reader will refuse counts 0), for :meth:`SpecBytes.plan`."""
+    if files is not None:
+        data = files.get(name)
+        return len(data) if isinstance(data, (bytes, bytearray)) else 0
+    try:
+        return max(os.stat(os.path.join(os.fspath(root), name)).st_size, 0) if root is not None else 0
+    except (OSError, ValueError, TypeError):
+        return 0
+
+
+def check_experiments(count: int, where: str) -> None:
+    """Refuse more than ``max_experiments`` experiments in one spec or study.
+
+    >>> check_experiments(5_000, "annotation spec")
+    Traceback (most recent call last):
+    ...
+    qra_widgets.errors.QRAInputError: annotation spec: 5,000 experiments; the limit is 1,000 (max_experiments; raise it with max_experiments= (limits.raised), --max-experiments or QRA_WIDGETS_MAX_EXPERIMENTS)
+    """
+    limit = current().max_experiments
+    if count > limit:
+        raise QRAInputError(f"{where}: {count:,} experiments; the limit is {limit:,} (max_experiments; {_option('max_experiments')})")
+
+
+def _mib(size: int) -> str:
+    return f"{size / 2**20:,.1f} MiB"
+
+
+class SpecBytes:
+    """The bytes one spec parses, re-reads counted (``max_spec_bytes``): :meth:`plan` refuses from
+    the files' sizes before anything is parsed, :meth:`charge` counts what is parsed (a gzip file
+    as unpacked).
+
+    >>> budget = SpecBytes("spec.json")
+    >>> budget.plan([("big.csv", 2**20)] * 5000)
+    Traceback (most recent call last):
+    ...
+    qra_widgets.errors.QRAInputError: spec.json: its files add up to 5,000.0 MiB to parse (5000 reads of 1 file); the limit is 200.0 MiB (max_spec_bytes; raise it with max_spec_bytes= (limits.raised), --max-spec-bytes or QRA_WIDGETS_MAX_SPEC_BYTES)
+    """
+
+    def __init__(self, where: str):
+        self.where, self.limit, self.parsed = where, current().max_spec_bytes, 0
+
+    def _refuse(self, total: int, detail: str) -> None:
+        raise QRAInputError(f"{self.where}: its files add up to {_mib(total)} to parse ({detail}); the limit is "
+                            f"{_mib(self.limit)} (max_spec_bytes; {_option('max_spec_bytes')})")
+
+    def plan(self, reads) -> None:
+        """``reads``: (name, size in bytes) of every read the spec asks for, in order."""
+        reads = list(reads)
+        total = sum(size for _name, size in reads)
+        if total > self.limit:
+            self._refuse(total, f"{len(reads)} reads of {len(set(name for name, _ in reads))} "
+                                f"file{'s' if len(set(name for name, _ in reads)) != 1 else ''}")
+
+    def charge(self, size: int, name: str) -> None:
+        self.parsed += size
+        if self.parsed > self.limit:
+            self._refuse(self.parsed, f"at {shown(name)}")
+
+
+def check_pairwise(judgements: int, systems: int, where: str) -> None:
+    """Refuse a Bradley-Terry fit of ``judgements`` over ``systems`` before its (systems x systems)
+    win matrix is allocated: its size is judgements x systems, and at least systems**2.
+
+    >>> check_pairwise(20_000, 20_000, "pairs.csv")
+    Traceback (most recent call last):
+    ...
+    qra_widgets.errors.QRAInputError: pairs.csv: a Bradley-Terry fit of 20,000 judgements over 20,000 systems is 400,000,000 judgements x systems; the limit is 25,000,000 (max_pairwise; raise it with max_pairwise= (limits.raised), --max-pairwise or QRA_WIDGETS_MAX_PAIRWISE)
+    """
+    limit = current().max_pairwise
+    size = max(judgements, systems) * systems
+    if size > limit:
+        raise QRAInputError(f"{where}: a Bradley-Terry fit of {judgements:,} judgements over {systems:,} systems is "
+                            f"{size:,} judgements x systems; the limit is {limit:,} (max_pairwise; {_option('max_pairwise')})")

@@ -1,9 +1,11 @@
 """How much a published CV* depends on the choices a paper may not document: the sensitivity
 report (:func:`sensitivity`) recomputes one system's CV* under every combination of scale
-shift, small-sample factor, aggregation of item-level ratings, rounding of the system values
-and the spec's ``optional_exclude`` (:func:`optional_exclude_variants`), and says which
-combinations reproduce the number as printed (:func:`sensitivity_report`: the text the
-``sensitivity`` command prints).
+shift, small-sample factor, standard deviation (s/c4 as QRA defines it, the sample s without
+c4 as Excel's STDEV.S, or the population sd as Excel's STDEV.P), aggregation of item-level
+ratings, rounding of the system values and the spec's ``optional_exclude``
+(:func:`optional_exclude_variants`), and says which combinations reproduce the number as
+printed (:func:`qra_widgets.report.sensitivity.sensitivity_report` writes it as text, HTML or
+LaTeX: what the ``sensitivity`` command prints).
 """
 
 from __future__ import annotations
@@ -14,19 +16,58 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .errors import QRAInputError, UndefinedMeasureWarning
+from .limits import shown, shown_values
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from .study import Study
 
-SENSITIVITY_CHOICES = ("optional_exclude", "scale_shift", "small_sample_factor", "aggregation", "rounding")
+SENSITIVITY_CHOICES = ("optional_exclude", "scale_shift", "small_sample_factor", "sd", "aggregation", "rounding")
 ROUNDINGS = (None, 2, 1)
+#: The standard deviations tried: QRA's unbiased s* = s / c4(n), the sample sd without c4 (Excel's
+#: STDEV.S, numpy's ddof=1) and the population sd (Excel's STDEV.P, numpy's default ddof=0).
+SDS = ("s/c4", "STDEV.S", "STDEV.P")
+MAX_PUBLISHED_CHARS = 30
 
 
-def _printed_digits(published) -> int:
+def _sd_ratio(sd: str, n: int) -> float:
+    """CV* with ``sd`` over CV* with s/c4 (CV* is linear in the sd): c4(n) for STDEV.S, and
+    c4(n) sqrt((n - 1) / n) for STDEV.P."""
+    from .measures.precision import c4
+
+    return {"s/c4": 1.0, "STDEV.S": c4(n), "STDEV.P": c4(n) * float(np.sqrt((n - 1) / n))}[sd]
+
+
+def check_published(published) -> tuple[float, int]:
+    """A published value as printed: text of at most 30 characters holding a finite number.
+    Returns the number and its printed decimals (trailing zeros count: ``"6.00"`` has 2).
+
+    >>> check_published("12.01"), check_published("6.00")
+    ((12.01, 2), (6.0, 2))
+    >>> check_published("1" * 100_000)
+    Traceback (most recent call last):
+    ...
+    qra_widgets.errors.QRAInputError: published: must be a number as printed, of at most 30 characters; got 100,000 characters
+    >>> check_published("inf")
+    Traceback (most recent call last):
+    ...
+    qra_widgets.errors.QRAInputError: published: must be a finite number as printed, got 'inf'
+    """
+    if isinstance(published, bool) or not isinstance(published, (str, int, float, np.integer, np.floating)):
+        raise QRAInputError(f"published: must be a number as printed, got {type(published).__name__}")
     text = str(published).strip()
-    return len(text.split(".", 1)[1]) if "." in text else 0
+    if len(text) > MAX_PUBLISHED_CHARS:
+        raise QRAInputError(f"published: must be a number as printed, of at most {MAX_PUBLISHED_CHARS} characters; "
+                            f"got {len(text):,} characters")
+    try:
+        target = float(text)
+    except ValueError:
+        raise QRAInputError(f"published: must be a number as printed, got {shown(text, 30)}") from None
+    if not np.isfinite(target):
+        raise QRAInputError(f"published: must be a finite number as printed, got {shown(text, 30)}")
+    mantissa = text.lower().split("e", 1)[0]
+    return target, len(mantissa.split(".", 1)[1]) if "." in mantissa else 0
 
 
 def sensitivity(study: Study, *, published, quality_criterion: str, system: str,
@@ -35,7 +76,8 @@ def sensitivity(study: Study, *, published, quality_criterion: str, system: str,
     combinations reproduce ``published`` at its printed digits.
 
     Choices: ``scale_shift`` (subtract the scale minimum first, QRA 2022 section 3.1),
-    ``small_sample_factor`` (the (1 + 1/(4n)) factor of CV*), ``aggregation`` of item-level
+    ``small_sample_factor`` (the (1 + 1/(4n)) factor of CV*), ``sd`` (:data:`SDS`: QRA's
+    s/c4, or a team's spreadsheet: STDEV.S without c4, STDEV.P the population sd), ``aggregation`` of item-level
     ratings into system values (``mean``, ``item_mean``, ``median``; only with ratings) and
     ``rounding`` of the system values before CV* (none, 2 or 1 decimals, as teams retype means),
     and ``optional_exclude``: ``variants`` maps a label (which of a spec's ``optional_exclude``
@@ -57,14 +99,10 @@ def sensitivity(study: Study, *, published, quality_criterion: str, system: str,
     from .measures.precision import cv_star
 
     variants = variants or {"n/a": study}
+    target, digits = check_published(published)
     qc = study.quality_criterion(quality_criterion, "quality_criterion")
     if system not in study.systems:
-        raise QRAInputError(f"system: {system!r} is not one of the study's systems {study.systems}")
-    try:
-        target = float(published)
-    except (TypeError, ValueError):
-        raise QRAInputError(f"published: must be a number as printed, got {published!r}") from None
-    digits = _printed_digits(published)
+        raise QRAInputError(f"system: {shown(system)} is not one of the study's systems {shown_values(study.systems)}")
     rated = bool(study.ratings) and quality_criterion in study.ratings.criteria()
     aggregations = ("mean", "item_mean", "median") if rated else (None,)
     values_by = {}
@@ -87,8 +125,10 @@ def sensitivity(study: Study, *, published, quality_criterion: str, system: str,
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UndefinedMeasureWarning)
             value = cv_star(used, scale_min=qc.scale_min if shift else None, small_sample_factor=factor).cv_star
-        grid.append({"optional_exclude": label, "scale_shift": shift, "small_sample_factor": factor, "aggregation": how or "n/a",
-                     "rounding": "none" if rounding is None else f"{rounding} decimals", "value": value, "n": len(used)})
+        for sd in SDS:
+            grid.append({"optional_exclude": label, "scale_shift": shift, "small_sample_factor": factor, "sd": sd,
+                         "aggregation": how or "n/a", "rounding": "none" if rounding is None else f"{rounding} decimals",
+                         "value": value * _sd_ratio(sd, len(used)), "n": len(used)})
     frame = pd.DataFrame(grid)
     not_applicable = []
     for choice in SENSITIVITY_CHOICES:
@@ -104,7 +144,7 @@ def sensitivity(study: Study, *, published, quality_criterion: str, system: str,
     order = {v: i + 1 for i, v in enumerate(dict.fromkeys(keys.sort_values()))}
     frame["group"] = keys.map(order).astype(int)
     frame = frame.sort_values(["group"] + list(SENSITIVITY_CHOICES), kind="stable").reset_index(drop=True)
-    frame.attrs.update(published=str(published), digits=digits, not_applicable=not_applicable,
+    frame.attrs.update(published=str(published).strip(), digits=digits, not_applicable=not_applicable,
                        quality_criterion=quality_criterion, system=system)
     return frame
 
@@ -134,25 +174,3 @@ def optional_exclude_variants(spec: dict, load) -> dict[str, Study]:
                     entry["exclude"] = merged
             variants["+".join(chosen) or "none"] = load(copied)
     return variants
-
-
-def sensitivity_report(frame: pd.DataFrame) -> str:
-    """The text the ``sensitivity`` command prints: each distinct value once with the
-    combinations that give it, those that reproduce the published value marked."""
-    attrs = frame.attrs
-    lines = [(f"CV* of {attrs['quality_criterion']} / {attrs['system']}: published {attrs['published']} "
-              f"(compared at {attrs['digits']} decimals)")]
-    if attrs["not_applicable"]:
-        lines.append("n/a (cannot change the value for this input): " + ", ".join(attrs["not_applicable"]))
-    shown = [c for c in SENSITIVITY_CHOICES if c not in attrs["not_applicable"]]
-    for group, rows in frame.groupby("group", sort=True):
-        value = rows["value"].iloc[0]
-        mark = "REPRODUCES" if rows["reproduces"].iloc[0] else ""
-        lines.append(f"{value:.{max(attrs['digits'] + 2, 4)}f}  {mark}".rstrip())
-        for _, row in rows.iterrows():
-            lines.append("    " + ", ".join(f"{c}={row[c]}" for c in shown))
-    found = frame[frame["reproduces"]]
-    lines.append(f"{found['group'].nunique()} of {frame['group'].nunique()} distinct values reproduce the published "
-                 f"value ({len(found)} of {len(frame)} combinations)")
-    return "\n".join(lines) + "\n"
-

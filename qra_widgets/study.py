@@ -27,7 +27,7 @@ import numpy as np
 
 from .errors import QRAInputError, ScoreError
 from .labels import Labels
-from .limits import MAX_INT_DIGITS, MAX_JSON_DEPTH  # what a study file may hold: what can be read back
+from .limits import MAX_INT_DIGITS, MAX_JSON_DEPTH, check_experiments, check_systems  # what a study file may hold: what can be read back
 from .properties import check_properties
 from .ratings import Ratings
 
@@ -205,6 +205,8 @@ class Study:
 
     def validate(self) -> None:
         """Check every field; raise :class:`QRAInputError` naming the first problem."""
+        check_systems(len(self.systems), "study", "systems in the study")  # first: a 10**6-system study is refused fast
+        check_experiments(len(self.experiments), "study")
         self.id = _name(self.id, "study id")
         if not isinstance(self.name, str) or not isinstance(self.description, str):
             raise QRAInputError("study name and description: must be text")

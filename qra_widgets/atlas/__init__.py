@@ -19,8 +19,8 @@ import hashlib
 import json
 import math
 import os
-import shutil
 import tempfile
+import time
 import urllib.parse
 import urllib.request
 import warnings
@@ -32,7 +32,8 @@ from ..errors import QRAInputError, UndefinedMeasureWarning
 
 MANIFEST = Path(__file__).with_name("manifest.json")
 GITHUB_RAW = "https://raw.githubusercontent.com/{repository}/{commit}/{path}"
-DOWNLOAD_CAP = 64 * 1024 * 1024  # bytes per file; the manifest's largest is under 3 MB
+DOWNLOAD_CAP = 64 * 1024 * 1024  # bytes per file; the manifest's largest is under 3 MB (fetch's max_file_bytes)
+FETCH_DEADLINE = 600.0  # seconds for a whole fetch (fetch's deadline, --deadline)
 BOOTSTRAP_B, BOOTSTRAP_SEED = 200, 20260101
 
 
@@ -53,6 +54,9 @@ def load_manifest(path: str | os.PathLike | None = None) -> dict:
             for key in ("repository", "commit", "licence", "files"):
                 if key not in source:
                     raise QRAInputError(f"atlas manifest: {family['id']}: a source has no {key!r}")
+    from .read import check_manifest_paths
+
+    check_manifest_paths(data)
     return data
 
 
@@ -69,10 +73,19 @@ def _local_name(source: dict) -> str:
 
 def cached_path(cache: Path, family: dict, reference: str) -> Path:
     """The cached file of ``"owner/repo:path"`` in ``family``."""
+    return Path(cache) / "files" / _pinned(family, reference)[0]
+
+
+def _pinned(family: dict, reference: str) -> tuple[str, str]:
+    """The path under the cache's ``files`` of ``"owner/repo:path"`` in ``family``, and its pinned sha256."""
+    from .read import check_relative
+
     repository, _, path = reference.partition(":")
     for source in family["sources"]:
-        if source["repository"] == repository and any(f["path"] == path for f in source["files"]):
-            return Path(cache) / "files" / family["id"] / _local_name(source) / path
+        for entry in source["files"]:
+            if source["repository"] == repository and entry["path"] == path:
+                relative = f"{check_relative(family['id'], 'atlas manifest')}/{_local_name(source)}/{path}"
+                return check_relative(relative, "atlas manifest"), entry["sha256"]
     raise QRAInputError(f"{family['id']}: the spec reads {reference!r}, which no source of the manifest lists")
 
 
@@ -84,33 +97,73 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _download(url: str, target: Path) -> None:
+def _download(url: str, target: Path, *, deadline: float | None = None, max_bytes: int = DOWNLOAD_CAP,
+              shown_as: str | None = None) -> None:
+    """Download ``url`` into ``target``: at most ``max_bytes``, and given up at ``deadline``
+    (a :func:`time.monotonic` time) however slowly the server drips (each wait is at most the time left)."""
+    shown_as = shown_as or url
+    deadline = time.monotonic() + FETCH_DEADLINE if deadline is None else deadline
+
+    def left() -> float:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise QRAInputError(f"atlas fetch: {shown_as}: the fetch's deadline passed (raise it with deadline= or --deadline)")
+        return min(remaining, 60.0)
+
     request = urllib.request.Request(url, headers={"User-Agent": "qra-widgets atlas"})
-    with urllib.request.urlopen(request, timeout=60) as response, open(target, "wb") as out:
-        read = 0
-        while block := response.read(1 << 20):
-            read += len(block)
-            if read > DOWNLOAD_CAP:
-                raise QRAInputError(f"{url}: larger than {DOWNLOAD_CAP} bytes")
-            out.write(block)
+    try:
+        with urllib.request.urlopen(request, timeout=left()) as response, open(target, "wb") as out:
+            declared = response.headers.get("Content-Length", "")
+            if declared.isdigit() and int(declared) > max_bytes:
+                raise QRAInputError(f"atlas fetch: {shown_as}: is {int(declared):,} bytes; the limit is {max_bytes:,} per file "
+                                    "(raise it with max_file_bytes= or --max-file-bytes)")
+            read = 0
+            while True:
+                sock = getattr(getattr(response.fp, "raw", None), "_sock", None)
+                if sock is not None:  # each wait for a byte is at most the time left
+                    sock.settimeout(left())
+                block = response.read1(1 << 16)
+                if not block:
+                    break
+                read += len(block)
+                if read > max_bytes:
+                    raise QRAInputError(f"atlas fetch: {shown_as}: larger than {max_bytes:,} bytes, the limit per file "
+                                        "(raise it with max_file_bytes= or --max-file-bytes)")
+                out.write(block)
+                left()
+    except TimeoutError:
+        left()
+        raise QRAInputError(f"atlas fetch: {shown_as}: the server stopped answering") from None
 
 
 def fetch(*, cache: str | os.PathLike | None = None, mirror: str | os.PathLike | None = None,
           base_url: str | None = None, families: list[str] | None = None, manifest: dict | None = None,
-          progress=None) -> list[Path]:
+          progress=None, deadline: float = FETCH_DEADLINE, max_file_bytes: int = DOWNLOAD_CAP) -> list[Path]:
     """Put every file of the manifest (or of ``families``) into ``cache``, verified by sha256.
 
     The source is ``mirror`` (a folder laid out ``<family>/<owner>__<repo>/<path>``), else
     ``base_url`` (an http(s) URL with that layout), else GitHub at each file's pinned commit.
     A file already cached with the right sha256 is kept.  A file whose sha256 differs is
     deleted and :class:`ChecksumError` is raised naming it; files verified before it stay.
-    Returns the cached paths.
+    A link in the cache or the mirror is refused (never written or read through); manifest
+    paths must be relative without ``..``.  The whole fetch is given up after ``deadline``
+    seconds, and a file over ``max_file_bytes`` is refused.  Returns the cached paths.
     """
+    from .read import CacheRefused, check_manifest_paths, check_no_links, read_verified
+
+    from ..limits import _whole
+
+    deadline = float(deadline)
+    if not math.isfinite(deadline) or deadline <= 0:
+        raise QRAInputError(f"atlas fetch: deadline must be a positive number of seconds, got {deadline!r}")
+    max_file_bytes = _whole(max_file_bytes, "atlas fetch: max_file_bytes", 1, 2**40)
+    until = time.monotonic() + deadline
     if mirror is not None and base_url is not None:
         raise QRAInputError("atlas fetch: give --mirror or --base-url, not both")
     if base_url is not None and urllib.parse.urlparse(base_url).scheme not in ("http", "https"):
         raise QRAInputError(f"atlas fetch: --base-url must be an http or https URL, got {base_url!r}")
     manifest = manifest or load_manifest()
+    check_manifest_paths(manifest)
     cache = Path(cache) if cache is not None else default_cache()
     chosen = [f for f in manifest["families"] if families is None or f["id"] in families]
     if families is not None and len(chosen) != len(set(families)):
@@ -122,26 +175,34 @@ def fetch(*, cache: str | os.PathLike | None = None, mirror: str | os.PathLike |
             for entry in source["files"]:
                 relative = Path(family["id"]) / _local_name(source) / entry["path"]
                 target = cache / "files" / relative
-                if target.is_file() and _sha256(target) == entry["sha256"]:
-                    done.append(target)
-                    continue
+                check_no_links(cache, f"files/{relative.as_posix()}")  # never written (or read) through a link
+                if target.is_file():
+                    try:
+                        read_verified(cache / "files", relative.as_posix(), entry["sha256"], max_bytes=max_file_bytes)
+                        done.append(target)
+                        continue
+                    except CacheRefused:
+                        pass  # changed since: fetched again, replacing it
                 target.parent.mkdir(parents=True, exist_ok=True)
+                check_no_links(cache, f"files/{relative.as_posix()}")
                 handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=".part-")
                 os.close(handle)
                 temporary = Path(temporary)
                 try:
                     if mirror is not None:
                         origin = Path(mirror) / relative
-                        if not origin.is_file():
+                        if not origin.is_file() and not origin.is_symlink():
                             raise QRAInputError(f"atlas fetch: {relative.as_posix()} is not in the mirror {mirror}")
-                        shutil.copyfile(origin, temporary)
+                        temporary.write_bytes(read_verified(Path(mirror), relative.as_posix(), None,
+                                                            max_bytes=max_file_bytes, what="mirror"))
                     else:
                         if base_url is not None:
                             url = base_url.rstrip("/") + "/" + urllib.parse.quote(relative.as_posix())
                         else:
                             url = GITHUB_RAW.format(repository=source["repository"], commit=source["commit"],
                                                     path=urllib.parse.quote(entry["path"]))
-                        _download(url, temporary)
+                        _download(url, temporary, deadline=until, max_bytes=max_file_bytes,
+                                  shown_as=relative.as_posix())
                     found = _sha256(temporary)
                     if found != entry["sha256"]:
                         raise ChecksumError(f"atlas fetch: sha256 mismatch for {relative.as_posix()}: expected "
@@ -233,14 +294,15 @@ def build_family(family: dict, cache: Path, *, bootstrap: int = BOOTSTRAP_B, see
     """Recompute one family from the cache (never anywhere else): study, assessment with
     bootstrap intervals where the study has item-level ratings, and the published checks."""
     from ..assess import assess
-    from .read import read_family
+    from .read import CachedFile, read_family, read_verified
 
-    def locate(reference: str) -> Path:
-        path = cached_path(cache, family, reference)
-        if not path.is_file():
+    def locate(reference: str) -> CachedFile:  # verified by sha256 on every read, before anything parses it
+        relative, sha256 = _pinned(family, reference)
+        path = Path(cache) / "files" / relative
+        if not path.is_file() and not path.is_symlink():
             raise QRAInputError(f"atlas build: {family['id']}: {reference} is not in the cache {cache}; "
                                 f"run `qra-widgets atlas fetch` first")
-        return path
+        return CachedFile(relative, read_verified(Path(cache) / "files", relative, sha256, max_bytes=DOWNLOAD_CAP))
 
     study, standard_errors = read_family(family["spec"], locate, family=family["id"])
     with_ratings = bool(study.ratings) and len(study.ratings.experiments()) == len(study.experiments)
@@ -253,13 +315,29 @@ def build_family(family: dict, cache: Path, *, bootstrap: int = BOOTSTRAP_B, see
 
 
 def build(*, cache: str | os.PathLike | None = None, db: str | os.PathLike | None = None,
-          families: list[str] | None = None, manifest: dict | None = None, bootstrap: int = BOOTSTRAP_B) -> list[FamilyResult]:
+          families: list[str] | None = None, manifest: dict | None = None, bootstrap: int = BOOTSTRAP_B,
+          refused: list[str] | None = None) -> list[FamilyResult]:
     """Recompute every family (or ``families``) from the cache and save each study into the
-    library at ``db`` (when given).  Returns the results with their published checks."""
+    library at ``db`` (when given).  Returns the results with their published checks.
+
+    Every cached file is checked (sha256, no link) as it is read: a family with a file that
+    fails is refused, naming the file: raised, or, when ``refused`` is a list, its one-line
+    reason is appended there and the other families are built."""
+    from .read import CacheRefused, check_manifest_paths
+
     manifest = manifest or load_manifest()
+    check_manifest_paths(manifest)
     cache = Path(cache) if cache is not None else default_cache()
-    results = [build_family(f, cache, bootstrap=bootstrap) for f in manifest["families"]
-               if families is None or f["id"] in families]
+    results = []
+    for family in manifest["families"]:
+        if families is not None and family["id"] not in families:
+            continue
+        try:
+            results.append(build_family(family, cache, bootstrap=bootstrap))
+        except CacheRefused as error:
+            if refused is None:
+                raise
+            refused.append(f"{family['id']} refused: {error}")
     if db is not None:
         from ..store import StudyLibrary
 

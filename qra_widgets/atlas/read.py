@@ -18,13 +18,18 @@ files).
 from __future__ import annotations
 
 import hashlib
+import io
 import math
+import os
+import stat
 from collections.abc import Callable
-from pathlib import Path
+from pathlib import Path, PurePosixPath, PureWindowsPath
+from typing import NamedTuple
 
 import numpy as np
 
 from ..errors import QRAInputError
+from ..limits import shown, shown_values
 
 LAYOUTS = ("wide", "long", "pairwise", "system_scores")
 
@@ -39,20 +44,116 @@ def pseudonym(family: str, value: str) -> str:
     return "rater-" + hashlib.sha256(f"{family}\x00{value}".encode()).hexdigest()[:10]
 
 
+# ----------------------------------------------------------------------------- the cache, checked on every read
+
+
+class CacheRefused(QRAInputError):
+    """A cached (or mirrored) file that is not what the manifest pins: a sha256 that differs, a
+    link, not a regular file, too large. The message is the one line to print."""
+
+
+class CachedFile(NamedTuple):
+    """A cached file's bytes, read once and verified by sha256 before anything parses them."""
+
+    name: str
+    data: bytes
+
+
+def check_relative(path, where: str) -> str:
+    """A manifest path (a family id, a repository, a file's path): relative, with no ``..``, no
+    drive, no NUL and no backslash, so that joined under the cache it stays under the cache.
+
+    >>> check_relative("annotations/yao2022.csv", "atlas manifest")
+    'annotations/yao2022.csv'
+    >>> check_relative("../../home/x/.bashrc", "atlas manifest: f: files[0].path")
+    Traceback (most recent call last):
+    ...
+    qra_widgets.errors.QRAInputError: atlas manifest: f: files[0].path: '../../home/x/.bashrc' must be a relative path without '..'
+    """
+    pure = PurePosixPath(path) if isinstance(path, str) else None
+    if (pure is None or not path or pure.is_absolute() or ".." in pure.parts or "\\" in path or "\x00" in path
+            or PureWindowsPath(path).drive or path.startswith("~")):
+        raise QRAInputError(f"{where}: {shown(path) if isinstance(path, str) else type(path).__name__} must be a relative "
+                            "path without '..'")
+    return path
+
+
+def check_manifest_paths(manifest: dict) -> None:
+    """Every path a manifest joins under the cache or the mirror (family ids, repositories, file
+    paths), checked by :func:`check_relative`: at every entry, a library call's manifest included."""
+    for n, family in enumerate(manifest.get("families") or []):
+        check_relative(family.get("id"), f"atlas manifest: families[{n}].id")
+        for source in family.get("sources") or []:
+            check_relative(source.get("repository"), f"atlas manifest: {family['id']}: repository")
+            for k, entry in enumerate(source.get("files") or []):
+                check_relative(entry.get("path"), f"atlas manifest: {family['id']}: {source['repository']}: files[{k}].path")
+
+
+def read_verified(root: Path, relative: str, sha256: str | None, *, max_bytes: int, what: str = "cache") -> bytes:
+    """The bytes of ``root/relative``, refused unless every folder under ``root`` and the file
+    itself are no links, the file is a regular file of at most ``max_bytes``, and its sha256 is
+    ``sha256`` (unless None: the caller checks it, as ``fetch`` does with its own message).  The file is opened without following a link and read once: what is checked is
+    what is parsed.  Refusals name the file under ``root``, never its target or its digest."""
+    check_relative(relative, f"atlas {what}")
+    where = Path(root)
+    for part in PurePosixPath(relative).parts[:-1]:
+        where = where / part
+        if where.is_symlink():
+            raise CacheRefused(f"atlas {what}: {relative}: {where.relative_to(root).as_posix()} is a link; links in the "
+                               f"{what} are refused")
+    path = where / PurePosixPath(relative).name
+    try:
+        handle = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except FileNotFoundError:
+        raise
+    except OSError as error:
+        if path.is_symlink():
+            raise CacheRefused(f"atlas {what}: {relative} is a link; links in the {what} are refused") from None
+        raise CacheRefused(f"atlas {what}: {relative}: cannot be read ({error.strerror or error})") from None
+    with os.fdopen(handle, "rb") as file:
+        info = os.fstat(file.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise CacheRefused(f"atlas {what}: {relative} is not a regular file; refused")
+        if info.st_size > max_bytes:
+            raise CacheRefused(f"atlas {what}: {relative} is {info.st_size:,} bytes; the limit is {max_bytes:,} per file")
+        data = file.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise CacheRefused(f"atlas {what}: {relative} is over {max_bytes:,} bytes; the limit per file")
+    if sha256 is not None and hashlib.sha256(data).hexdigest() != sha256:
+        raise CacheRefused(f"atlas {what}: {relative}: sha256 differs from the manifest's (the file was changed "
+                           f"after it was fetched); refused: fetch it again")
+    return data
+
+
+def check_no_links(root: Path, relative: str, what: str = "cache") -> None:
+    """Refuse a link at any folder or file of ``relative`` under ``root`` (what ``fetch`` writes through)."""
+    where = Path(root)
+    for part in PurePosixPath(relative).parts:
+        where = where / part
+        if where.is_symlink():
+            raise CacheRefused(f"atlas {what}: {relative}: {where.relative_to(root).as_posix()} is a link; links in the "
+                               f"{what} are refused")
+
+
 def _columns_of(value) -> list:
     return value if isinstance(value, list) else [value]
 
 
-def _read_table(path: Path, wanted: list, where: str):
-    """The named columns of a CSV or Excel file, as text; a column may be given by 1-based position."""
+def _read_table(path: Path | CachedFile, wanted: list, where: str):
+    """The named columns of a CSV or Excel file, as text; a column may be given by 1-based position.
+    ``path`` is a :class:`CachedFile` (the verified bytes) or, for a caller's own files, a path."""
     import pandas as pd
 
-    excel = path.suffix.lower() in (".xlsx", ".xlsm")
+    if isinstance(path, CachedFile):
+        name, opened = path.name, (lambda: io.BytesIO(path.data))
+    else:
+        name, opened = str(path), (lambda: path)
+    excel = PurePosixPath(name).suffix.lower() in (".xlsx", ".xlsm")
     try:
-        header = list(pd.read_excel(path, nrows=0).columns) if excel else \
-            list(pd.read_csv(path, nrows=0, encoding="utf-8-sig").columns)
+        header = list(pd.read_excel(opened(), nrows=0).columns) if excel else \
+            list(pd.read_csv(opened(), nrows=0, encoding="utf-8-sig").columns)
     except (OSError, ValueError, UnicodeDecodeError) as error:
-        raise QRAInputError(f"{where}: cannot read the file ({error})") from None
+        raise QRAInputError(f"{where}: cannot read the file ({shown(str(error), 120)})") from None
     names = []
     for column in wanted:
         if isinstance(column, int):
@@ -60,14 +161,14 @@ def _read_table(path: Path, wanted: list, where: str):
                 raise QRAInputError(f"{where}: column position {column} is outside 1..{len(header)}")
             names.append(header[column - 1])
         elif column not in header:
-            raise QRAInputError(f"{where}: column {column!r} is missing; found {header}")
+            raise QRAInputError(f"{where}: column {shown(column)} is missing; found {shown_values(header)}")
         else:
             names.append(column)
     used = list(dict.fromkeys(names))
     if excel:
-        frame = pd.read_excel(path, usecols=used, dtype=str).fillna("")
+        frame = pd.read_excel(opened(), usecols=used, dtype=str).fillna("")
     else:
-        frame = pd.read_csv(path, usecols=used, dtype=str, keep_default_na=False, encoding="utf-8-sig")
+        frame = pd.read_csv(opened(), usecols=used, dtype=str, keep_default_na=False, encoding="utf-8-sig")
     frame.columns = [str(c) for c in frame.columns]
     return frame, dict(zip([str(w) for w in wanted], names))
 
@@ -116,7 +217,7 @@ def _numbers(values, where: str, column: str) -> np.ndarray:
     numbers = pd.to_numeric(pd.Series(values, dtype=object), errors="coerce").to_numpy(dtype=float)
     bad = ~np.isfinite(numbers)
     if bad.any():
-        raise QRAInputError(f"{where}: column {column!r}: {values[int(np.argmax(bad))]!r} is not a number")
+        raise QRAInputError(f"{where}: column {shown(column)}: {shown(values[int(np.argmax(bad))])} is not a number")
     return numbers
 
 
@@ -230,7 +331,8 @@ def _pairwise(entry, path, where, family, systems, criteria, out: Collected) -> 
 
 
 def read_family(spec: dict, locate: Callable[[str], Path], *, family: str | None = None):
-    """The study of an atlas spec; ``locate("owner/repo:path")`` gives the cached file.
+    """The study of an atlas spec; ``locate("owner/repo:path")`` gives the cached file (a
+    :class:`CachedFile` of verified bytes, or a path).
 
     Returns ``(study, standard_errors)``: the standard errors of system-level values that are not
     means of the study's ratings (printed with a ``scores`` value, or of a ``net_share``)."""

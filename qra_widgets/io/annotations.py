@@ -66,6 +66,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import QRAInputError
+from ..limits import SpecBytes, check_criterion_systems, check_experiments, planned_size
 from .reading import load_json, read_bytes
 from .reading import require as _require
 from .reading import shown as _shown
@@ -188,6 +189,7 @@ def check_spec(spec: Any) -> dict:
     experiments = _require(spec, "experiments", list, "annotation spec")
     if len(experiments) < 1:
         raise QRAInputError("annotation spec: experiments is empty")
+    check_experiments(len(experiments), "annotation spec")
     for i, experiment in enumerate(experiments):
         check_entry(experiment, f"annotation spec: experiments[{i}]", names)
     for key in ("systems", "values", "choices"):
@@ -343,6 +345,9 @@ def load_annotations(spec_or_path: dict | str | os.PathLike, *, base: str | os.P
     experiments: dict[str, Experiment] = {}
     scores, sources, reported = {}, {}, []
     parts, covered = [], {}  # parts: (experiment id, Part, file names, agreement coding)
+    budget = SpecBytes("annotation spec")  # max_spec_bytes, re-reads counted, refused before any parse
+    budget.plan((f["file"], planned_size(f["file"], files, folder)) for e in spec["experiments"] if "scores" not in e
+                for f in file_entries(e))
     for entry in spec["experiments"]:
         eid = entry["id"]
         experiment = Experiment(eid, label=entry.get("label", ""), team=entry.get("team", ""),
@@ -370,12 +375,13 @@ def load_annotations(spec_or_path: dict | str | os.PathLike, *, base: str | os.P
         values = entry.get("values", spec.get("values") or None)
         choices = entry.get("choices", spec.get("choices") or None)
         pieces = []
-        for table, file_entry in entry_tables(entry, files=files, root=folder):
+        for table, file_entry in entry_tables(entry, files=files, root=folder, budget=budget):
             check_optional_exclude(table, entry)
             read = _with_file_constants(entry, file_entry, [qc.name for qc in criteria])
             _systems_from_experiment(table, read, parts, eid)
             pieces.append(read_entry(select_rows(table, read, optional=optional_exclude), read, by_name,
                                      entry_systems, missing, values, choices))
+            check_criterion_systems(pieces[-1].ratings["quality_criterion"], pieces[-1].ratings["system"], table.source)
         part = pieces[0]
         for piece in pieces[1:]:
             part.ratings = {k: np.concatenate([part.ratings[k], piece.ratings[k]]) for k in part.ratings}
@@ -429,7 +435,7 @@ def load_annotations(spec_or_path: dict | str | os.PathLike, *, base: str | os.P
                         "bradley_terry": "Bradley-Terry value"}.get(what, what)
                 tests += sign_test_records(eid, qc.name, judged)
                 comparative.setdefault(qc.name, {})[eid] = rule.get("score", rule["layout"])
-                for system, value in system_values(judged, rule).items():
+                for system, value in system_values(judged, rule, shown_names).items():
                     if not np.isfinite(value):
                         continue
                     scores[(qc.name, system, eid)] = value
@@ -468,13 +474,15 @@ def load_annotations(spec_or_path: dict | str | os.PathLike, *, base: str | os.P
                  labels=labels, sources=sources, metadata=metadata, ratings=ratings)
 
 
-def entry_tables(entry: dict, *, files: dict[str, bytes] | None = None, root: str | os.PathLike | None = None):
+def entry_tables(entry: dict, *, files: dict[str, bytes] | None = None, root: str | os.PathLike | None = None,
+                  budget=None):
     """Every file of an experiment entry, read: ``[(Table, file entry), ...]``.
 
     This is the one place a spec's files are read (through :func:`entry_file_bytes`, so only
     uploaded files or files under ``root``) and parsed by the entry's ``format``
     (:func:`qra_widgets.io.file_formats.read_table`).  A file entry is ``{"file": name, ...}``
-    with the constants it gives (:func:`qra_widgets.io.layout_keys.file_entries`).
+    with the constants it gives (:func:`qra_widgets.io.layout_keys.file_entries`).  ``budget``
+    (a :class:`qra_widgets.limits.SpecBytes`) is charged each file's bytes before it is parsed.
     """
     from .file_formats import read_table
     from .layout_keys import file_entries
@@ -482,6 +490,8 @@ def entry_tables(entry: dict, *, files: dict[str, bytes] | None = None, root: st
     tables = []
     for file_entry in file_entries(entry):
         data, shown = entry_file_bytes(file_entry["file"], files=files, root=root)
+        if budget is not None:
+            budget.charge(len(data), shown)
         table = read_table(data, shown, entry)
         if table.frame.empty:
             raise QRAInputError(f"{shown}: experiment {entry['id']!r} has a header but no rows")

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import QRAInputError
+from ..limits import check_pairwise
 from ..limits import shown as _shown
 from .layout_keys import OUTCOMES, _suggest
 from .layout_rows import (
@@ -127,6 +128,8 @@ def read_pairwise(table: Table, entry: dict, criteria: dict, systems_map: dict, 
         outcome = outcomes(answers, choices, table, at, table.label(ref))
         j = judgements_from(table, qc=qc, item=item[present], rater=rater[present], system_a=system_a[present],
                             system_b=system_b[present], outcome=outcome, rows=at)
+        if score == "bradley_terry":  # max_pairwise, before sign tests and the fit (again over all files of the experiment)
+            check_pairwise(len(j["unit"]), len(set(j["system_a"].tolist()) | set(j["system_b"].tolist())), table.source)
         part.judgements.append(j)
         part.rules[qc] = {"layout": "pairwise", "score": score, "ties": ties}
         ratings.append(pairwise_ratings(j, score, ties, table.label(ref)))
@@ -233,7 +236,7 @@ def _position(answer: Any, k: int) -> float:
 
 
 
-def system_values(judgements: list[dict], rule: dict) -> dict[str, float]:
+def system_values(judgements: list[dict], rule: dict, source: str = "pairwise judgements") -> dict[str, float]:
     """One criterion's system values in one experiment from its judgements, by its rule."""
     from ..measures import pairwise as pw
 
@@ -241,6 +244,8 @@ def system_values(judgements: list[dict], rule: dict) -> dict[str, float]:
     if rule["layout"] == "best_worst":
         return pw.best_worst_scores(merged["shown"], merged["best"], merged["worst"])
     a, b, o = merged["system_a"], merged["system_b"], merged["outcome"]
+    if rule["score"] == "bradley_terry":  # max_pairwise: before the systems x systems win matrix
+        check_pairwise(len(a), len(set(a.tolist()) | set(b.tolist())), source)
     if rule["score"] == "preference":
         return pw.preference_scores(a, b, o)
     if rule["score"] == "win_rate":

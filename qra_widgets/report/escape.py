@@ -6,6 +6,8 @@ people wrote.  Written into a report they must stay text: never a LaTeX command
 (``<script>``) or a spreadsheet formula (``=HYPERLINK(``).
 
 ======================= ==========================================================================
+:func:`text`            plain text (a line of a terminal report): one line, line breaks as spaces,
+                        other control characters (ESC, NUL...) dropped
 :func:`latex`           LaTeX text (a table cell, a caption): the ten special characters as
                         commands, line breaks as spaces, other control characters dropped
 :func:`latex_citation`  a citation given as LaTeX (QRA3's ``\citet{Key}``): ``\cite``-family
@@ -13,9 +15,10 @@ people wrote.  Written into a report they must stay text: never a LaTeX command
                         other text goes through :func:`latex`
 :func:`bibtex_key`      a BibTeX citation key: letters, digits and ``-_:.+/``, others as ``-``
 :func:`bibtex_field`    a BibTeX field value, for ``field = {...}``: balanced, no commands
-:func:`markdown_cell`   Markdown text (a table cell, a caption, a list item): the characters
-                        Markdown reads (``\ ` * _ [ ] < > | ~``) backslash-escaped, line breaks
-                        as spaces; HTML entities are *not* used (``Puduppully & Lapata`` stays)
+:func:`markdown_cell`   Markdown text (a table cell, a caption, a list item): ``< > &`` as HTML
+                        entities (renderers show raw HTML, and not every one reads ``\<``),
+                        the other characters Markdown reads (``\ ` * _ [ ] | ~``)
+                        backslash-escaped, line breaks as spaces
 :func:`html`            HTML text and attribute values: ``& < > " '`` as entities
 :func:`csv_cell`        a CSV cell: a formula-like text gets a leading ``'``
                         (:func:`qra_widgets.report.csvsafe.safe_cell`, OWASP's advice)
@@ -24,7 +27,7 @@ people wrote.  Written into a report they must stay text: never a LaTeX command
 >>> latex(r"\input{/etc/passwd}")
 '\\textbackslash{}input\\{/etc/passwd\\}'
 >>> markdown_cell("a|b\nc <script>")
-'a\\|b c \\<script\\>'
+'a\\|b c &lt;script&gt;'
 >>> bibtex_key("Belz & Thomson 2024"), html("<b>"), csv_cell("=HYPERLINK(1)")
 ('Belz-Thomson-2024', '&lt;b&gt;', "'=HYPERLINK(1)")
 """
@@ -35,7 +38,7 @@ import html as _html
 import re
 from typing import Any
 
-__all__ = ["bibtex_field", "bibtex_key", "csv_cell", "csv_frame", "html", "latex", "latex_citation", "markdown_cell"]
+__all__ = ["bibtex_field", "bibtex_key", "csv_cell", "csv_frame", "html", "latex", "latex_citation", "markdown_cell", "text"]
 
 _LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
           "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
@@ -49,6 +52,16 @@ def _plain(text: Any) -> str:
         return text
     text = _LINE_BREAKS.sub(" ", text)
     return "".join(ch for ch in text if ch == "\t" or ch.isprintable() or ch == " ").replace("\t", " ")
+
+
+def text(value: Any) -> str:
+    r"""``value`` as plain text on one line (a terminal report): a newline can never start a line,
+    an escape sequence can never reach the terminal.
+
+    >>> text("GT\nREPRODUCES\x1b[2J")
+    'GT REPRODUCES[2J'
+    """
+    return _plain(value)
 
 
 def latex(text: Any) -> str:
@@ -121,19 +134,21 @@ def bibtex_field(text: Any) -> str:
     return "".join({"{": r"\textbraceleft{}", "}": r"\textbraceright{}"}.get(ch, _LATEX.get(ch, ch)) for ch in _plain(text))
 
 
-_MARKDOWN = re.compile(r"([\\`*_\[\]<>|~])")
+_MARKDOWN = re.compile(r"([\\`*_\[\]|~])")
+_MARKDOWN_HTML = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
 
 
 def markdown_cell(text: Any) -> str:
-    r"""``text`` as Markdown text (a table cell, a caption, a list item): one line, and the
-    characters Markdown would read as markup backslash-escaped (CommonMark's escapes), so a
-    name cannot end a table row, start a new one, open a link or a tag.  No HTML entities: an
-    ``&`` stays an ``&``.
+    r"""``text`` as Markdown text (a table cell, a caption, a list item): one line, ``< > &`` as
+    HTML entities (Markdown renderers show raw HTML, and Python-Markdown, unlike CommonMark, does
+    not read ``\<`` as an escape), and the other characters Markdown would read as markup
+    backslash-escaped, so a name cannot end a table row, start a new one, open a link or a tag.
 
-    >>> markdown_cell("Puduppully & Lapata"), markdown_cell("x\n| y |")
-    ('Puduppully & Lapata', 'x \\| y \\|')
+    >>> markdown_cell("Puduppully & Lapata"), markdown_cell("x\n| y |"), markdown_cell("<img src=x onerror=alert(1)>")
+    ('Puduppully &amp; Lapata', 'x \\| y \\|', '&lt;img src=x onerror=alert(1)&gt;')
     """
-    return _MARKDOWN.sub(r"\\\1", _plain(text))
+    escaped = _MARKDOWN.sub(r"\\\1", _plain(text))
+    return "".join(_MARKDOWN_HTML.get(ch, ch) for ch in escaped) if any(ch in escaped for ch in "&<>") else escaped
 
 
 def html(text: Any) -> str:

@@ -16,7 +16,8 @@ DATA = Path(__file__).parents[1] / "data"
 
 
 def _reproducing(frame):
-    return frame[frame.reproduces][["optional_exclude", "scale_shift", "small_sample_factor", "aggregation", "rounding"]].to_dict("records")
+    return frame[frame.reproduces][["optional_exclude", "scale_shift", "small_sample_factor", "sd", "aggregation",
+                                    "rounding"]].to_dict("records")
 
 
 def test_qra3_means_reproduce_yao_2022_gt_12_01_only_with_the_shift_and_without_the_small_sample_factor(field_data):
@@ -25,9 +26,9 @@ def test_qra3_means_reproduce_yao_2022_gt_12_01_only_with_the_shift_and_without_
     study = qw.read_qra3(field_data / "qra3" / "metrics-4-studies.csv", field_data / "qra3" / "config-4-studies.json")[0]
     frame = sensitivity(study, published="12.01", quality_criterion="Readability", system="GT")
     assert _reproducing(frame) == [{"optional_exclude": "n/a", "scale_shift": True, "small_sample_factor": False,
-                                    "aggregation": "n/a", "rounding": "none"}]
+                                    "sd": "s/c4", "aggregation": "n/a", "rounding": "none"}]
     assert frame.attrs["not_applicable"] == ["optional_exclude", "aggregation"]  # system means only: no ratings to aggregate
-    assert len(frame) == 12 and frame.group.nunique() == 12
+    assert len(frame) == 36 and frame.group.nunique() == 36  # 2 shifts x 2 factors x 3 sds x 3 roundings
 
 
 def test_hurlimann_means_reproduce_8_646_only_unshifted_with_the_small_sample_factor(tmp_path, capsys):
@@ -40,9 +41,9 @@ def test_hurlimann_means_reproduce_8_646_only_unshifted_with_the_small_sample_fa
     status = main(["sensitivity", str(path), "--published", "8.646", "--quality-criterion", "Readability", "--system", "GT"])
     out = capsys.readouterr().out
     assert status == 0
-    assert "8.64614  REPRODUCES\n    scale_shift=False, small_sample_factor=True, rounding=none\n" in out
+    assert "8.64614  REPRODUCES\n    scale_shift=False, small_sample_factor=True, sd=s/c4, rounding=none\n" in out
     assert out.count("REPRODUCES") == 1
-    assert out.strip().endswith("1 of 12 distinct values reproduce the published value (1 of 12 combinations)")
+    assert out.strip().endswith("1 of 36 distinct values reproduce the published value (1 of 36 combinations)")
 
 
 def _study(values, scale_min=1.0):
@@ -56,7 +57,8 @@ def _study(values, scale_min=1.0):
 def test_choices_that_cannot_change_the_value_are_not_applicable_and_equal_values_are_grouped():
     frame = sensitivity(_study([3.1, 2.5, 2.9], scale_min=0.0), published="9.9", quality_criterion="Q", system="A")
     assert frame.attrs["not_applicable"] == ["optional_exclude", "scale_shift", "aggregation", "rounding"]  # 0-based; 1 decimal
-    assert len(frame) == 2 and list(frame.small_sample_factor) == [False, True]
+    assert len(frame) == 6 and list(frame.small_sample_factor) == [False, True] * 3
+    assert list(frame.sd) == ["STDEV.P", "STDEV.P", "STDEV.S", "STDEV.S", "s/c4", "s/c4"]  # smallest sd first
 
 
 def test_published_digits_come_from_the_printed_text_so_trailing_zeros_count():
@@ -75,7 +77,8 @@ def test_item_level_ratings_add_the_aggregation_choice():
     assert "aggregation" not in frame.attrs["not_applicable"]
     assert {"mean", "median"} <= set(frame.aggregation)
     # every rater rates every item once: the mean of all ratings is the mean of item means (one group)
-    both = frame[frame.aggregation.isin(["mean", "item_mean"])].groupby(["scale_shift", "small_sample_factor", "rounding"]).group.nunique()
+    both = frame[frame.aggregation.isin(["mean", "item_mean"])].groupby(["scale_shift", "small_sample_factor", "sd",
+                                                                          "rounding"]).group.nunique()
     assert (both == 1).all()
 
 
@@ -126,5 +129,28 @@ def test_arvan_and_pardes_sep_ae_cv_star_needs_their_undocumented_exclusion(fiel
     assert round(variants["none"].scores[("Meaning", "sep_ae", "R1")], 2) == 0.92
     assert round(variants["R1"].scores[("Meaning", "sep_ae", "R1")], 3) == 1.444
     frame = sensitivity(variants["none"], published="7.595", quality_criterion="Meaning", system="sep_ae", variants=variants)
-    assert {(r["optional_exclude"], r["scale_shift"], r["small_sample_factor"], r["rounding"]) for r in _reproducing(frame)} \
-        == {("R1", True, True, "none")}
+    assert {(r["optional_exclude"], r["scale_shift"], r["small_sample_factor"], r["sd"], r["rounding"])
+            for r in _reproducing(frame)} == {("R1", True, True, "s/c4", "none")}
+
+
+def test_a_team_that_used_excel_stdev_p_gets_a_hint(tmp_path, capsys):
+    """Issue 30: the population sd (Excel STDEV.P) and the sd without c4 are tried; a value only they
+    reproduce says so. Values 4.95, 4.71, 4.38, 4.18182 (Huerlimann et al. 2026's means, above) on a
+    1..5 scale: mean 3.555455 after the shift, STDEV.P 0.295778, CV 8.319% (computed here by hand, with
+    statistics.pstdev), and with the (1 + 1/16) factor 8.839."""
+    import statistics
+
+    values = [4.95, 4.71, 4.38, 4.18182]
+    shifted = [v - 1 for v in values]
+    by_hand = 100 * statistics.pstdev(shifted) / statistics.mean(shifted) * (1 + 1 / 16)
+    rows = ["experiment,quality_criterion,system,score,scale_min,scale_max"]
+    rows += [f"{e},Readability,GT,{v},1,5" for e, v in zip(("O", "R1", "R2", "R3"), values)]
+    path = tmp_path / "means.csv"
+    path.write_text("\n".join(rows) + "\n")
+    status = main(["sensitivity", str(path), "--published", f"{by_hand:.3f}", "--quality-criterion", "Readability",
+                   "--system", "GT"])
+    out = capsys.readouterr().out
+    assert status == 0 and f"{by_hand:.3f}" == "8.839"
+    assert "REPRODUCES\n    scale_shift=True, small_sample_factor=True, sd=STDEV.P, rounding=none\n" in out
+    assert out.strip().endswith("hint: the published value is reproduced only with the population standard deviation "
+                                "(Excel STDEV.P, numpy's default ddof=0), not with QRA's unbiased s* = s/c4(n)")
