@@ -422,11 +422,17 @@ NOMINAL_NOTE = ("refused: the criterion is nominal and its values are means of c
 
 
 def _nominal_ratings(study: Study, qc) -> bool:
-    """Whether a criterion declared ``nominal`` has system values that are means of its item
-    ratings (category codes), on which CV*, r, rho, tau and W mean nothing.  A nominal criterion's
-    scores typed in (a metric such as F1) or computed from pairwise choices are assessed."""
+    """Whether a criterion its annotation spec declares ``nominal`` has system values that are
+    means of its item ratings (category codes), on which CV*, r, rho, tau and W mean nothing
+    (a study saved before the reader stopped computing them).  A nominal criterion's scores
+    typed in (a metric such as F1), computed from pairwise choices, or of ratings given without
+    a spec (``QualityCriterion``'s default level is ``nominal``) are assessed."""
     ratings = getattr(study, "ratings", None)
     if qc.label_level != "nominal" or not ratings or qc.name not in ratings.criteria():
+        return False
+    declared = [c for c in ((getattr(ratings, "spec", None) or {}).get("quality_criteria") or [])
+                if isinstance(c, dict) and c.get("name") == qc.name]
+    if not declared or declared[0].get("label_level") != "nominal":
         return False
     choices = getattr(ratings, "choices", None)
     return not (choices is not None and any(q == qc.name for q, _e in choices.judged()))

@@ -216,8 +216,11 @@ def _criteria(spec: dict):
         where = f"annotation spec: quality_criteria[{i}]"
         if not isinstance(item, dict):
             raise QRAInputError(f"{where}: expected an object")
+        if item.get("scale_min") is None:  # CV* subtracts it: never assumed to be 0
+            raise QRAInputError(f"{where}: missing field 'scale_min' (the lowest possible rating or score, which CV* "
+                                f"subtracts; it is never assumed to be 0)")
         result.append(QualityCriterion(
-            name=_require(item, "name", str, where), scale_min=_require(item, "scale_min", (int, float), where, 0.0),
+            name=_require(item, "name", str, where), scale_min=_require(item, "scale_min", (int, float), where),
             scale_max=_require(item, "scale_max", (int, float), where, None), qcet_id=_require(item, "qcet_id", str, where, None),
             label_level=_require(item, "label_level", str, where, "ordinal"),
             description=_require(item, "description", str, where, ""),

@@ -173,10 +173,13 @@ def test_a_nominal_criterion_gets_labels_and_assess_refuses_cv_r_rho_w_on_its_co
     qc = frame[frame.level == "qc"].set_index("measure").value
     assert qc["kappa"] == pytest.approx(qw.measures.cohen_kappa(np.array([0, 1, 2, 1.0]), np.array([0, 0, 2, 1.0])))
     assert "alpha" in qc.index and "CV*" not in qc.index
-    # a study whose nominal criterion does have means of its codes (an older study file): refused with the reason
+    # a study whose nominal criterion does have means of its codes (saved before the reader stopped
+    # computing them): refused with the reason
     ordinal = [{**criteria[0], "label_level": "ordinal"}]
     with_means = load(e("O", "a"), e("R", "b"), files={"l.csv": labels}, criteria=ordinal, values=values)
+    assert qw.assess(with_means).to_frame().measure.eq("CV*").any()  # an ordinal criterion's means are assessed
     with_means.quality_criteria = [replace(q, label_level="nominal") for q in with_means.quality_criteria]
+    with_means.ratings.spec["quality_criteria"][0]["label_level"] = "nominal"
     frame = qw.assess(with_means).to_frame()
     refusals = frame[frame.note.str.startswith("refused")]
     assert sorted(refusals.measure) == ["CV*", "r", "rho", "tau"]  # two experiments: tau, not W
@@ -238,3 +241,24 @@ def test_key_rules_work_in_the_pairwise_layout_too():
     agreement = qw.ratings.annotator_agreement(study)
     kappa = agreement[(agreement.experiment == "O") & (agreement.measure == "kappa")].value.iloc[0]
     assert kappa == pytest.approx((2 / 3 - 4 / 9) / (1 - 4 / 9))
+
+
+def test_ratings_without_a_spec_keep_their_cv_star_whatever_the_default_label_level():
+    """``QualityCriterion``'s default ``label_level`` is ``nominal``; ratings given in code (no
+    annotation spec declared the criterion nominal) are assessed as before."""
+    from qra_widgets.ratings import Ratings
+    from qra_widgets.study import Experiment, QualityCriterion, Study
+
+    cells = [("Q", s, f"{s}{i}", e, r, float(v)) for e, shift in (("O", 0), ("R", 1)) for s, base in (("A", 2), ("B", 3))
+             for i in range(3) for r, v in (("x", base + shift), ("y", base + shift + (i % 2)))]
+    ratings = Ratings.from_columns(*(np.array(c, dtype=object if k < 5 else float) for k, c in enumerate(zip(*cells))))
+    study = Study("code", quality_criteria=[QualityCriterion("Q", scale_min=1, scale_max=5)], systems=["A", "B"],
+                  experiments=[Experiment("O", role="original"), Experiment("R")], ratings=ratings,
+                  scores={("Q", s, e): v for (s, e), v in ratings.system_means("Q").items()})
+    assert study.quality_criteria[0].label_level == "nominal"
+    frame = qw.assess(study).to_frame()
+    cv = frame[(frame.measure == "CV*") & (frame.level == "system")].set_index("system").value
+    for s in ("A", "B"):
+        values = [study.scores[("Q", s, "O")], study.scores[("Q", s, "R")]]
+        assert cv[s] == pytest.approx(qw.measures.cv_star(values, scale_min=1).cv_star)
+
