@@ -301,13 +301,15 @@ def is_spec(path: str | os.PathLike) -> bool:
 
 def load_annotations(spec_or_path: dict | str | os.PathLike, *, base: str | os.PathLike | None = None,
                      files: dict[str, bytes] | None = None, aggregation: str | None = None,
-                     optional_exclude: bool = False):
+                     optional_exclude: bool = False, frames: dict | None = None):
     """Read an annotation spec and its files into a :class:`~qra_widgets.Study` (see the module docstring).
 
     ``spec_or_path`` is a spec (dict) or the path of a spec file.  File paths are relative
     to the spec file, or to ``base`` for a dict (default: the working directory).
     ``files`` maps file names to their bytes (the app's uploads) instead of reading disk.
     ``aggregation`` overrides the spec's (``mean`` of all ratings by default).
+    ``frames`` maps file names to tables already parsed by :func:`read_frame` (the app parses
+    each upload once); those files are not read again.
     ``optional_exclude`` also applies each experiment's ``optional_exclude`` (the exclusions
     a team may or may not have applied; by default they are only recorded).
     """
@@ -361,8 +363,11 @@ def load_annotations(spec_or_path: dict | str | os.PathLike, *, base: str | os.P
         choices = entry.get("choices", spec.get("choices") or None)
         pieces = []
         for name in names:
-            data, shown = entry_file_bytes(name, files=files, root=folder)
-            frame = read_frame(data, shown, entry.get("sheet"))
+            if frames is not None and name in frames:
+                frame, shown = frames[name], PurePosixPath(name.replace("\\", "/")).name.removesuffix(".gz")
+            else:
+                data, shown = entry_file_bytes(name, files=files, root=folder)
+                frame = read_frame(data, shown, entry.get("sheet"))
             if frame.empty:
                 raise QRAInputError(f"{shown}: experiment {eid!r} has a header but no rows")
             table = Table.of(frame, shown)
