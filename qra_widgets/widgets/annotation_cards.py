@@ -611,11 +611,11 @@ class ExperimentCard:
             fresh[row] = pickers
         self.pickers = fresh
         replace_children(self.criteria_box, [p.widget for p in fresh.values()])
-        self.prefill_criteria(only=[row for row in fresh if row not in kept])
+        self.prefill_criteria()  # only pickers left empty: a column chosen is kept
         self.sync_scores()
         self.show()
 
-    def prefill_criteria(self, reset: bool = False, only=None) -> None:
+    def prefill_criteria(self, reset: bool = False) -> None:
         """Guess each criterion's columns: a column named like the criterion; with one criterion
         (and only then), the rating, choice or best/worst column the content suggests.  One
         criterion's column is never pre-filled into another's."""
@@ -623,8 +623,6 @@ class ExperimentCard:
         named = guess_mapping(self.columns, self.view.criterion_names()).get("criteria", {}) if self.columns else {}
         alone = len(self.pickers) == 1
         for row, pickers in self.pickers.items():
-            if only is not None and row not in only:
-                continue
             name = row.name.value.strip()
             if reset or pickers.column.value == NONE:
                 chosen = named.get(name) or (alone and (guess.get("choice") if layout == "pairwise" else guess.get("rating"))
