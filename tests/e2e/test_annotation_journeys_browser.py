@@ -169,7 +169,8 @@ def hosking_form(page, field_data) -> None:
     original.locator(".qw-ann-layout select").select_option(label=layout_label(page, original, "scores"))
     page.wait_for_function("() => document.querySelectorAll('.qw-ann-score').length === 4")
     for system, value in {"vae": "58", "sep_ae": "-6", "lbow": "-12", "dips": "-39"}.items():  # results/original/results.csv
-        type_into(original.locator(f".qw-ann-score[title='{system} / Meaning']"), value)
+        title = f"{system} / Meaning"
+        type_into(original.locator(f".qw-ann-score[title='{title}'], .qw-ann-score:has(input[title='{title}'])"), value)
     page.select_option(".qw-ann-agreement-coding select", label="the answer's position")
     type_into(page.locator(".qw-ann-study-id"), "hosking2021-meaning")
 
@@ -228,6 +229,8 @@ def test_two_labs_files_of_the_same_name_stay_two_experiments(page, server, fiel
         assert chosen_layout(box).endswith("(best_worst)")
         assert box.locator(".qw-ann-col-best select").input_value() == "Answer.best_coh"
         assert box.locator(".qw-ann-col-worst select").input_value() == "Answer.worst_coh"
+        box.locator(".qw-ann-col-item select").select_option(["Input.code"])
+        select(box.locator(".qw-ann-col-rater"), "WorkerId")
         box.locator(".qw-ann-fill-map").click()
         wait_status(page, f"Lab{index + 1}: found 2 answer")
     load(page)
