@@ -81,7 +81,7 @@ def test_two_cards_keep_two_files_of_one_name_and_each_file_is_parsed_once(monke
     view.study_id.value = "labs"
     view.on_load()
     assert "Loaded 8 ratings from 2 experiments (O, R1)" in view.status.value
-    assert calls == ["coherence.csv", "coherence.csv"] and reads == []  # parsed at upload only
+    assert calls == reads == ["coherence.csv", "coherence.csv"]  # parsed at upload only, not again at Load
     scores = view.state.study.scores
     assert scores[("Q", "x", "O")] == (1 + 5) / 2 and scores[("Q", "x", "R1")] == (3 + 5) / 2
 
