@@ -104,7 +104,9 @@ def assessment(page, conventions: str | None = None) -> dict:
 
 
 def screenshot(page, name: str) -> None:
+    """The cards from their top (the viewport, not the whole page)."""
     OUTPUT.mkdir(parents=True, exist_ok=True)
+    page.locator(".qw-ann-card").first.evaluate("el => el.scrollIntoView()")
     page.screenshot(path=str(OUTPUT / f"journey-{name}.png"), full_page=False)
 
 
