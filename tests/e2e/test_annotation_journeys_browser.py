@@ -263,3 +263,29 @@ def test_two_labs_files_of_the_same_name_stay_two_experiments(page, server, fiel
     assert renamed == {key: value for key, value in reference.items() if key[0] == "Coherence" and key[2] != "O"}
     assert ours[("Coherence", "sys0", "Lab1")] != ours[("Coherence", "sys0", "Lab2")]
     check_no_code_or_traceback(page)
+
+
+CUT = """sel => [...document.querySelectorAll(sel)].filter(e => e.offsetParent !== null && e.scrollWidth > e.clientWidth + 1)
+                                                   .map(e => e.innerText)"""
+
+
+def test_tab_titles_and_the_overview_headers_read_whole_at_800_px(page, server):
+    url, _library, _log = server
+    page.set_viewport_size({"width": 800, "height": 900})
+    open_app(page, url)
+    page.select_option(".qra-example-choice select", index=1)
+    page.locator(".qra-load-example").click()
+    wait_status(page, "Loaded the example")
+    tab(page, "Library")
+    page.locator(".qra-save").first.click()
+    wait_status(page, "as revision 1")
+    titles = page.evaluate("() => [...document.querySelectorAll('.qra-dashboard .lm-TabBar-tab')].map(t => t.innerText)")
+    assert {"Experiments", "Annotations", "Side by side"} <= set(titles)  # whole titles, none cut to "Experim"
+    assert page.evaluate(CUT, ".qra-dashboard .lm-TabBar-tabLabel") == []
+    tab(page, "Overview")
+    page.wait_for_selector(".qra-dt-head .qra-dt-sort")
+    assert page.evaluate(CUT, ".qra-dt-head .qra-dt-sort") == []
+    assert "Mean CV*" in page.evaluate("() => document.querySelector('.qra-dt-head').innerText")
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 801
+    OUTPUT.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(OUTPUT / "journey-800px-tabs-and-overview.png"))
