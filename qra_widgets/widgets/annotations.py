@@ -19,7 +19,8 @@ import ipywidgets as w
 
 from ..errors import QRAInputError
 from ..io.annotations import SCHEMA, SCHEMA_VERSION
-from .annotation_cards import CriterionRow, ExperimentCard, equals_lines, file_stem, split_list
+from .annotation_cards import CriterionRow, equals_lines, file_stem, split_list, uploaded_files
+from .annotation_experiment import ExperimentCard
 from .common import (
     Confirm,
     Status,
@@ -35,11 +36,6 @@ from .library import guard_unsaved
 from .state import AppState
 
 ACCEPT = ".csv,.tsv,.tab,.txt,.xlsx,.xlsm,.gz"
-
-
-def uploaded_files(value) -> dict[str, bytes]:
-    """``{name: bytes}`` from a FileUpload value (ipywidgets 8: a tuple of dicts)."""
-    return {str(item["name"]): bytes(item["content"]) for item in value or ()}
 
 
 def parse_renames(text: str) -> dict[str, str]:

@@ -9,7 +9,7 @@ import datetime
 
 import pytest
 
-from qra_widgets.widgets import annotation_cards
+from qra_widgets.widgets import annotation_experiment
 from qra_widgets.widgets.annotation_cards import CONSTANT, LAYOUT_CHOICES, ROW
 from qra_widgets.widgets.annotations import AnnotationsView
 from qra_widgets.widgets.common import Status
@@ -63,8 +63,8 @@ def test_a_pairwise_file_is_guessed_from_its_content():
 
 def test_two_cards_keep_two_files_of_one_name_and_each_file_is_parsed_once(monkeypatch):
     calls = []
-    original = annotation_cards.ExperimentCard.parse
-    monkeypatch.setattr(annotation_cards.ExperimentCard, "parse",
+    original = annotation_experiment.ExperimentCard.parse
+    monkeypatch.setattr(annotation_experiment.ExperimentCard, "parse",
                         lambda self, name, data: calls.append(name) or original(self, name, data))
     from qra_widgets.io import annotations as io_annotations
 
