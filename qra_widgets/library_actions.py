@@ -32,15 +32,22 @@ from .report.qra3 import export_texts
 
 
 def import_qra3(library, metrics: bytes, config: bytes,
-                names: tuple[str, str] = ("metrics.csv", "config.json")) -> ImportReport:
+                names: tuple[str, str] = ("metrics.csv", "config.json"), renames: dict[str, str] | None = None
+                ) -> ImportReport:
     """Import every study of a QRA3 ``metrics.csv`` + ``config.json`` into ``library``.
 
     A study whose id the library already holds (deleted ones included) is not saved, and is
-    reported under ``existed``: nothing is overwritten.  Unreadable files raise
-    :class:`QRAInputError` (naming the file, row, column or key) and import nothing.
+    reported under ``existed``: nothing is overwritten.  ``renames`` ({id in the files: new id})
+    imports such a study under a new id instead (the app offers one); with ``renames`` only the
+    renamed studies are imported.  Unreadable files raise :class:`QRAInputError` (naming the
+    file, row, column or key) and import nothing.
     """
     metrics_name, config_name = names
     studies = read_qra3_bytes(metrics, config, metrics_name=metrics_name, config_name=config_name)
+    if renames:
+        studies = [study for study in studies if study.id in renames]
+        for study in studies:
+            study.id = renames[study.id]
     return add_studies(library, studies, f"{metrics_name} + {config_name}")
 
 

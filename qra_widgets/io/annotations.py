@@ -298,13 +298,15 @@ def is_spec(path: str | os.PathLike) -> bool:
 
 def load_annotations(spec_or_path: dict | str | os.PathLike, *, base: str | os.PathLike | None = None,
                      files: dict[str, bytes] | None = None, aggregation: str | None = None,
-                     optional_exclude: bool = False):
+                     optional_exclude: bool = False, frames: dict | None = None):
     """Read an annotation spec and its files into a :class:`~qra_widgets.Study` (see the module docstring).
 
     ``spec_or_path`` is a spec (dict) or the path of a spec file.  File paths are relative
     to the spec file, or to ``base`` for a dict (default: the working directory).
     ``files`` maps file names to their bytes (the app's uploads) instead of reading disk.
     ``aggregation`` overrides the spec's (``mean`` of all ratings by default).
+    ``frames`` maps file names to tables already parsed by :func:`read_frame` (the app parses
+    each upload once); those files are not read again.
     ``optional_exclude`` also applies each experiment's ``optional_exclude`` (the exclusions
     a team may or may not have applied; by default they are only recorded).
 
@@ -378,7 +380,7 @@ def load_annotations(spec_or_path: dict | str | os.PathLike, *, base: str | os.P
         values = entry.get("values", spec.get("values") or None)
         choices = entry.get("choices", spec.get("choices") or None)
         pieces = []
-        for table, file_entry in entry_tables(entry, files=files, root=folder, budget=budget):
+        for table, file_entry in entry_tables(entry, files=files, root=folder, budget=budget, frames=frames):
             check_optional_exclude(table, entry)
             read = _with_file_constants(entry, file_entry, [qc.name for qc in criteria])
             _systems_from_experiment(table, read, parts, eid)
@@ -478,7 +480,7 @@ def load_annotations(spec_or_path: dict | str | os.PathLike, *, base: str | os.P
 
 
 def entry_tables(entry: dict, *, files: dict[str, bytes] | None = None, root: str | os.PathLike | None = None,
-                  budget=None):
+                  budget=None, frames: dict | None = None):
     """Every file of an experiment entry, read: ``[(Table, file entry), ...]``.
 
     This is the one place a spec's files are read (through :func:`entry_file_bytes`, so only
@@ -486,13 +488,26 @@ def entry_tables(entry: dict, *, files: dict[str, bytes] | None = None, root: st
     (:func:`qra_widgets.io.file_formats.read_table`).  A file entry is ``{"file": name, ...}``
     with the constants it gives (:func:`qra_widgets.io.layout_keys.file_entries`).  ``budget``
     (a :class:`qra_widgets.limits.SpecBytes`) is charged each file's bytes before it is parsed.
+    ``frames`` maps file names to tables the app already parsed with :func:`read_frame`; they are
+    used as they are when the entry reads its files as :func:`read_frame` does (no ``format``,
+    ``delimiter``, ``records`` or ``explode``, and not a JSON file).
     """
     from .file_formats import read_table
     from .layout_keys import file_entries
+    from .layout_rows import Table
 
     tables = []
+    as_read_frame = not any(key in entry for key in ("format", "delimiter", "records", "explode"))
     for file_entry in file_entries(entry):
-        data, shown = entry_file_bytes(file_entry["file"], files=files, root=root)
+        name = file_entry["file"]
+        if (frames is not None and name in frames and as_read_frame
+                and not name.lower().removesuffix(".gz").endswith((".json", ".jsonl"))):
+            shown = PurePosixPath(name.replace("\\", "/")).name.removesuffix(".gz")
+            if frames[name].empty:
+                raise QRAInputError(f"{shown}: experiment {entry['id']!r} has a header but no rows")
+            tables.append((Table.of(frames[name], shown), file_entry))
+            continue
+        data, shown = entry_file_bytes(name, files=files, root=root)
         if budget is not None:
             budget.charge(len(data), shown)
         table = read_table(data, shown, entry)

@@ -1,27 +1,36 @@
 """The Annotations tab's parts: one quality criterion's row (:class:`CriterionRow`: name,
-scale, label level, evaluation type, QCET criterion suggested from the name) and one
-experiment's card (:class:`ExperimentCard`: its file, a preview, its layout, the column
-mapping and the answer map), each building its part of the annotation spec.  The tab itself
-is :class:`qra_widgets.widgets.annotations.AnnotationsView`.
+scale, label level, evaluation type, QCET criterion suggested from the name), one criterion's
+column pickers in a card (:class:`CriterionPickers`), the guesses a file's headers and content
+suggest (:func:`guess_layout`) and the answer map's text forms.  The experiment card is
+:class:`qra_widgets.widgets.annotation_experiment.ExperimentCard`; the tab itself is
+:class:`qra_widgets.widgets.annotations.AnnotationsView`.
 """
 
 from __future__ import annotations
 
 import html
+import re
 
 import ipywidgets as w
 
 from ..errors import QRAInputError
 from ..io import parse
 from ..io.annotations import guess_mapping
-from ..io.layout_keys import BEST_WORST_BY, PAIRWISE_SCORES, TIE_RULES
 from ..study import EVALUATION_TYPES, LABEL_LEVELS
-from .common import button, labelled, replace_children, run_reported
+from .common import button, labelled, set_options
 
 NONE = "(none)"
-LAYOUT_CHOICES = (("one column per criterion (wide)", "wide"), ("criterion and rating columns (long)", "long"),
-                  ("pairwise judgements", "pairwise"), ("best-worst tuples", "best_worst"),
-                  ("a form: one column per item", "items_in_columns"))
+CONSTANT = "(one value for every row)"
+ROW = "(the row's number)"
+# Each label contains the layout's name in the spec grammar (the browser tests pick by it).
+LAYOUT_CHOICES = (("one column per criterion (wide)", "wide"), ("a criterion and a rating column (long)", "long"),
+                  ("pairwise judgements (pairwise)", "pairwise"), ("best-worst tuples (best_worst)", "best_worst"),
+                  ("a form: one column per item (items_in_columns)", "items_in_columns"),
+                  ("published system values only (scores)", "scores"))
+FORMAT_CHOICES = (("from the file name", ""), ("CSV (csv)", "csv"), ("Excel (xlsx)", "xlsx"), ("JSON (json)", "json"),
+                  ("JSON Lines (jsonl)", "jsonl"))
+DELIMITER_CHOICES = (("sniffed (auto)", "auto"), ("comma ,", ","), ("semicolon ;", ";"), ("tab", "\t"))
+PREVIEW_CELL = 60  # characters of a cell the preview shows (an MTurk cell can hold a whole page)
 CHOICE_GUESSES = {"a": "a", "b": "b", "tie": "tie", "same": "tie", "equal": "tie", "neither": "tie", "both": "tie",
                   "true": "b", "false": "a"}
 PREVIEW_ROWS = 5
@@ -98,6 +107,11 @@ def suggest_qcet(name: str) -> str:
     return next((i for i, text in main.items() if close and text == close[0]), "")
 
 
+def uploaded_files(value) -> dict[str, bytes]:
+    """``{name: bytes}`` from a FileUpload value (ipywidgets 8: a tuple of dicts)."""
+    return {str(item["name"]): bytes(item["content"]) for item in value or ()}
+
+
 def split_list(text: str) -> list[str]:
     """Comma-separated values, stripped, empty ones dropped."""
     return [part.strip() for part in text.split(",") if part.strip()]
@@ -117,9 +131,9 @@ class CriterionRow:
         self.evaluation_type.add_class("qra-annotations-evaluation-type")
         self.qcet.add_class("qra-annotations-qcet")
         self.remove = button("Remove", "qra-annotations-remove-criterion")
-        self.name.add_class("qra-annotations-criterion-name")
-        self.scale_min.add_class("qra-annotations-scale-min")
-        self.scale_max.add_class("qra-annotations-scale-max")
+        for part, widget in (("criterion-name", self.name), ("scale-min", self.scale_min), ("scale-max", self.scale_max)):
+            widget.add_class(f"qra-annotations-{part}")
+            widget.add_class(f"qw-ann-{part}")
         self.name.observe(lambda _: on_change(), "value")
         self._auto, self._setting = True, False  # the QCET field follows the name until the user picks one
         self.name.observe(lambda _: self.suggest(), "value")
@@ -181,304 +195,149 @@ class CriterionRow:
         return entry
 
 
-class ExperimentCard:
-    """One experiment: which uploaded file, its id and role, a preview, its layout and column mapping.
+def slug(name: str) -> str:
+    """A criterion's name as a CSS class part (``qw-ann-col-criterion-<slug>``).
 
-    ``view`` is the tab (:class:`~qra_widgets.widgets.annotations.AnnotationsView`) whose uploaded
-    files, criteria, missing marks and status line the card reads; it is not imported here, so
-    the tab and its parts do not import each other."""
+    >>> slug("Meaning preservation"), slug("Relevancy (Q)")
+    ('meaning-preservation', 'relevancy-q')
+    """
+    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "criterion"
 
-    def __init__(self, view, file_name: str, experiment_id: str, role: str):
-        self.view = view
-        self.file = w.Dropdown(options=list(view.files), value=file_name, layout=w.Layout(width="auto"))
-        self.id = w.Text(value=experiment_id, layout=w.Layout(width="12em"))
-        self.label = w.Text(placeholder="label (optional)", layout=w.Layout(width="14em"))
-        self.role = w.Dropdown(options=["original", "repeat"], value=role, layout=w.Layout(width="8em"))
-        self.layout = w.Dropdown(options=LAYOUT_CHOICES, value="wide", layout=w.Layout(width="auto"))
-        self.preview = w.HTML()
-        self.preview.add_class("qra-annotations-preview")
-        self.system = w.Dropdown(layout=w.Layout(width="auto"))
-        self.item = w.Dropdown(layout=w.Layout(width="auto"))
-        self.rater = w.Dropdown(layout=w.Layout(width="auto"))
-        self.criterion_column = w.Dropdown(layout=w.Layout(width="auto"))
-        self.rating_column = w.Dropdown(layout=w.Layout(width="auto"))
-        self.system_a = w.Dropdown(layout=w.Layout(width="auto"))
-        self.system_b = w.Dropdown(layout=w.Layout(width="auto"))
-        self.shown = w.SelectMultiple(rows=4, layout=w.Layout(width="auto"))
-        self.score = w.Dropdown(options=PAIRWISE_SCORES, value="preference", layout=w.Layout(width="10em"))
-        self.ties = w.Dropdown(options=TIE_RULES, value="half", layout=w.Layout(width="7em"))
-        self.best_worst_by = w.Dropdown(options=BEST_WORST_BY, value="system", layout=w.Layout(width="7em"))
-        self.items = w.Textarea(placeholder="column | item id | system   (a rating)\n"
-                                            "column | item id | system A | system B   (a comparison)\n"
-                                            "column: its name, or its position 1, 2, ... when headers repeat",
-                                layout=w.Layout(width="36em", height="8em", max_width="100%"))
-        self.answer_map = w.Textarea(placeholder="answer = value (ratings), or answer = a / b / tie (pairwise), "
-                                                 "or answer = 1 / 2 ... (best-worst by position)",
-                                     layout=w.Layout(width="36em", height="7em", max_width="100%"))
-        self.fill_map = button("Fill the map from the answers found", "qra-annotations-fill-map")
-        self.filter_column = w.Dropdown(layout=w.Layout(width="auto"))
-        self.filter_values = w.Text(placeholder="values, comma-separated", layout=w.Layout(width="16em"))
-        self.exclude_column = w.Dropdown(layout=w.Layout(width="auto"))
-        self.exclude_values = w.Text(placeholder="values, comma-separated", layout=w.Layout(width="16em"))
-        self.mapping_box = w.VBox()
-        self.criteria_box = w.VBox()
-        self.criteria: dict[CriterionRow, w.Widget] = {}
-        self.remove = button("Remove this experiment", "qra-annotations-remove-experiment")
-        self.id.add_class("qra-annotations-experiment-id")
-        self.layout.add_class("qra-annotations-layout")
-        self.items.add_class("qra-annotations-items")
-        self.answer_map.add_class("qra-annotations-answer-map")
-        for part, dropdown in (("system", self.system), ("item", self.item), ("rater", self.rater),
-                               ("system-a", self.system_a), ("system-b", self.system_b)):
-            dropdown.add_class(f"qra-annotations-{part}")
-        self.filter_column.add_class("qra-annotations-filter-column")
-        self.filter_values.add_class("qra-annotations-filter-values")
-        self.file.observe(lambda _: run_reported(view.status, self.read_file), "value")
-        self.layout.observe(lambda _: self.show_mapping(), "value")
-        self.fill_map.on_click(lambda _: run_reported(view.status, self.fill_answer_map))
-        self.remove.on_click(lambda _: view.remove_experiment(self))
-        self.widget = w.VBox([
-            w.HBox([labelled("File", self.file, "4em"), labelled("Experiment id", self.id, "7em"), self.label, self.role],
-                   layout=w.Layout(flex_flow="row wrap", align_items="center", grid_gap="0.5em")),
-            self.preview,
-            labelled("Layout", self.layout, "5em"),
-            self.mapping_box,
-            w.HBox([labelled("Keep only rows where", self.filter_column, "11em"), labelled("is one of", self.filter_values, "5em")],
-                   layout=w.Layout(flex_flow="row wrap", grid_gap="0.5em")),
-            w.HBox([labelled("Drop rows where", self.exclude_column, "11em"), labelled("is one of", self.exclude_values, "5em")],
-                   layout=w.Layout(flex_flow="row wrap", grid_gap="0.5em")),
-            self.remove])
-        self.widget.add_class("qra-annotations-experiment")
-        self.columns: list[str] = []
-        self.frame = None
-        self.read_file()
 
-    def read_file(self) -> None:
-        """Show the chosen file's first rows and pre-select the guessed columns."""
-        from ..io.annotations import entry_file_bytes, read_frame
+def file_stem(name: str) -> str:
+    """A file's name without its folder and its suffixes (``lab1/grammar.csv.gz`` -> ``grammar``)."""
+    base = name.replace("\\", "/").rsplit("/", 1)[-1]
+    return base.split(".")[0] or base
 
-        name = self.file.value
-        data, shown = entry_file_bytes(name, files=self.view.files)
-        self.frame = read_frame(data, shown)
-        head = self.frame.head(PREVIEW_ROWS)
-        self.columns = list(head.columns)
-        self.preview.value = (f"<div class='qra-scroll'><p>First {len(head)} rows of <code>{html.escape(name)}</code>:</p>"
-                              + head.to_html(index=False, escape=True, classes="qra-template") + "</div>")
-        guess = guess_mapping(self.columns, self.view.criterion_names())
-        for role, dropdown, optional in (("system", self.system, False), ("item", self.item, False), ("rater", self.rater, True)):
-            dropdown.options = ([NONE] if optional else []) + self.columns
-            dropdown.value = guess.get(role, NONE if optional else (self.columns[0] if self.columns else None))
-        for dropdown in (self.criterion_column, self.rating_column, self.system_a, self.system_b):
-            dropdown.options = self.columns
-        self.criterion_column.value = guess.get("criterion", self.columns[0] if self.columns else None)
-        self.rating_column.value = guess.get("rating", self.columns[-1] if self.columns else None)
-        for dropdown, word in ((self.system_a, "a"), (self.system_b, "b")):
-            found = [c for c in self.columns if c.lower().rstrip("12").endswith(("system_" + word, "system" + word))
-                     or c.lower() in (f"system_{word}", f"system{'1' if word == 'a' else '2'}",
-                                      f"input.system{'1' if word == 'a' else '2'}")]
-            dropdown.value = found[0] if found else (self.columns[0] if self.columns else None)
-        self.shown.options = self.columns
-        for dropdown in (self.filter_column, self.exclude_column):
-            dropdown.options = [NONE, *self.columns]
-            dropdown.value = NONE
-        self._guess = guess
-        self.show_mapping()
 
-    def show_mapping(self) -> None:
-        """The mapping controls of the chosen layout."""
-        layout = self.layout.value
-        keys = labelled("Rater column", self.rater, "7em")
-        if layout == "wide":
-            rows = [w.HBox([labelled("System column", self.system, "8em"), labelled("Item column", self.item, "7em"), keys],
-                           layout=w.Layout(flex_flow="row wrap", grid_gap="0.5em")), self.criteria_box]
-        elif layout == "long":
-            rows = [w.HBox([labelled("System column", self.system, "8em"), labelled("Item column", self.item, "7em"), keys,
-                            labelled("Criterion column", self.criterion_column, "9em"),
-                            labelled("Rating column", self.rating_column, "8em")],
-                           layout=w.Layout(flex_flow="row wrap", grid_gap="0.5em"))]
-        elif layout == "pairwise":
-            rows = [w.HBox([labelled("Item column", self.item, "7em"), keys, labelled("System A column", self.system_a, "9em"),
-                            labelled("System B column", self.system_b, "9em")],
-                           layout=w.Layout(flex_flow="row wrap", grid_gap="0.5em")),
-                    self.criteria_box,
-                    w.HBox([labelled("Score", self.score, "4em"), labelled("Ties", self.ties, "3em")],
-                           layout=w.Layout(flex_flow="row wrap", grid_gap="0.5em"))]
-        elif layout == "best_worst":
-            rows = [w.HBox([labelled("Item column", self.item, "7em"), keys,
-                            labelled("Columns of the systems shown", self.shown, "14em")],
-                           layout=w.Layout(flex_flow="row wrap", grid_gap="0.5em")),
-                    self.criteria_box, labelled("Best and worst name", self.best_worst_by, "12em")]
+_CHOICE_WORDS = {"a", "b", "true", "false", "tie", "same", "equal", "neither", "both", "left", "right", "first",
+                 "second", "1", "2", "0"}
+
+
+def guess_layout(frame, criteria=()) -> dict:
+    """The layout and columns a file's headers *and content* suggest (the user corrects them):
+
+    - best-worst: a best and a worst column, and two or more columns naming the systems shown;
+    - pairwise: two columns naming systems from one vocabulary (different on nearly every row)
+      and a column of two or three choice words (A/B, True/False, tie) or of those systems' names;
+    - long: a criterion and a rating column; else wide (:func:`~qra_widgets.io.annotations.guess_mapping`).
+
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"worker": ["w1", "w1", "w2"], "ix": ["1", "2", "1"], "system_a": ["x", "y", "z"],
+    ...                       "system_b": ["y", "z", "x"], "chose_b": ["True", "False", "True"]})
+    >>> guess = guess_layout(frame)
+    >>> guess["layout"], guess["system_a"], guess["system_b"], guess["choice"], guess["rater"]
+    ('pairwise', 'system_a', 'system_b', 'chose_b', 'worker')
+    """
+    columns = [str(c) for c in frame.columns]
+    unique = [c for c in columns if columns.count(c) == 1]
+    guess: dict = dict(guess_mapping(columns, list(criteria)))
+    sample = frame[unique].head(2000)
+    values = {c: set(sample[c]) - {""} for c in unique}
+    lower = {c: c.lower() for c in unique}
+    named = re.compile(r"sys|model|condition|method|left|right|first|second|option")
+    systems = sorted((c for c in unique if 2 <= len(values[c]) <= 60
+                      and (named.search(lower[c]) or not all(is_number(v) for v in values[c]))),
+                     key=lambda c: not named.search(lower[c]))  # numbered columns (task, position) are no systems
+    pair = None
+    for i, first in enumerate(systems):
+        for second in systems[i + 1:]:
+            shared = len(values[first] & values[second]) / len(values[first] | values[second])
+            if shared >= 0.5 and (sample[first] != sample[second]).mean() >= 0.9:
+                pair = (first, second)
+                break
+        if pair:
+            break
+    best = [c for c in unique if "best" in lower[c]]
+    worst = [c for c in unique if "worst" in lower[c]]
+    if pair and best and worst:
+        guess.update(layout="best_worst", shown=list(pair), best=best[0], worst=worst[0])
+        guess.pop("system", None)
+        return guess
+    if pair:
+        vocabulary = values[pair[0]] | values[pair[1]] | {"tie"}
+        named = sorted((c for c in unique if c not in pair and 2 <= len(values[c]) <= 3
+                        and ({v.lower() for v in values[c]} <= _CHOICE_WORDS or values[c] <= vocabulary)),
+                       key=lambda c: not re.search(r"chose|choice|prefer|winner|better|answer", lower[c]))
+        if named:
+            guess.update(layout="pairwise", system_a=pair[0], system_b=pair[1], choice=named[0])
+            guess.pop("system", None)
+            if guess.get("item") in pair or guess.get("item") == named[0]:
+                guess.pop("item")
+            return guess
+    guess["layout"] = "long" if "rating" in guess and "criterion" in guess else "wide"
+    return guess
+
+
+def picker(css: str, width: str = "auto") -> w.Dropdown:
+    widget = w.Dropdown(layout=w.Layout(width=width, max_width="30em"))
+    widget.add_class(css)
+    return widget
+
+
+def set_shown(widget: w.Widget, shown: bool) -> None:
+    widget.layout.display = None if shown else "none"
+
+
+def wrap_row(*parts) -> w.HBox:
+    return w.HBox(list(parts), layout=w.Layout(flex_flow="row wrap", align_items="center", grid_gap="0.5em"))
+
+
+class CriterionPickers:
+    """One criterion's columns in one card, for every layout at once (only the chosen layout's
+    row is shown; nothing is re-parented when the layout changes): its column (wide), its
+    choice column (pairwise), its value in the criterion column (long), its best and worst
+    columns (best-worst), or the columns of its raters (raters in columns)."""
+
+    def __init__(self, name: str):
+        css = f"qw-ann-col-criterion-{slug(name)}"
+        self.name = name
+        self.column = picker(css)
+        self.column.add_class("qra-annotations-criterion-column")
+        self.value = picker(css)
+        self.best, self.worst = picker("qw-ann-col-best"), picker("qw-ann-col-worst")
+        self.raters = w.SelectMultiple(rows=4, layout=w.Layout(width="auto", max_width="30em"))
+        self.raters.add_class("qw-ann-col-raters")
+        self.column_label = w.HTML()
+        self.column_row = wrap_row(self.column_label, self.column)
+        self.value_row = wrap_row(w.HTML(f"<span class='qra-label'>{html.escape(name)} is the criterion column's value</span>"),
+                              self.value)
+        self.best_worst_row = wrap_row(w.HTML(f"<span class='qra-label'>Best and worst of {html.escape(name)}</span>"),
+                                   labelled("best", self.best, "3em"), labelled("worst", self.worst, "3em"))
+        self.best_worst_row.add_class(css)
+        self.raters_row = wrap_row(w.HTML(f"<span class='qra-label'>Columns of {html.escape(name)}'s raters "
+                                      f"(one rater each)</span>"), self.raters)
+        self.widget = w.VBox([self.column_row, self.value_row, self.best_worst_row, self.raters_row])
+
+    def set_columns(self, columns: list[str], values: list[str]) -> None:
+        for dropdown in (self.column, self.best, self.worst):
+            set_options(dropdown, [NONE, *columns])
+        set_options(self.value, [NONE, *values])
+        self.raters.options = columns
+
+    def show(self, layout: str, raters_in_columns: bool) -> None:
+        self.column_label.value = (f"<span class='qra-label'>{'Choice column' if layout == 'pairwise' else 'Column'} of "
+                                   f"{html.escape(self.name)}</span>")
+        set_shown(self.column_row, layout in ("wide", "pairwise") and not raters_in_columns)
+        set_shown(self.value_row, layout == "long")
+        set_shown(self.best_worst_row, layout == "best_worst")
+        set_shown(self.raters_row, layout == "wide" and raters_in_columns)
+        if layout == "pairwise":
+            self.column.add_class("qw-ann-col-choice")
         else:
-            if not self.items.value.strip():
-                repeated = {c for c in self.columns if self.columns.count(c) > 1}
-                self.items.value = "\n".join(f"{i} | {f'column {i}' if c in repeated else c} | "
-                                              for i, c in enumerate(self.columns, 1) if c != self._guess.get("rater"))
-            rows = [keys, labelled("Items", self.items, "5em"), labelled("Score", self.score, "4em")]
-        if layout in ("wide", "pairwise", "best_worst"):
-            self.sync_criteria(reset=True)
-        replace_children(self.mapping_box, rows + [labelled("Answer map", self.answer_map, "7em"), self.fill_map])
+            self.column.remove_class("qw-ann-col-choice")
 
-    def sync_criteria(self, reset: bool = False) -> None:
-        """Per criterion, the column (wide), the choice column (pairwise) or the best and worst columns
-        (best-worst); a criterion keeps its chosen columns when it is renamed or another is added."""
-        layout = self.layout.value
-        previous = {} if reset else {row: _values_of(widget) for row, widget in self.criteria.items()}
-        guess = getattr(self, "_guess", {})
-        used = {guess.get(r) for r in ("system", "item", "rater")}
-        spare = [c for c in self.columns if c not in used]
-        self.criteria = {}
-        rows = []
-        for index, row in enumerate(self.view.criteria):
-            name = row.name.value.strip() or f"criterion {index + 1}"
-            kept = previous.get(row)
-            if layout == "best_worst":
-                best, worst = (w.Dropdown(options=[NONE, *self.columns], layout=w.Layout(width="auto")) for _ in range(2))
-                best.value = kept[0] if kept else next((c for c in self.columns if "best" in c.lower()), NONE)
-                worst.value = kept[1] if kept else next((c for c in self.columns if "worst" in c.lower()), NONE)
-                widget = w.HBox([labelled("best", best, "3em"), labelled("worst", worst, "3em")])
-                widget.best, widget.worst = best, worst
-            else:
-                widget = w.Dropdown(options=[NONE, *self.columns], layout=w.Layout(width="auto"))
-                widget.add_class("qra-annotations-criterion-column")
-                chosen = (kept[0] if kept else None) or (guess.get("criteria") or {}).get(row.name.value.strip())
-                if not chosen:  # a column named like a rating, else the index-th spare column
-                    chosen = guess.get("rating") if index == 0 and guess.get("rating") else (spare[index] if index < len(spare) else NONE)
-                widget.value = chosen if chosen in widget.options else NONE
-            self.criteria[row] = widget
-            what = {"wide": "Column of", "pairwise": "Choice column of", "best_worst": "Best and worst of"}.get(layout, "Column of")
-            rows.append(labelled(f"{what} {name}", widget, "12em"))
-        replace_children(self.criteria_box, rows)
+    def state(self) -> tuple:
+        return self.column.value, self.value.value, self.best.value, self.worst.value, tuple(self.raters.value)
 
-    def answer_columns(self) -> list[str | int]:
-        """The columns whose answers go through the answer map."""
-        layout = self.layout.value
-        if layout == "long":
-            return [self.rating_column.value]
-        if layout == "items_in_columns":
-            return [item["column"] for item in self.item_specs()]
-        if layout == "best_worst":
-            return [c for widget in self.criteria.values() for c in (widget.best.value, widget.worst.value) if c != NONE]
-        return [widget.value for widget in self.criteria.values() if widget.value not in (None, NONE)]
-
-    def fill_answer_map(self) -> None:
-        """List every answer found in the answer columns that is not a number (or, for choices, not a/b/tie)."""
-        missing = set(self.view.missing_marks())
-        found: dict[str, None] = {}
-        for column in self.answer_columns():
-            cells = (self.frame.iloc[:, column - 1] if isinstance(column, int) else self.frame[column]).astype(str)
-            if getattr(cells, "ndim", 1) != 1:
-                raise QRAInputError(f"{self.file.value}: several columns are named {column!r}; use the form layout "
-                                    f"and name them by position")
-            for value in cells:
-                if value not in missing:
-                    found[value] = None
-        layout = self.layout.value
-        if layout in ("wide", "long") or (layout == "items_in_columns" and all(len(i) == 3 and "system" in i
-                                                                                for i in self.item_specs())):
-            answers = [a for a in found if not _is_number(a)]
-        else:
-            answers = list(found)
-        if not answers:
-            self.answer_map.value = ""
-            self.view.status.ok("Every answer found is already a number: no map needed.")
-            return
-        self.answer_map.value = answer_map_template(answers, layout)
-        self.view.status.ok(f"Found {len(answers)} answer(s) in {self.file.value}: give each its value in the map.")
-
-    def item_specs(self) -> list[dict]:
-        """The items of a form (``column | item | system`` or ``column | item | system A | system B`` lines)."""
-        items = []
-        for number, line in enumerate(self.items.value.splitlines(), 1):
-            parts = [p.strip() for p in line.split("|")]
-            if not line.strip() or (len(parts) >= 3 and not any(parts[2:])):
-                continue  # a template line left blank: not an item
-            if len(parts) not in (3, 4) or not parts[0]:
-                raise QRAInputError(f"{self.file.value}: items, line {number}: write 'column | item | system' or "
-                                    f"'column | item | system A | system B', got {line.strip()!r}")
-            column: str | int = int(parts[0]) if parts[0].isdigit() else parts[0]
-            item = {"column": column, "item": parts[1] or str(parts[0])}
-            if len(parts) == 3:
-                item["system"] = parts[2]
-            else:
-                item["system_a"], item["system_b"] = parts[2], parts[3]
-            if len(self.view.criteria) == 1:
-                item["criterion"] = self.view.criterion_names()[0]
-            items.append(item)
-        if not items:
-            raise QRAInputError(f"{self.file.value}: items: give at least one 'column | item | system' line")
-        return items
-
-    def spec(self, index: int) -> dict:
-        where = f"experiment {index + 1} ({self.file.value})"
-        experiment_id = self.id.value.strip()
-        if not experiment_id:
-            raise QRAInputError(f"{where}: give it an experiment id")
-        layout = self.layout.value
-        entry: dict = {"id": experiment_id, "role": self.role.value, "file": self.file.value, "layout": layout}
-        if self.label.value.strip():
-            entry["label"] = self.label.value.strip()
-        columns: dict = {}
-        if self.rater.value not in (None, NONE):
-            columns["rater"] = self.rater.value
-        if layout in ("wide", "long"):
-            columns.update(system=self.system.value, item=self.item.value)
-        if layout in ("pairwise", "best_worst"):
-            columns["item"] = self.item.value
-        if layout == "long":
-            columns.update(criterion=self.criterion_column.value, rating=self.rating_column.value)
-        elif layout in ("wide", "pairwise"):
-            criteria = {}
-            for row, dropdown in self.criteria.items():
-                name = row.name.value.strip()
-                if dropdown.value in (None, NONE):
-                    raise QRAInputError(f"{where}: choose the column of quality criterion {name!r}")
-                criteria[name] = dropdown.value
-            columns["criteria"] = criteria
-            if layout == "pairwise":
-                columns.update(system_a=self.system_a.value, system_b=self.system_b.value)
-                entry.update(score=self.score.value, ties=self.ties.value)
-        elif layout == "best_worst":
-            if len(self.shown.value) < 2:
-                raise QRAInputError(f"{where}: choose the columns of the two or more systems shown")
-            columns["shown"] = list(self.shown.value)
-            criteria = {}
-            for row, pair in self.criteria.items():
-                name = row.name.value.strip()
-                if NONE in (pair.best.value, pair.worst.value):
-                    raise QRAInputError(f"{where}: choose the best and the worst column of {name!r}")
-                criteria[name] = {"best": pair.best.value, "worst": pair.worst.value}
-            columns["criteria"] = criteria
-            entry["best_worst_by"] = self.best_worst_by.value
-        else:
-            entry["items"] = self.item_specs()
-            entry["score"] = self.score.value
-        entry["columns"] = columns
-        mapped = parse_answer_map(self.answer_map.value, f"{where}: answer map")
-        if mapped:
-            entry["values" if layout in ("wide", "long") else "choices"] = mapped
-            if layout == "items_in_columns" and any("system" in i for i in entry["items"]):
-                entry["values"] = {k: v for k, v in mapped.items() if not isinstance(v, str)}
-                entry["choices"] = {k: v for k, v in mapped.items() if isinstance(v, str)}
-                entry = {k: v for k, v in entry.items() if v != {}}
-        for key, column, values in (("rows", self.filter_column, self.filter_values),
-                                    ("exclude", self.exclude_column, self.exclude_values)):
-            if column.value not in (None, NONE):
-                chosen = split_list(values.value)
-                if not chosen:
-                    raise QRAInputError(f"{where}: give the values of {column.value!r} whose rows to "
-                                        f"{'keep' if key == 'rows' else 'drop'}")
-                entry[key] = {column.value: chosen}
-        return entry
+    def restore(self, kept: tuple) -> None:
+        for widget, value in zip((self.column, self.value, self.best, self.worst), kept):
+            if value in widget.options:
+                widget.value = value
+        self.raters.value = tuple(v for v in kept[4] if v in self.raters.options)
 
 
-def _values_of(widget) -> tuple:
-    """The column(s) a criterion's widget holds: (column,) or (best, worst)."""
-    if hasattr(widget, "best"):
-        return (widget.best.value, widget.worst.value)
-    return (widget.value,)
-
-
-def _is_number(text: str) -> bool:
+def is_number(text: str) -> bool:
     try:
         float(text)
     except ValueError:

@@ -1,24 +1,26 @@
-"""Annotations tab: upload item-level annotation files, see each file's first rows, choose its
-layout (one column per criterion, a criterion and a rating column, pairwise judgements,
-best-worst tuples, or a form with one column per item), map its columns with dropdowns (the
-guessed mapping pre-selected), map answer texts to values or choices (the map is filled from
-the answers found), name the criteria with their scales, evaluation type and QCET criterion
-(suggested from the name), and load, or download the spec.  The view only builds the
-annotation spec: reading, checking and aggregating are :mod:`qra_widgets.io.annotations`' job,
-called through :meth:`AppState.load_annotations`.
+"""Annotations tab: one card per experiment (:class:`~qra_widgets.widgets.annotation_cards.ExperimentCard`),
+each with its own files (several files make one experiment), a preview, its layout (one column per
+criterion, a criterion and a rating column, pairwise judgements, best-worst tuples, a form with one
+column per item, or the published system values only), the column pickers that layout needs (the
+guessed ones pre-selected, from the headers and the content), the answer map and the row filters;
+the quality criteria with their scales, evaluation type and QCET criterion; then Load, or Download
+spec.  The view only builds the annotation spec: reading, checking and aggregating are
+:mod:`qra_widgets.io.annotations`' job, called through :meth:`AppState.load_annotations`.
+
+Every control carries a stable CSS class (``qw-ann-...``, listed in docs/app.md), which the
+browser tests use.
 """
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import ipywidgets as w
 
 from ..errors import QRAInputError
-from ..io import parse
-from ..io.annotations import SCHEMA, SCHEMA_VERSION, guess_mapping, preview
-from .annotation_cards import CriterionRow, ExperimentCard, equals_lines, split_list
+from ..io.annotations import SCHEMA, SCHEMA_VERSION
+from .annotation_cards import CriterionRow, equals_lines, file_stem, split_list, uploaded_files
+from .annotation_experiment import ExperimentCard
 from .common import (
     Confirm,
     Status,
@@ -28,18 +30,12 @@ from .common import (
     labelled,
     replace_children,
     run_reported,
-    set_options,
 )
 from .datatable import DownloadButton, download_name
 from .library import guard_unsaved
 from .state import AppState
 
 ACCEPT = ".csv,.tsv,.tab,.txt,.xlsx,.xlsm,.gz"
-
-
-def uploaded_files(value) -> dict[str, bytes]:
-    """``{name: bytes}`` from a FileUpload value (ipywidgets 8: a tuple of dicts)."""
-    return {str(item["name"]): bytes(item["content"]) for item in value or ()}
 
 
 def parse_renames(text: str) -> dict[str, str]:
@@ -65,52 +61,55 @@ def spec_text(spec: dict) -> str:
 
 
 class AnnotationsView:
-    """Upload → preview → map columns → name criteria → Load (replaces the study being edited)."""
+    """Criteria → experiment cards (files, layout, pickers, answers) → Load (replaces the study being
+    edited) or Download spec."""
+
+    ACCEPT = ACCEPT
 
     def __init__(self, state: AppState, status: Status):
         self.state, self.status = state, status
-        self.files: dict[str, bytes] = {}
-        self.upload = w.FileUpload(accept=ACCEPT, multiple=True, description="Upload annotation files", icon="")  # no icon font (nothing from a CDN)
+        self.upload = w.FileUpload(accept=ACCEPT, multiple=True, description="Upload files: one experiment each", icon="")  # no icon font (nothing from a CDN)
         self.upload.add_class("qra-annotations-upload")
+        self.upload.add_class("qw-ann-upload")
         self.study_id = w.Text(value="annotations", layout=w.Layout(width="16em"))
         self.study_name = w.Text(layout=w.Layout(width="30em", max_width="100%"))
         self.missing = w.Text(value="NA, N/A, nan, *", layout=w.Layout(width="16em"))
         self.renames = w.Textarea(placeholder="name in the file = name in the study (one per line)",
                                   layout=w.Layout(width="30em", height="6em", max_width="100%"))
         self.study_id.add_class("qra-annotations-study-id")
+        self.study_id.add_class("qw-ann-study-id")
         self.renames.add_class("qra-annotations-renames")
+        self.renames.add_class("qw-ann-renames")
         self.criteria: list[CriterionRow] = []
         self.criteria_box = w.VBox()
-        self.add_criterion_button = button("Add a criterion", "qra-annotations-add-criterion")
+        self.add_criterion_button = button("Add a criterion", "qw-ann-add-criterion")
         self.experiments: list[ExperimentCard] = []
         self.experiments_box = w.VBox()
-        self.add_from = w.Dropdown(layout=w.Layout(width="auto"))
-        self.add_experiment_button = button("Add an experiment from this file", "qra-annotations-add-experiment")
+        self.add_experiment_button = button("Add an experiment", "qw-ann-add-experiment")
         self.agreement_coding = w.Dropdown(options=[("the chosen system", "system"), ("the answer's position", "position")],
                                            value="system", layout=w.Layout(width="14em"))
-        self.load = button("Load the annotations", "qra-annotations-load", primary=True)
+        self.agreement_coding.add_class("qw-ann-agreement-coding")
+        self.load = button("Load the annotations", "qw-ann-load", primary=True)
         self.download = DownloadButton("Download spec", self.spec_file, status=status,
                                        tooltip="The spec this form describes, to keep beside the annotation files")
-        self.download.add_class("qra-annotations-download")
+        self.download.add_class("qw-ann-download-spec")
         self.spec_view = w.HTML()
         self.confirm = Confirm(lambda action: run_reported(self.status, action))
         self.upload.observe(self.on_upload, "value")
         self.add_criterion_button.on_click(lambda _: run_reported(self.status, self.add_criterion, ""))
-        self.add_experiment_button.on_click(self.on_add_experiment)
+        self.add_experiment_button.on_click(lambda _: run_reported(self.status, self.add_experiment))
         self.load.on_click(self.on_load)
         self.widget = w.VBox([
-            w.HTML("<h4>Start from item-level annotations</h4><p>Upload one file per experiment (CSV, TSV, Excel or "
-                   ".csv.gz): ratings (one column per criterion, or a criterion and a rating column), pairwise "
-                   "judgements, best-worst tuples, or a form export with one column per item. Check the preview, "
-                   "choose the layout, map the columns and the answers, give each criterion its scale, then load: "
-                   "each system's value is the mean of its ratings (pairwise: its preference score, win rate or "
+            w.HTML("<h4>Start from item-level annotations</h4><p>One card per experiment: add its file(s) (CSV, TSV, "
+                   "Excel or .csv.gz; several files with the same columns make one experiment), check the preview, "
+                   "choose the layout, map the columns and the answers; an original known only by its published "
+                   "values is a card with the <i>scores</i> layout. Give each criterion its scale, then load: each "
+                   "system's value is the mean of its ratings (pairwise: its preference score, win rate or "
                    "Bradley-Terry value; best-worst: its best-worst score), and the ratings and this mapping are "
                    "saved with the study.</p>"),
-            self.upload,
             w.HTML("<h5>Quality criteria</h5>"), self.criteria_box, self.add_criterion_button,
             w.HTML("<h5>Experiments</h5>"), self.experiments_box,
-            w.HBox([labelled("Uploaded file", self.add_from, "8em"), self.add_experiment_button],
-                   layout=w.Layout(flex_flow="row wrap", align_items="center")),
+            w.HBox([self.add_experiment_button, self.upload], layout=w.Layout(flex_flow="row wrap", grid_gap="0.5em")),
             w.HTML("<h5>Study</h5>"),
             labelled("Study id", self.study_id, "10em"), labelled("Study name", self.study_name, "10em"),
             labelled("Missing-rating marks (empty cells always are)", self.missing, "10em"),
@@ -118,6 +117,8 @@ class AnnotationsView:
             labelled("Agreement of pairwise and best-worst answers codes", self.agreement_coding, "10em"),
             w.HBox([self.load, self.download]), self.confirm.widget, self.spec_view])
         self.widget.add_class("qra-annotations-tab")
+        self.add_criterion("")
+        self.add_experiment()
 
     # ------------------------------------------------------------------ criteria
 
@@ -139,33 +140,29 @@ class AnnotationsView:
         for card in self.experiments:
             card.sync_criteria()
 
-    # ------------------------------------------------------------------ files and experiments
+    # ------------------------------------------------------------------ experiments and their files
 
     def on_upload(self, change) -> None:
         run_reported(self.status, self.add_files, uploaded_files(change["new"]))
 
     def add_files(self, files: dict[str, bytes]) -> None:
-        """New uploads: each new file gets an experiment (the first one is the original)."""
-        from ..io.annotations import entry_file_bytes
+        """Files uploaded at once below the cards: one experiment each (an empty card first)."""
+        for name, data in files.items():
+            card = next((c for c in self.experiments if not c.files and c.layout.value != "scores"), None)
+            card = card or self.add_experiment()
+            card.add_files({name: data})
+            if not card.label.value:
+                card.label.value = file_stem(name)
+        if len(files) > 1:
+            self.status.ok(f"Read {len(files)} files into {len(files)} experiments: check each card's preview and "
+                           "columns, then load.")
 
-        for name in files:
-            data, shown = entry_file_bytes(name, files=files)
-            preview(data, shown, rows=1)  # refuse an unreadable file before keeping it
-        fresh = [name for name in files if name not in self.files]
-        self.files.update(files)
-        set_options(self.add_from, list(self.files))
-        if fresh and not self.criteria:  # a first guess: the rating column's name, or one criterion to name
-            data, shown = entry_file_bytes(fresh[0], files=files)
-            guess = guess_mapping(list(preview(data, shown, rows=1).columns))
-            self.add_criterion(guess.get("rating", "") if "criterion" not in guess else "")
-        for name in fresh:
-            self.add_experiment(name)
-        self.status.ok(f"Read {len(files)} file(s): check the previews and the columns, then load.")
-
-    def add_experiment(self, file_name: str) -> ExperimentCard:
+    def add_experiment(self) -> ExperimentCard:
+        """A new, empty card: the first is the original, the others repeats (ids O, R1, R2, ...)."""
         taken = {card.id.value for card in self.experiments}
-        experiment_id = parse.unique_id(Path(file_name).stem, taken)
-        card = ExperimentCard(self, file_name, experiment_id, "repeat" if self.experiments else "original")
+        first = not self.experiments
+        experiment_id = "O" if first and "O" not in taken else next(f"R{i}" for i in range(1, 1000) if f"R{i}" not in taken)
+        card = ExperimentCard(self, experiment_id, "original" if first else "repeat")
         self.experiments.append(card)
         replace_children(self.experiments_box, [c.widget for c in self.experiments])
         return card
@@ -174,32 +171,64 @@ class AnnotationsView:
         self.experiments.remove(card)
         replace_children(self.experiments_box, [c.widget for c in self.experiments])
 
-    @guarded(lambda self: self.status)
-    def on_add_experiment(self, _=None) -> None:
-        if not self.add_from.value:
-            raise QRAInputError("experiment: upload a file first")
-        self.add_experiment(self.add_from.value)
+    @property
+    def files(self) -> dict[str, bytes]:
+        """Every card's files, by the name the spec gives them (:meth:`spec_names`)."""
+        names = self.spec_names()
+        return {names[(id(card), name)]: data for card in self.experiments for name, data in card.files.items()}
+
+    def spec_names(self) -> dict[tuple[int, str], str]:
+        """The name each card's file has in the spec: its own name, unless another card holds a
+        different file of that name; then ``EXPERIMENT/NAME`` (two labs' ``coherence.csv``
+        stay two files: ``Lab1/coherence.csv`` and ``Lab2/coherence.csv``)."""
+        holders: dict[str, set] = {}
+        for card in self.experiments:
+            for name, data in card.files.items():
+                holders.setdefault(name, set()).add(data)
+        names: dict[tuple[int, str], str] = {}
+        used: dict[str, bytes] = {}
+        for index, card in enumerate(self.experiments):
+            for name, data in card.files.items():
+                shown = name if len(holders[name]) == 1 else f"{card.id.value.strip() or index + 1}/{name}"
+                if used.get(shown, data) != data:  # two cards with one id hold two files of one name
+                    shown = f"{index + 1}/{name}"
+                names[(id(card), name)] = used_name = shown
+                used[used_name] = data
+        return names
+
+    def systems_found(self, exclude=None) -> list[str]:
+        """The systems the other cards' files name, renamed as the study will name them."""
+        renames = parse_renames(self.renames.value)
+        found: dict[str, None] = {}
+        for card in self.experiments:
+            if card is not exclude:
+                found.update(dict.fromkeys(renames.get(s, s) for s in card.systems_in_files()))
+        return list(found)
 
     # ------------------------------------------------------------------ the spec and loading
 
     def spec(self) -> dict:
         """The annotation spec the form describes (checked by :meth:`AppState.load_annotations`)."""
         if not self.experiments:
-            raise QRAInputError("annotations: upload at least one file")
+            raise QRAInputError("annotations: add an experiment first")
         if not self.criteria:
             raise QRAInputError("annotations: add at least one quality criterion")
         study_id = self.study_id.value.strip()
         if not study_id:
             raise QRAInputError("study id: must be a non-empty text")
+        names = self.spec_names()
         spec = {"schema": SCHEMA, "version": SCHEMA_VERSION, "id": study_id, "name": self.study_name.value.strip(),
                 "quality_criteria": [row.spec(i) for i, row in enumerate(self.criteria)],
                 "systems": parse_renames(self.renames.value), "missing": self.missing_marks(),
-                "experiments": [card.spec(i) for i, card in enumerate(self.experiments)]}
+                "experiments": [card.spec(i, [names[(id(card), n)] for n in card.files])
+                                for i, card in enumerate(self.experiments)]}
         if any(e.get("layout") in ("pairwise", "best_worst", "items_in_columns") for e in spec["experiments"]):
             spec["agreement_coding"] = self.agreement_coding.value
-        ids = [e["id"] for e in spec["experiments"]]
-        if len(set(ids)) < len(ids):
-            raise QRAInputError(f"experiment ids: each experiment needs its own id, got {ids}")
+        roles: dict[str, str] = {}
+        for entry in spec["experiments"]:  # one experiment may take several cards (one per criterion's file)
+            if roles.setdefault(entry["id"], entry["role"]) != entry["role"]:
+                raise QRAInputError(f"experiment ids: {entry['id']!r} is on two cards with different roles; give each "
+                                    "experiment its own id")
         return spec
 
     def missing_marks(self) -> list[str]:
@@ -219,13 +248,20 @@ class AnnotationsView:
                        "`qra-widgets report SPEC.json` gives the same study.")
         return name, "application/json", spec_text(spec)
 
+    def parsed_frames(self) -> dict:
+        """The tables parsed at upload, by spec name, for the load (not parsed again); a card whose
+        format or delimiter was chosen by hand is read again through the spec."""
+        names = self.spec_names()
+        return {names[(id(card), name)]: frame for card in self.experiments
+                if not card.format.value and card.delimiter.value == "auto" for name, frame in card.frames.items()}
+
     @guarded(lambda self: self.status)
     def on_load(self, _=None) -> None:
         spec = self.spec()  # a form problem is reported before anything is asked
-        files = {e["file"]: self.files[e["file"]] for e in spec["experiments"]}
+        files, frames = self.files, self.parsed_frames()
 
         def action():
-            event = self.state.load_annotations(spec, files)
+            event = self.state.load_annotations(spec, files, frames=frames)
             self.spec_view.value = self.spec_link(spec)
             self.status.ok(event.message)
 

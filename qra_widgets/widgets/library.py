@@ -5,6 +5,7 @@ open study as QRA3 files or an HTML report) and the paper examples.  The Overvie
 
 from __future__ import annotations
 
+import html
 from pathlib import PurePosixPath
 
 import ipywidgets as w
@@ -138,6 +139,15 @@ class LibraryView:
                                         layout=w.Layout(width="auto"))
         self.import_many = button("Import many", "qra-import-many")
         self.import_report = w.HTML()
+        # a QRA3 run whose study id the library holds: offered under a new id (nothing is overwritten)
+        self.clash_text = w.HTML()
+        self.new_id = w.Text(layout=w.Layout(width="14em"))
+        self.new_id.add_class("qra-import-new-id")
+        self.import_as_new = button("Import it under this id", "qra-import-as-new")
+        self.clash = w.VBox([self.clash_text, w.HBox([self.new_id, self.import_as_new])], layout=w.Layout(display="none"))
+        self.clash.add_class("qra-import-clash")
+        self.pending_qra3: tuple | None = None
+        self.import_as_new.on_click(self.on_import_as_new)
         self.criteria_prompt = CriteriaPrompt(state, status)  # asks the evaluation type and QCET criterion of what came in
         # downloads: one click builds the file from the study or library as it is then, and saves it
         self.download_qra3 = {name: DownloadButton(f"QRA3 {name}", lambda n=name: self.study_qra3_file(n),
@@ -175,7 +185,7 @@ class LibraryView:
                    "<code>config.json</code> (choose both); every study in them is added and the first one opened. "
                    "<b>Import many</b>: qra-widgets study files (.json), long score tables (.csv/.tsv/.xlsx; a "
                    "<code>study</code> column makes one study per value), annotation specs, QRA3 pairs, or a .zip of them.</p>"),
-            labelled("QRA3 files", row(self.qra3_upload, self.import_qra3), "8em"),
+            labelled("QRA3 files", row(self.qra3_upload, self.import_qra3), "8em"), self.clash,
             labelled("Many files", row(self.bulk_upload, self.import_many), "8em"),
             self.import_report, self.criteria_prompt.widget,
             w.HTML("<h4>Downloads</h4><p>The study being edited as QRA3's two input files (hand both to the organisers "
@@ -265,6 +275,7 @@ class LibraryView:
         self.import_report.value = report_table(report) if report.refused else ""
         message = summary_line(report, f" from {metrics} + {config}")
         self.status.ok(message)
+        self.offer_new_id(report, (files[metrics], files[config], (metrics, config)))
         self.criteria_prompt.ask([study_id for _source, study_id in report.added])
         if not report.added:
             if report.existed:  # the library's own version is selected, ready to open
@@ -276,6 +287,38 @@ class LibraryView:
         self._show_in_list(first)
         guard_unsaved(self.state, self.confirm, f"open the imported study {first!r}",
                       lambda: self.status.ok(f"{message} {self.state.open_from_library(first).message}"))
+
+    def offer_new_id(self, report, upload: tuple) -> None:
+        """A study the library already holds: offer to import this run under a free id."""
+        if not report.existed:
+            self.clash.layout.display, self.pending_qra3 = "none", None
+            return
+        existing = report.existed[0][1]
+        self.pending_qra3 = (*upload, existing)
+        from ..io.parse import unique_id
+
+        taken = {s.id.lower() for s in self.state.library.list(include_deleted=True)}  # not Yao2022 beside yao2022
+        self.new_id.value = unique_id(existing, taken)
+        self.clash_text.value = (f"<p>The library already has a study with the id <b>{html.escape(existing)}</b> (kept as "
+                                 "it is). Import this run as a new study under another id:</p>")
+        self.clash.layout.display = "flex"
+
+    @guarded(lambda self: self.status)
+    def on_import_as_new(self, _=None) -> None:
+        if self.pending_qra3 is None:
+            raise QRAInputError("Import QRA3 files: there is no run waiting for a new id")
+        metrics, config, names, existing = self.pending_qra3
+        new_id = self.new_id.value.strip()
+        if not new_id:
+            raise QRAInputError("new study id: must be a non-empty text")
+        report = library_actions.import_qra3(self.state.library, metrics, config, names, renames={existing: new_id})
+        if report.existed:
+            raise QRAInputError(f"new study id: the library already has {new_id!r}; choose another "
+                                f"(for example {self.state.suggest_id(new_id)!r})")
+        self.clash.layout.display, self.pending_qra3 = "none", None
+        self.status.ok(summary_line(report, f" from {names[0]} + {names[1]} as {new_id!r}"))
+        self.criteria_prompt.ask([study_id for _source, study_id in report.added])
+        self._show_in_list(new_id)
 
     @guarded(lambda self: self.status)
     def on_import_many(self, _=None) -> None:

@@ -396,12 +396,13 @@ class AppState(IntervalCommands):
 
     # --- annotations
 
-    def load_annotations(self, spec: dict, files: dict[str, bytes]) -> Event:
+    def load_annotations(self, spec: dict, files: dict[str, bytes], frames: dict | None = None) -> Event:
         """Make the study read from an annotation ``spec`` and its uploaded ``files`` ({name: bytes})
-        the one being edited (its ratings keep the spec, so both are saved with the study)."""
+        the one being edited (its ratings keep the spec, so both are saved with the study).
+        ``frames`` ({name: table}) are files the tab already parsed at upload: not parsed again."""
         from ..io.annotations import load_annotations
 
-        study = load_annotations(spec, files=dict(files))  # uploads only: a name not uploaded is refused, never read
+        study = load_annotations(spec, files=dict(files), frames=frames)  # uploads only: a name not uploaded is refused, never read
         return self.load(study, None, message=f"Loaded {answers_said(study.ratings)} from {len(study.experiments)} "
                                               f"experiment{'' if len(study.experiments) == 1 else 's'} "
                                               f"({', '.join(study.experiment_ids)}). Save it in the Library to keep it.")

@@ -173,6 +173,7 @@ class UncertaintyView:
         result, message = self.state.assessment, None
         if isinstance(event, IntervalsComputed | IntervalsDropped):
             message = f"<p>{escape(event.message)}</p>"
+            self.status.ok(event.message)  # announced on the status line too, whichever tab is open
         elif self.job.running:  # an edit during a run: the run stops itself (it is stale); say so now
             self.job.cancel.set()
             message = "<p>The study changed: the running interval computation is being stopped.</p>"
@@ -207,6 +208,7 @@ class UncertaintyView:
         self.progress.max, self.progress.value = B, 0
         self.compute.disabled, self.cancel.disabled = True, False
         self.message.value = f"<p>Computing {B} bootstrap replicates…</p>"
+        self.status.ok(f"Computing {B} bootstrap replicates for the intervals…")
         job = self.job
 
         def work():

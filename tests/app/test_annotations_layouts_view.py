@@ -24,7 +24,8 @@ PAIRS = ("item,rater,left,right,answer\n"
 
 
 def upload(view: AnnotationsView, name: str, data: bytes) -> None:
-    view.upload.value = ({"name": name, "type": "text/csv", "size": len(data), "content": memoryview(data),
+    """The file chooser of the first card (ipywidgets 8 value)."""
+    view.experiments[0].upload.value = ({"name": name, "type": "text/csv", "size": len(data), "content": memoryview(data),
                           "last_modified": datetime.datetime(2024, 1, 1)},)
 
 
@@ -51,18 +52,20 @@ def test_a_pairwise_file_is_mapped_in_the_form_and_the_downloaded_spec_gives_the
     card.layout.value = "pairwise"
     criterion = view.criteria[0]
     criterion.name.value, criterion.scale_min.value, criterion.scale_max.value = "Preference", "-100", "100"
-    card.item.value, card.rater.value, card.system_a.value, card.system_b.value = "item", "rater", "left", "right"
-    next(iter(card.criteria.values())).value = "answer"
+    card.item.value, card.rater.value, card.system_a.value, card.system_b.value = ("item",), "rater", "left", "right"
+    next(iter(card.pickers.values())).column.value = "answer"
     card.fill_answer_map()
-    # every answer found is listed, with the obvious guesses filled in
-    assert card.answer_map.value.splitlines() == ["A = a", "B = b", "same = tie"]
+    # every answer found has its box, titled with the answer, with the obvious guesses filled in
+    assert {answer: (box.value, box.tooltip) for answer, box in card.map_entries.items()} == {
+        "A": ("a", "A"), "B": ("b", "B"), "same": ("tie", "same")}
+    assert "qw-ann-map-entry" in card.map_entries["A"]._dom_classes
     view.agreement_coding.value = "position"
     view.study_id.value = "pairs"
     view.on_load()
     study = view.state.study
-    assert study.scores == {("Preference", "x", "pairs"): 50.0, ("Preference", "y", "pairs"): -75.0,
-                            ("Preference", "z", "pairs"): 25.0}
-    assert study.ratings.choices.coding == {"pairs": "position"}
+    assert study.scores == {("Preference", "x", "O"): 50.0, ("Preference", "y", "O"): -75.0,
+                            ("Preference", "z", "O"): 25.0}
+    assert study.ratings.choices.coding == {"O": "position"}
     spec = downloaded_spec(view)
     assert spec["experiments"][0]["choices"] == {"A": "a", "B": "b", "same": "tie"}
     (tmp_path / "pairs.csv").write_text(PAIRS)
@@ -75,9 +78,9 @@ def test_an_unmapped_answer_in_the_form_is_named_with_the_answers_found():
     card = view.experiments[0]
     card.layout.value = "pairwise"
     view.criteria[0].name.value, view.criteria[0].scale_min.value, view.criteria[0].scale_max.value = "Q", "-100", "100"
-    card.item.value, card.rater.value, card.system_a.value, card.system_b.value = "item", "rater", "left", "right"
-    next(iter(card.criteria.values())).value = "answer"
-    card.answer_map.value = "A = a\nB = b"
+    card.item.value, card.rater.value, card.system_a.value, card.system_b.value = ("item",), "rater", "left", "right"
+    next(iter(card.pickers.values())).column.value = "answer"
+    card.set_answer_map({"A": "a", "B": "b"})
     view.on_load()
     said = html.unescape(view.status.value)
     assert "answer 'same' is not in the choices map; the answers found are 'A' (3), 'B' (2), 'same' (1)" in said
@@ -93,16 +96,16 @@ def test_best_worst_columns_and_the_qcet_suggestion():
     criterion.name.value = "Coherence"
     assert criterion.qcet.value == "Coherence (QOG-c-3)"  # suggested from the name
     criterion.scale_min.value, criterion.scale_max.value = "-100", "100"
-    card.item.value, card.rater.value, card.shown.value = "hit", "worker", ("s1", "s2")
-    pair = next(iter(card.criteria.values()))
+    card.item.value, card.rater.value, card.shown.value = ("hit",), "worker", ("s1", "s2")
+    pair = next(iter(card.pickers.values()))
     assert (pair.best.value, pair.worst.value) == ("best", "worst")  # guessed from the headers
     card.best_worst_by.value = "position"
     card.fill_answer_map()
-    assert card.answer_map.value.splitlines() == ["A = 1", "B = 2"]
+    assert {answer: box.value for answer, box in card.map_entries.items()} == {"A": "1", "B": "2"}
     view.on_load()
     study = view.state.study
     # x: shown 2, best 1, worst 1 -> 0; y: shown 3, best 2 (h1 r2, h2 r1), worst 1 -> 33.3; z: shown 1, worst 1 -> -100
-    assert study.scores[("Coherence", "y", "bws")] == pytest.approx(100 / 3, rel=1e-15)
+    assert study.scores[("Coherence", "y", "O")] == pytest.approx(100 / 3, rel=1e-15)
     assert study.quality_criteria[0].qcet_id == "QOG-c-3"
     criterion.qcet.value = "Fluency (QOG-w-3)"  # the user's choice is kept when the name changes
     criterion.name.value = "Coherent"
@@ -125,8 +128,8 @@ def test_the_luxvu_google_forms_export_through_the_form_equals_its_field_spec(fi
     card.rater.value = "Zeitstempel"
     card.items.value = "\n".join(f"{i['column']} | {i['item']} | {i['system_a']} | {i['system_b']}" for i in entry["items"])
     card.fill_answer_map()
-    assert sorted(line.split(" = ")[0] for line in card.answer_map.value.splitlines()) == sorted(entry["choices"])
-    card.answer_map.value = "\n".join(f"{k} = {v}" for k, v in entry["choices"].items())
+    assert sorted(card.map_entries) == sorted(entry["choices"])
+    card.set_answer_map(entry["choices"])
     view.agreement_coding.value = "position"
     view.study_id.value = reference_spec["id"]
     card.id.value = "R1"

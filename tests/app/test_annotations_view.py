@@ -50,9 +50,8 @@ def vanmiltenburg_form(state: AppState | None = None) -> AnnotationsView:
     view.renames.value = "\n".join(f"{old} = {new}" for old, new in spec["systems"].items())
     view.study_id.value = spec["id"]
     for index, (experiment_id, raters) in enumerate(GROUPS):
-        if index:
-            view.add_from.value = LONG
-            view.on_add_experiment()
+        if index:  # the same file in three cards, each keeping other raters' rows
+            view.add_experiment().add_files({LONG: field_bytes("vanmiltenburg2024", LONG)})
         card = view.experiments[index]
         card.id.value = experiment_id
         card.filter_column.value, card.filter_values.value = "participant", raters
@@ -63,8 +62,8 @@ def test_vanmiltenburg_through_the_form_gives_the_published_means(vanmiltenburg2
     view = vanmiltenburg_form()
     card = view.experiments[0]
     # the guessed mapping is pre-selected: model_type / item / participant, the rating column "score"
-    assert (card.system.value, card.item.value, card.rater.value) == ("model_type", "item", "participant")
-    assert [d.value for d in card.criteria.values()] == ["score"]
+    assert (card.system.value, card.item.value, card.rater.value) == ("model_type", ("item",), "participant")
+    assert [p.column.value for p in card.pickers.values()] == ["score"]
     assert card.role.value == "original" and view.experiments[1].role.value == "repeat"
     view.on_load()
     study = view.state.study
@@ -99,17 +98,17 @@ def test_the_spec_is_saved_with_the_study_in_the_library(tmp_path):
 
 def test_preview_and_guessed_columns_for_two_criteria():
     view = AnnotationsView(AppState(), Status())
-    view.add_criterion("Readability")
+    view.criteria[0].name.value = "Readability"
     view.add_criterion("Relevance")
     upload(view, "original.csv", (TOY / "original.csv").read_bytes())
     card = view.experiments[0]
     assert card.preview.value.count("<tr") == 1 + 5  # header + the first five rows
     assert "readability (1-5)" in card.preview.value
-    assert (card.system.value, card.item.value, card.rater.value) == ("source", "qa_id", "labeller_id")
-    assert [d.value for d in card.criteria.values()] == ["readability (1-5)", "relevance (1-5)"]
-    # renaming a criterion keeps its column; a new one starts unmapped or on a spare column
+    assert (card.system.value, card.item.value, card.rater.value) == ("source", ("qa_id",), "labeller_id")
+    assert [p.column.value for p in card.pickers.values()] == ["readability (1-5)", "relevance (1-5)"]
+    # renaming a criterion keeps its column
     view.criteria[0].name.value = "Readable"
-    assert next(iter(card.criteria.values())).value == "readability (1-5)"
+    assert next(iter(card.pickers.values())).column.value == "readability (1-5)"
     for row, (low, high) in zip(view.criteria, ((1, 5), (1, 5))):
         row.scale_min.value, row.scale_max.value = str(low), str(high)
     view.criteria[0].name.value = "Readability"
@@ -118,7 +117,7 @@ def test_preview_and_guessed_columns_for_two_criteria():
     view.study_id.value = "toy"
     view.on_load()
     # original.csv, Relevance of GT: 4, 4, NA, 3, 3, * -> 14 / 4 (as tests/test_annotations.py)
-    assert view.state.study.scores[("Relevance", "GT", "original")] == 3.5
+    assert view.state.study.scores[("Relevance", "GT", "O")] == 3.5
     assert view.state.study.systems == ["GT", "QAG"]
 
 
@@ -127,7 +126,7 @@ def test_form_problems_are_named_and_nothing_changes():
     before = state.study.id
     view = AnnotationsView(state, Status())
     view.on_load()
-    assert "annotations: upload at least one file" in said(view)
+    assert "quality criterion 1: give it a name" in said(view)
     upload(view, "original.csv", (TOY / "original.csv").read_bytes())
     view.criteria[0].name.value = "Readability"
     view.on_load()
@@ -136,9 +135,9 @@ def test_form_problems_are_named_and_nothing_changes():
     view.on_load()
     assert "original.csv: row 2, column 'readability (1-5)': 5 is outside the scale 1..4 of 'Readability'" in said(view)
     assert state.study.id == before
-    next(iter(view.experiments[0].criteria.values())).value = NONE
+    next(iter(view.experiments[0].pickers.values())).column.value = NONE
     view.on_load()
-    assert "choose the column of quality criterion 'Readability'" in said(view)
+    assert "experiment 1 (O): choose the column of at least one quality criterion" in said(view)
     with pytest.raises(Exception, match="line 1: write 'name in the file = name in the study'"):
         parse_renames("groundtruth GT")
 
@@ -147,7 +146,7 @@ def test_an_unreadable_upload_is_refused_by_name():
     view = AnnotationsView(AppState(), Status())
     upload(view, "broken.xlsx", b"not a workbook")
     assert "broken.xlsx" in said(view) and "qra-error" in said(view)
-    assert view.files == {} and view.experiments == []
+    assert view.files == {} and [card.files for card in view.experiments] == [{}]
 
 
 @needs_field_data

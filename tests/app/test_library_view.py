@@ -78,6 +78,24 @@ def test_qra3_import_of_an_existing_id_is_refused_and_the_library_unchanged(app)
 
 
 @needs_field_data
+def test_a_second_qra3_run_with_the_same_study_id_is_offered_a_new_id_and_asked_its_evaluation_type(app):
+    upload(app.library.qra3_upload, PAIR)
+    app.library.import_qra3.click()
+    # the import asks what kind of evaluation Readability is (QRA3 files do not say)
+    assert app.library.criteria_prompt.widget.layout.display == "flex"
+    assert [(study, qc) for study, qc, _kind, _qcet in app.library.criteria_prompt.fields] == [("Yao2022", "Readability")]
+    upload(app.library.qra3_upload, PAIR)  # the same run again: the id is taken
+    app.library.import_qra3.click()
+    assert app.library.clash.layout.display == "flex" and app.library.new_id.value == "yao2022-2"
+    app.library.new_id.value = "Yao2022-run2"
+    app.library.import_as_new.click()
+    assert "Imported 1 study" in status(app) and "'Yao2022-run2'" in status(app)
+    assert sorted(s.id for s in app.state.library.list()) == ["Yao2022", "Yao2022-run2"]
+    assert round(cv(AppState(app.state.library.open("Yao2022-run2"), conventions="qra3"), "GT"), 2) == 12.01
+    assert app.library.clash.layout.display == "none"
+
+
+@needs_field_data
 def test_qra3_import_keeps_unsaved_work_until_the_user_agrees(app, qrapp_example1):
     app.examples.choice.value = "qrapp_example1"
     app.examples.load.click()

@@ -66,6 +66,7 @@ def test_a_fixed_seed_gives_the_intervals_of_assess(study, direct):
         np.testing.assert_array_equal(got[:2], (low, high))
     assert view.progress.value == B and view.compute.disabled is False and view.cancel.disabled is True
     assert "95% intervals from 2000 bootstrap replicates (seed 11)" in view.message.value
+    assert "95% intervals from 2000 bootstrap replicates (seed 11)" in view.status.value  # the status line says it too
     assert not view.state.dirty  # intervals are not an edit of the study
 
 

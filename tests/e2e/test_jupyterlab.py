@@ -9,7 +9,9 @@ DExperts).  Headless Debian Chromium opens it and runs the cell with Shift+Enter
   the first edit): the CV*, P/W and scores charts are Plotly plots with their bars;
 - an edit in the page (renaming a system on the Study tab) reaches the dashboard's study and
   its chart, and the caller's ``study`` object is unchanged (the Dashboard edits a copy, as
-  documented in ``qra_widgets/widgets/dashboard.py``); the second cell prints both.
+  documented in ``qra_widgets/widgets/dashboard.py``); the second cell prints both;
+- ``Dashboard()`` (no study) renders in the third cell, and a criterion added on its Study tab
+  reaches its state (the fourth cell prints it).
 
 The server is always stopped (try/finally in :func:`tests.browser.running_app`'s way).
 """
@@ -40,6 +42,8 @@ FIRST_CELL = ('from qra_widgets import Dashboard, examples\n'
               'dashboard = Dashboard(study)\n'
               'dashboard')
 SECOND_CELL = 'print("caller:", study.systems, "| dashboard:", dashboard.state.study.systems)'
+EMPTY_CELL = 'empty = Dashboard()\nempty'  # a new, empty study: what a researcher starting from nothing runs
+EMPTY_PRINT = 'print("empty:", empty.state.study.qc_names)'
 
 
 def notebook(cells: list[str]) -> dict:
@@ -88,7 +92,7 @@ def test_dashboard_in_jupyterlab_draws_every_chart_and_edits_a_copy(tmp_path):
     assert Path(CHROMIUM).exists(), f"{CHROMIUM} is missing: run scripts/test, which installs Debian's chromium"
     root = tmp_path / "lab"
     root.mkdir()
-    (root / "dashboard.ipynb").write_text(json.dumps(notebook([FIRST_CELL, SECOND_CELL])))
+    (root / "dashboard.ipynb").write_text(json.dumps(notebook([FIRST_CELL, SECOND_CELL, EMPTY_CELL, EMPTY_PRINT])))
     port = free_port()
     environment = dict(os.environ, QRA_WIDGETS_DB=str(tmp_path / "library.sqlite3"), JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"))
     OUTPUT.mkdir(parents=True, exist_ok=True)
@@ -136,6 +140,21 @@ def test_dashboard_in_jupyterlab_draws_every_chart_and_edits_a_copy(tmp_path):
                     printed.wait_for()
                     assert printed.inner_text().strip() == ("caller: ['SVM', 'GeDi', 'DExperts'] | "
                                                             "dashboard: ['SVM (edited)', 'GeDi', 'DExperts']")
+
+                    # Dashboard() with no study: it renders, and a criterion typed into it reaches its state
+                    run_cell(page, 2)
+                    empty = page.locator(".jp-Notebook .jp-Cell").nth(2).locator(".jp-OutputArea-output")
+                    empty.locator(".qra-study-tab").wait_for()
+                    for css, value in ((".qra-qc-name", "Fluency"), (".qra-qc-min", "1"), (".qra-qc-max", "5")):
+                        field = empty.locator(f"{css} input").first
+                        field.fill(value)
+                        field.press("Tab")
+                    empty.locator("button.qra-add-criterion").click()
+                    empty.locator(".qra-status:has-text(\"Added quality criterion 'Fluency'\")").wait_for()
+                    run_cell(page, 3)
+                    said = page.locator(".jp-Notebook .jp-Cell").nth(3).locator(".jp-OutputArea-output")
+                    said.wait_for()
+                    assert said.inner_text().strip() == "empty: ['Fluency']"
                 finally:
                     page.screenshot(path=str(OUTPUT / "jupyterlab-dashboard-last.png"), full_page=True)
         except Exception:
