@@ -47,14 +47,40 @@ def judgement_clusters(study, units: list, unit_system: np.ndarray) -> tuple[np.
     return cluster, stratum
 
 
+def draw_within(strata: np.ndarray, B: int, rng: np.random.Generator, out: np.ndarray, rows: int = 256) -> np.ndarray:
+    """Multinomial counts (B, n) into ``out``: in every replicate, each stratum's members are drawn
+    with replacement as often as the stratum has members (a uniform multinomial per stratum, as
+    ``rng.multinomial(k, [1/k] * k)``), for every stratum in one call of ``rng.random`` per block
+    of ``rows`` replicates: each member's slot picks one member of its stratum (floor(u k) of a
+    uniform u; its bias is below k / 2**53), and the picks are counted.  The stream does not depend on ``rows`` (numbers are drawn element by element).
+
+    >>> counts = draw_within(np.array([0, 0, 0, 1, 1]), 4, np.random.default_rng(0), np.zeros((4, 5)))
+    >>> counts[:, :3].sum(axis=1).tolist(), counts[:, 3:].sum(axis=1).tolist()
+    ([3.0, 3.0, 3.0, 3.0], [2.0, 2.0, 2.0, 2.0])
+    """
+    n = len(strata)
+    if n == 0:
+        return out
+    order = np.argsort(strata, kind="stable")
+    ordered = strata[order]
+    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+    sizes = np.diff(np.r_[starts, n])
+    first = np.repeat(starts, sizes)  # each slot's stratum: where it starts in ``order``, and its size
+    size = np.repeat(sizes, sizes)
+    for start in range(0, B, rows):
+        block = min(rows, B - start)
+        picked = order[first + (rng.random((block, n)) * size).astype(np.int64)]  # floor(u k): uniform on 0..k-1
+        flat = (np.arange(block)[:, None] * n + picked).ravel()
+        out[start:start + block] = np.bincount(flat, minlength=block * n).reshape(block, n)
+    return out
+
+
 def draw_cluster_weights(design, B: int, rng: np.random.Generator, weights: np.ndarray) -> np.ndarray:
     """:func:`draw_weights` with judgements: clusters drawn within their strata, each unit given its cluster's weight."""
     for g, member in enumerate(design.members):
         present = np.unique(design.cluster[member])  # the clusters this group resamples
         drawn = np.zeros((B, len(design.stratum)))
-        for s in np.unique(design.stratum[present]):
-            where = present[design.stratum[present] == s]
-            drawn[:, where] = rng.multinomial(len(where), np.full(len(where), 1.0 / len(where)), size=B)
+        drawn[:, present] = draw_within(design.stratum[present], B, rng, np.zeros((B, len(present))))
         weights[g] = drawn[:, design.cluster] * member[None, :]
     return weights
 

@@ -53,7 +53,7 @@ import numpy as np
 from . import measures as m
 from .errors import QRAInputError
 from .intervals import CI_METHODS, ci_over_of
-from .judgements import bradley_terry_terms, comparative_score, draw_cluster_weights, judgement_clusters
+from .judgements import bradley_terry_terms, comparative_score, draw_cluster_weights, draw_within, judgement_clusters
 from .measures.pairwise import bradley_terry_batch
 
 RESAMPLE = ("items", "items+raters", "systems")
@@ -160,9 +160,9 @@ def design_of(study) -> Design:
     if study.ratings:
         _qc, system, item, experiment, rater, _v = study.ratings.columns()
         frame = pd.DataFrame({"s": system, "i": item, "e": experiment, "r": rater}).drop_duplicates()
-        for e, group in frame.groupby("e"):
-            by_experiment.setdefault(e, set()).update(zip(group.s, group.i))
-            raters[e] = sorted(set(group.r))
+        for e, group in frame.groupby("e"):  # lists, not pandas' element access: one pass per column
+            by_experiment.setdefault(e, set()).update(zip(group.s.tolist(), group.i.tolist()))
+            raters[e] = sorted(set(group.r.tolist()))
     if len(study.labels):
         _qc, system, item, experiment, _label = study.labels.columns()
         for s, i, e in zip(system, item, experiment):
@@ -190,15 +190,15 @@ def design_of(study) -> Design:
 
 
 def draw_weights(design: Design, B: int, rng: np.random.Generator) -> np.ndarray:
-    """Multinomial item weights (groups, B, U): each system's items resampled within the system."""
+    """Multinomial item weights (groups, B, U): each system's items resampled within the system,
+    every system of a weight group in one draw (:func:`~qra_widgets.judgements.draw_within`)."""
     weights = np.zeros((len(design.members), B, len(design.units)))
     if design.cluster is not None:
         return draw_cluster_weights(design, B, rng, weights)
     for g, member in enumerate(design.members):
-        for s in np.unique(design.unit_system):
-            where = np.flatnonzero(member & (design.unit_system == s))
-            if len(where):
-                weights[g][:, where] = rng.multinomial(len(where), np.full(len(where), 1.0 / len(where)), size=B)
+        where = np.flatnonzero(member)
+        if len(where):
+            weights[g][:, where] = draw_within(design.unit_system[where], B, rng, np.zeros((B, len(where))))
     return weights
 
 
