@@ -258,8 +258,10 @@ def build(*, cache: str | os.PathLike | None = None, db: str | os.PathLike | Non
     library at ``db`` (when given).  Returns the results with their published checks."""
     manifest = manifest or load_manifest()
     cache = Path(cache) if cache is not None else default_cache()
-    results = [build_family(f, cache, bootstrap=bootstrap) for f in manifest["families"]
-               if families is None or f["id"] in families]
+    from ..progress import bar
+
+    chosen = [f for f in manifest["families"] if families is None or f["id"] in families]
+    results = [build_family(f, cache, bootstrap=bootstrap) for f in bar(len(chosen), "atlas", "family", iterable=chosen)]
     if db is not None:
         from ..store import StudyLibrary
 
