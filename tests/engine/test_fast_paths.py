@@ -63,3 +63,11 @@ def test_warm_started_bradley_terry_refits_equal_each_matrix_fitted_alone():
     alone = np.stack([bradley_terry_batch(w[None]).values[0] for w in wins])  # one matrix: no warm start
     assert np.nanmax(np.abs(together - alone)) < 1e-9
     assert not np.isnan(together).any()
+
+
+def test_the_t_quantile_of_cv_star_is_scipy_stats_value_without_importing_scipy_stats():
+    from scipy.stats import t
+
+    from qra_widgets.measures.precision import _t_quantile
+
+    assert all(_t_quantile(df) == float(t.ppf(0.975, df)) for df in range(1, 2001))
