@@ -34,6 +34,7 @@ from .errors import QRAInputError
 from .errors import measured as _measured
 from .limits import check_bootstrap
 from .result import ResultRow as _Row
+from .measures.precision import cv_star_checked
 from .study import Study
 
 COLUMNS = ["result_type", "measure", "level", "quality_criterion", "system", "value", "n", "n_systems", "note",
@@ -451,7 +452,9 @@ def _type_one(assessment: Assessment, qc: str, scale_min: float | None, matrix: 
             if found is not None and found[0] == inputs:  # the same values: the same CV*
                 result, reason = found[1]
             else:
-                result, reason = _measured(m.cv_star, values, scale_min=scale_min, **assessment.conventions.to_kwargs("cv_star"))
+                # the study is validated (finite scores, none below the scale): no check per system
+                result, reason = _measured(cv_star_checked, values, scale_min=scale_min,
+                                           **assessment.conventions.to_kwargs("cv_star"))
             if kept is not None:
                 kept.systems[system] = (inputs, (result, reason))
                 kept.cv[(qc, system)] = result

@@ -21,30 +21,60 @@ def judgement_clusters(study, units: list, unit_system: np.ndarray) -> tuple[np.
     within the systems it showed (pairwise: its pair, as each pair's number of judgements is fixed by
     the design), or, when some such stratum has a single judgement (best-worst tuples drawn at random),
     among all judgements."""
+    import pandas as pd
+
     choices = getattr(study.ratings, "choices", None) if study.ratings else None
     if choices is None or not len(choices):
         return None, None
     judged = choices.units()
-    keys: list = []
+    keys, kinds = [], []
     for (system, item) in units:
         head, bar, tail = str(item).rpartition("|")
-        keys.append(("judgement", head) if bar and head in judged and tail == str(system) else ("rating", system, item))
-    order = {k: i for i, k in enumerate(dict.fromkeys(keys))}
-    cluster = np.array([order[k] for k in keys], dtype=np.int64)
-    shown: dict[int, set] = {}
-    for c, system in zip(cluster, unit_system):
-        shown.setdefault(int(c), set()).add(int(system))
-    strata = {}
-    stratum = np.empty(len(order), dtype=np.int64)
-    for k, c in order.items():
-        label = ("system", next(iter(shown[c]))) if k[0] == "rating" else ("shown", tuple(sorted(shown[c])))
-        stratum[c] = strata.setdefault(label, len(strata))
-    judgement_strata = {v for k, v in strata.items() if k[0] == "shown"}
-    sizes = np.bincount(stratum, minlength=len(strata))
-    if any(sizes[v] < 2 for v in judgement_strata):  # pool the judgements: one stratum
-        pooled = len(strata)
-        stratum = np.where(np.isin(stratum, list(judgement_strata)), pooled, stratum)
+        judgement = bool(bar) and head in judged and tail == str(system)
+        keys.append(f"j\0{head}" if judgement else f"r\0{system}\0{item}")
+        kinds.append(judgement)
+    # clusters numbered in order of first appearance (pandas.factorize), as a dict of the keys would
+    cluster = pd.factorize(np.array(keys, dtype=object))[0].astype(np.int64)
+    n_systems = int(unit_system.max(initial=0)) + 1
+    pairs = np.unique(cluster * n_systems + unit_system)  # (cluster, system shown), sorted
+    shown = np.split(pairs % n_systems, np.flatnonzero(np.diff(pairs // n_systems)) + 1)  # per cluster, sorted
+    judgement_of = np.zeros(len(shown), dtype=bool)
+    judgement_of[cluster] = kinds
+    labels = [("j" + ",".join(map(str, systems.tolist()))) if j else f"s{systems[0]}" for systems, j in zip(shown, judgement_of)]
+    stratum = pd.factorize(np.array(labels, dtype=object))[0].astype(np.int64)  # strata in order of first appearance
+    judgement_strata = np.unique(stratum[judgement_of])
+    sizes = np.bincount(stratum)
+    if (sizes[judgement_strata] < 2).any():  # pool the judgements: one stratum
+        stratum = np.where(np.isin(stratum, judgement_strata), stratum.max(initial=-1) + 1, stratum)
     return cluster, stratum
+
+
+def draw_within(strata: np.ndarray, B: int, rng: np.random.Generator, out: np.ndarray, rows: int = 256) -> np.ndarray:
+    """Multinomial counts (B, n) into ``out``: in every replicate, each stratum's members are drawn
+    with replacement as often as the stratum has members (a uniform multinomial per stratum, as
+    ``rng.multinomial(k, [1/k] * k)``), for every stratum in one call of ``rng.random`` per block
+    of ``rows`` replicates: each member's slot picks one member of its stratum (floor(u k) of a
+    uniform u; its bias is below k / 2**53), and the picks are counted.  The stream does not depend on ``rows`` (numbers are drawn element by element).
+
+    >>> counts = draw_within(np.array([0, 0, 0, 1, 1]), 4, np.random.default_rng(0), np.zeros((4, 5)))
+    >>> counts[:, :3].sum(axis=1).tolist(), counts[:, 3:].sum(axis=1).tolist()
+    ([3.0, 3.0, 3.0, 3.0], [2.0, 2.0, 2.0, 2.0])
+    """
+    n = len(strata)
+    if n == 0:
+        return out
+    order = np.argsort(strata, kind="stable")
+    ordered = strata[order]
+    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+    sizes = np.diff(np.r_[starts, n])
+    first = np.repeat(starts, sizes)  # each slot's stratum: where it starts in ``order``, and its size
+    size = np.repeat(sizes, sizes)
+    for start in range(0, B, rows):
+        block = min(rows, B - start)
+        picked = order[first + (rng.random((block, n)) * size).astype(np.int64)]  # floor(u k): uniform on 0..k-1
+        flat = (np.arange(block)[:, None] * n + picked).ravel()
+        out[start:start + block] = np.bincount(flat, minlength=block * n).reshape(block, n)
+    return out
 
 
 def draw_cluster_weights(design, B: int, rng: np.random.Generator, weights: np.ndarray) -> np.ndarray:
@@ -52,9 +82,7 @@ def draw_cluster_weights(design, B: int, rng: np.random.Generator, weights: np.n
     for g, member in enumerate(design.members):
         present = np.unique(design.cluster[member])  # the clusters this group resamples
         drawn = np.zeros((B, len(design.stratum)))
-        for s in np.unique(design.stratum[present]):
-            where = present[design.stratum[present] == s]
-            drawn[:, where] = rng.multinomial(len(where), np.full(len(where), 1.0 / len(where)), size=B)
+        drawn[:, present] = draw_within(design.stratum[present], B, rng, np.zeros((B, len(present))))
         weights[g] = drawn[:, design.cluster] * member[None, :]
     return weights
 
@@ -73,19 +101,12 @@ def bradley_terry_terms(design, ratings: np.ndarray, mask: np.ndarray, n_systems
     if design.cluster is None:
         raise QRAInputError("Bradley-Terry values need the study's pairwise judgements (choices)")
     beat = ((ratings >= 50) & (mask > 0)).astype(float)  # a tie counts once each way, as in bradley_terry
-    rows, cols = [], []
-    for members in _cluster_members(design):
-        if len(members) == 2:
-            for u, other in (members, members[::-1]):
-                rows.append(u)
-                cols.append(design.unit_system[u] * n_systems + design.unit_system[other])
+    order = np.argsort(design.cluster, kind="stable")  # each cluster's units together, in unit order
+    size = np.bincount(design.cluster)[design.cluster[order]]
+    first = order[(size == 2) & np.r_[True, design.cluster[order][1:] != design.cluster[order][:-1]]]
+    second = order[np.searchsorted(design.cluster[order], design.cluster[first]) + 1]  # a pair's other unit
+    system = design.unit_system
+    rows = np.concatenate([first, second])
+    cols = np.concatenate([system[first] * n_systems + system[second], system[second] * n_systems + system[first]])
     opponents = csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(design.units), n_systems * n_systems))
     return beat, opponents
-
-
-def _cluster_members(design) -> list:
-    if "cluster_members" not in design.cache:
-        order = np.argsort(design.cluster, kind="stable")
-        bounds = np.flatnonzero(np.diff(design.cluster[order])) + 1
-        design.cache["cluster_members"] = [list(g) for g in np.split(order, bounds)]
-    return design.cache["cluster_members"]

@@ -317,6 +317,7 @@ def plan_reproduction(study, items=(100, 200, 400), raters_per_item=(2, 3), *, B
     from .planning_pairwise import COMPARATIVE_PLAN_COLUMNS, check_comparative_plan, comparative_rule, plan_comparative
     from .ratings import Ratings
     from .study import Experiment, Study
+    from .progress import bar
     from .uncertainty import bootstrap
 
     if not isinstance(study, Study):  # before anything is read from it
@@ -359,6 +360,7 @@ def plan_reproduction(study, items=(100, 200, 400), raters_per_item=(2, 3), *, B
         systems = model.systems
         original = kept.select(0, [qc.name]).columns()
         smallest = int(np.bincount(model.item_system, minlength=len(systems)).min())
+        plan_bar = bar(len(items) * len(raters_per_item) * runs, f"plan {qc.name}", "run")  # on a terminal, after 2 s
         for n_items in items:
             per_system = max(2, n_items // len(systems))
             if design == "same items":
@@ -377,7 +379,9 @@ def plan_reproduction(study, items=(100, 200, 400), raters_per_item=(2, 3), *, B
                                     experiments=[Experiment("original", role="original"), Experiment("planned")],
                                     scores={(qc.name, s, e): v for (s, e), v in ratings.system_means(qc.name).items()},
                                     ratings=ratings)
-                    result = bootstrap(planned, conventions, B=B, seed=int(rng.integers(2**31)), ci=ci, max_work=max_work)
+                    plan_bar.update(1)  # one bar for the plan, none per run's bootstrap
+                    result = bootstrap(planned, conventions, B=B, seed=int(rng.integers(2**31)), ci=ci, max_work=max_work,
+                                       progress=lambda _done: None)
                     for key, measure in ((("CV*", "qc", qc.name, None), "CV*"), (("annotators", "planned", qc.name, "alpha"), "alpha")):
                         if key in result.replicates:
                             low, high_end, _note = interval(result.replicates[key], ci=ci)
@@ -391,6 +395,7 @@ def plan_reproduction(study, items=(100, 200, 400), raters_per_item=(2, 3), *, B
                         width = sd = p10 = p90 = NAN
                     rows.append([design, per_system * len(systems), k, qc.name, measure, width, width / 2, sd, p10, p90,
                                  int(defined.size)])
+        plan_bar.close()
     frames = [pd.DataFrame(r, columns=c) for r, c in ((rows, PLAN_COLUMNS), (comparative, COMPARATIVE_PLAN_COLUMNS)) if r]
     return pd.concat(frames, ignore_index=True) if len(frames) > 1 else (frames[0] if frames else pd.DataFrame(columns=PLAN_COLUMNS))
 

@@ -536,12 +536,17 @@ def plan_comparative(study, qc, source: str, rule: dict, grid: list[int], *, B: 
         raise QRAInputError(f"plan_reproduction: {source!r} has no value for every system on {qc.name!r}")
     eigenvalues, vectors = np.linalg.eigh((model.covariance + model.covariance.T) / 2)  # singular: the strengths sum to 0
     root = vectors * np.sqrt(np.clip(eigenvalues, 0, None))
+    from .progress import bar
+
     rows, cache = [], {}
+    plan_bar = bar(len(grid) * max(runs, power_runs), f"plan {qc.name}", "run")  # on a terminal, after 2 s
+    quiet = lambda _done: None  # the runs' bootstraps report through this bar, not their own
     for per_pair in grid:
         widths: dict[str, list] = {name: [] for name in WIDTH_MEASURES}
         points: dict[str, list] = {name: [] for name in WIDTH_MEASURES}
         chances: dict[str, list] = {name: [] for name in CHANCE_MEASURES}
         for run in range(max(runs, power_runs)):
+            plan_bar.update(1)
             strength = model.strength + root @ rng.normal(size=len(model.systems))
             j = simulate_judgements(model, strength, per_pair, rng)
             j["quality_criterion"] = np.full(len(j["unit"]), qc.name, dtype=object)
@@ -560,7 +565,7 @@ def plan_comparative(study, qc, source: str, rule: dict, grid: list[int], *, B: 
                 if run < runs:
                     planned = _planned_study(qc, source, model, original, j, values)
                     result = assess(planned, conventions, bootstrap=B, seed=int(rng.integers(2**31)), ci=ci,
-                                    max_work=max_work)
+                                    max_work=max_work, progress=quiet)
                     frame = result.to_frame()
                     for name in ("CV*", "r", "P"):
                         found = frame[(frame.measure == name) & (frame.level == "qc")]
@@ -592,6 +597,7 @@ def plan_comparative(study, qc, source: str, rule: dict, grid: list[int], *, B: 
             se = float(found.std(ddof=1) / math.sqrt(found.size)) if found.size > 1 else NAN
             rows.append(["new items", per_pair, qc.name, name, NAN, NAN, NAN, NAN, NAN, NAN, chance, se, int(found.size),
                          note])
+    plan_bar.close()
     return rows
 
 

@@ -595,22 +595,24 @@ def experiment_pairs(study: Study) -> list[tuple]:
     from .properties import PROPERTIES
 
     pairs: list[tuple] = []
+    index = list(combinations(range(len(study.experiments)), 2))
+    if not index:
+        return pairs
+    first, second = (np.array(k) for k in zip(*index))
     for qc in study.quality_criteria:
         matrix = study.score_matrix(qc.name) - qc.scale_min
-        for i, j in combinations(range(len(study.experiments)), 2):
-            both = ~np.isnan(matrix[i]) & ~np.isnan(matrix[j])
-            if not both.any():
-                continue
-            values = pair_cv_star(matrix[i, both], matrix[j, both])
-            values = values[~np.isnan(values)]
+        every = pair_cv_star(matrix[first], matrix[second])  # all pairs in one call: (pairs, systems), nan unless both
+        answers = [{pid: x for pid in PROPERTIES if (x := _answer(e.properties.get(pid), qc.name)) is not None}
+                   for e in study.experiments]  # each experiment's answers once, in catalogue order
+        for k, (i, j) in enumerate(index):
+            values = every[k][~np.isnan(every[k])]
             if not values.size:
                 continue
-            a, b = study.experiments[i], study.experiments[j]
             same, differs = [], []
-            for pid in PROPERTIES:
-                x, y = _answer(a.properties.get(pid), qc.name), _answer(b.properties.get(pid), qc.name)
-                if x is not None and y is not None:
-                    (same if x == y else differs).append(pid)
+            for pid, x in answers[i].items():
+                if pid in answers[j]:
+                    (same if x == answers[j][pid] else differs).append(pid)
+            a, b = study.experiments[i], study.experiments[j]
             pairs.append((qc.name, a.id, b.id, float(values.mean()), int(values.size), json.dumps(same), json.dumps(differs)))
     return pairs
 

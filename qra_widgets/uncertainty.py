@@ -44,6 +44,7 @@ grouped jackknife, linear in the items), ``vangel``, and at a boundary ``upper-o
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
@@ -53,7 +54,7 @@ import numpy as np
 from . import measures as m
 from .errors import QRAInputError
 from .intervals import CI_METHODS, ci_over_of
-from .judgements import bradley_terry_terms, comparative_score, draw_cluster_weights, judgement_clusters
+from .judgements import bradley_terry_terms, comparative_score, draw_cluster_weights, draw_within, judgement_clusters
 from .measures.pairwise import bradley_terry_batch
 
 RESAMPLE = ("items", "items+raters", "systems")
@@ -158,8 +159,8 @@ def design_of(study) -> Design:
         _qc, system, item, experiment, rater, _v = study.ratings.columns()
         for e in np.unique(experiment):  # in sorted order, as a groupby
             keep = experiment == e
-            by_experiment.setdefault(e, set()).update(zip(system[keep], item[keep]))
-            raters[e] = sorted(set(rater[keep]))
+            by_experiment.setdefault(e, set()).update(zip(system[keep].tolist(), item[keep].tolist()))
+            raters[e] = sorted(set(rater[keep].tolist()))
     if len(study.labels):
         _qc, system, item, experiment, _label = study.labels.columns()
         for s, i, e in zip(system, item, experiment):
@@ -187,15 +188,15 @@ def design_of(study) -> Design:
 
 
 def draw_weights(design: Design, B: int, rng: np.random.Generator) -> np.ndarray:
-    """Multinomial item weights (groups, B, U): each system's items resampled within the system."""
+    """Multinomial item weights (groups, B, U): each system's items resampled within the system,
+    every system of a weight group in one draw (:func:`~qra_widgets.judgements.draw_within`)."""
     weights = np.zeros((len(design.members), B, len(design.units)))
     if design.cluster is not None:
         return draw_cluster_weights(design, B, rng, weights)
     for g, member in enumerate(design.members):
-        for s in np.unique(design.unit_system):
-            where = np.flatnonzero(member & (design.unit_system == s))
-            if len(where):
-                weights[g][:, where] = rng.multinomial(len(where), np.full(len(where), 1.0 / len(where)), size=B)
+        where = np.flatnonzero(member)
+        if len(where):
+            weights[g][:, where] = draw_within(design.unit_system[where], B, rng, np.zeros((B, len(where))))
     return weights
 
 
@@ -474,7 +475,9 @@ def bootstrap(study, conventions=None, *, B: int = 2000, seed: int | None = None
 
     ``resample`` is ``"items"`` (needs ratings or labels), ``"items+raters"`` (needs ratings)
     or ``"systems"`` (scores only; also the fallback when there is no item-level data).
-    ``progress`` is called with the number of replicates done (for a progress bar).
+    ``progress`` is called with the number of replicates done (for a progress bar); without it, a
+    run that takes over 2 s shows a bar on a terminal's stderr (:mod:`qra_widgets.progress`).
+    Item weights are drawn per chunk of 500 replicates, so the same seed gives the same replicates.
     """
     from .conventions import resolve
     from .limits import check_bootstrap
@@ -506,20 +509,23 @@ def bootstrap(study, conventions=None, *, B: int = 2000, seed: int | None = None
         picks = rng.integers(0, n, size=(B, n))
         jack = np.array([[k for k in range(n) if k != left] for left in range(n)]) if n > 2 else None
         run = lambda by: _all_values(study, conventions, design, criteria, np.zeros((1, len(by), 0)), None, by, how)
-        replicates = _in_chunks(lambda sl: run(picks[sl]), B, progress)
+        with _reporting(B, progress) as report:
+            replicates = _in_chunks(lambda sl: run(picks[sl]), B, report)
         estimates = run(np.arange(n)[None])
         jackknife = run(jack) if (ci_method == "bca" and jack is not None) else {}
         return Bootstrap(replicates, {k: float(v[0]) for k, v in estimates.items()}, jackknife, info)
-    weights = draw_weights(design, B, rng)
-    rater_weights = None
-    if resample == "items+raters":
-        rater_weights = {e: rng.multinomial(len(r), np.full(len(r), 1.0 / len(r)), size=B).astype(float)
-                         for e, r in design.raters.items()}
-    chunk = lambda sl: _all_values(study, conventions, design, criteria, weights[:, sl],
-                                   None if rater_weights is None else {e: v[sl] for e, v in rater_weights.items()}, None, how)
-    replicates = _in_chunks(chunk, B, progress)
+
+    def chunk(sl: slice) -> dict:  # weights drawn chunk by chunk: memory grows with the chunk, not with B
+        size = sl.stop - sl.start
+        weights = draw_weights(design, size, rng)
+        rater_weights = None if resample != "items+raters" else {
+            e: rng.multinomial(len(r), np.full(len(r), 1.0 / len(r)), size=size).astype(float) for e, r in design.raters.items()}
+        return _all_values(study, conventions, design, criteria, weights, rater_weights, None, how)
+
+    with _reporting(B, progress) as report:
+        replicates = _in_chunks(chunk, B, report)
     ones = np.ones((len(design.members), 1, len(design.units))) * design.members[:, None, :]
-    full = {e: np.ones((1, len(r))) for e, r in design.raters.items()} if rater_weights is not None else None
+    full = {e: np.ones((1, len(r))) for e, r in design.raters.items()} if resample == "items+raters" else None
     estimates = {k: float(v[0]) for k, v in _all_values(study, conventions, design, criteria, ones, full, None, how).items()}
     jackknife = {}
     if ci_method == "bca":
@@ -527,6 +533,19 @@ def bootstrap(study, conventions=None, *, B: int = 2000, seed: int | None = None
         raters_full = None if full is None else {e: np.ones((jack.shape[1], len(r))) for e, r in design.raters.items()}
         jackknife = _all_values(study, conventions, design, criteria, jack, raters_full, None, how)
     return Bootstrap(replicates, estimates, jackknife, info)
+
+
+@contextmanager
+def _reporting(B: int, progress):
+    """``progress`` if the caller gave one (the CLI's bar, the app's), else a terminal's progress bar
+    (:func:`qra_widgets.progress.bar`: stderr, only on a terminal, only after 2 s)."""
+    if progress is not None:
+        yield progress
+        return
+    from .progress import bar, counter
+
+    with bar(B, "bootstrap", "replicate") as shown:
+        yield counter(shown)
 
 
 def _in_chunks(compute, B: int, progress, size: int = 500) -> dict:

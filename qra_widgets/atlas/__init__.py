@@ -328,10 +328,11 @@ def build(*, cache: str | os.PathLike | None = None, db: str | os.PathLike | Non
     manifest = manifest or load_manifest()
     check_manifest_paths(manifest)
     cache = Path(cache) if cache is not None else default_cache()
+    from ..progress import bar
+
+    chosen = [f for f in manifest["families"] if families is None or f["id"] in families]
     results = []
-    for family in manifest["families"]:
-        if families is not None and family["id"] not in families:
-            continue
+    for family in bar(len(chosen), "atlas", "family", iterable=chosen):
         try:
             results.append(build_family(family, cache, bootstrap=bootstrap))
         except CacheRefused as error:

@@ -168,11 +168,28 @@ def cv_star(values: npt.ArrayLike, *, scale_min: float | None = None, small_samp
     """
     replace_undefined_by = replacement(replace_undefined_by)
     raw = as_values(values, "values")
-    magnitude = float(np.max(np.abs(raw)))
     if scale_min is not None:
         scale_min = _scale_min(scale_min)
+        _shifted(raw, scale_min)  # refuses a value below the scale, or beyond the float range after the shift
+    return cv_star_checked(raw, scale_min=scale_min, small_sample_factor=small_sample_factor,
+                           replace_undefined_by=replace_undefined_by)
+
+
+def cv_star_checked(raw: np.ndarray, *, scale_min: float | None = None, small_sample_factor: bool = True,
+                    replace_undefined_by: float = float("nan")) -> CVStar:
+    """:func:`cv_star` of values already checked: ``raw`` a 1-D float array of at least two finite
+    values, none below ``scale_min`` (a float or None), as a validated
+    :class:`~qra_widgets.Study` guarantees; ``assess()`` validates the study once and calls this
+    per system, instead of checking every system's values again.
+
+    >>> round(cv_star_checked(np.array([5.36, 6.14]), scale_min=1.0).cv_star, 3)
+    16.372
+    """
+    magnitude = float(np.max(np.abs(raw)))
+    if scale_min is not None:
+        scale_min = float(scale_min)
         magnitude = max(magnitude, abs(scale_min))
-        shifted = _shifted(raw, scale_min)
+        shifted = raw - scale_min
     else:
         shifted = raw
     scaled, unit = rescaled(shifted)
@@ -188,11 +205,13 @@ def cv_star(values: npt.ArrayLike, *, scale_min: float | None = None, small_samp
     low, high = _sd_confidence_interval(s_scaled, sd_scaled, n)
     mean, sd, ci95 = mean_scaled * unit, sd_scaled * unit, (low * unit, high * unit)
     _representable(mean, sd, *ci95)
-    found = cv_star_batch(shifted[None], magnitude=magnitude, small_sample_factor=small_sample_factor)
-    reason = str(found.reasons[0])
+    # one row: cv_star_batch's formula and undefined rule on the statistics above (the same
+    # floating-point operations), without the batch's set-up for a stack of rows
+    reason = undefined_reason("CV*", mean=mean, magnitude=magnitude)
     if reason:
         return CVStar(undefined(reason, replace_undefined_by), mean, sd, ci95, n, within_1sd, within_2sd, reason)
-    return CVStar(float(found.values[0]), mean, sd, ci95, n, within_1sd, within_2sd)
+    value = _cv_formula(s_scaled, mean_scaled, c4(n), _factor(n, small_sample_factor))
+    return CVStar(float(value), mean, sd, ci95, n, within_1sd, within_2sd)
 
 
 def cv_star_batch(shifted: npt.ArrayLike, *, magnitude: npt.ArrayLike | None = None,
@@ -229,16 +248,27 @@ def cv_star_batch(shifted: npt.ArrayLike, *, magnitude: npt.ArrayLike | None = N
         deviations = np.where(present, scaled - first, np.nan)
         centred = deviations - (np.nansum(deviations, axis=-1) / safe)[..., None]
         s = np.sqrt(np.nansum(centred * centred, axis=-1) / np.maximum(n - 1, 1))
-        factors = {int(k): (c4(int(k)), (1 + 1 / (4 * int(k))) if small_sample_factor else 1.0) for k in np.unique(n) if k >= 2}
+        factors = {int(k): (c4(int(k)), _factor(int(k), small_sample_factor)) for k in np.unique(n) if k >= 2}
         c4_n = np.ones(n.shape)
         factor = np.ones(n.shape)
         for k, (c, f) in factors.items():
             c4_n[n == k], factor[n == k] = c, f
-        cv = factor * (s / c4_n) / np.abs(mean_scaled) * 100
+        cv = _cv_formula(s, mean_scaled, c4_n, factor)
     mean = mean_scaled * np.ldexp(1.0, exponent)
     reasons = undefined_reasons("CV*", n.size, count=(n.ravel(), 2, "value(s) present"), mean=mean.ravel(),
                                 magnitude=np.asarray(magnitude).ravel()).reshape(n.shape)
     return Batch(cv, reasons)
+
+
+def _factor(n: int, small_sample_factor: bool) -> float:
+    """The small-sample factor (1 + 1/(4n)) of QRA 2022 eq. 1, or 1 without it."""
+    return (1 + 1 / (4 * n)) if small_sample_factor else 1.0
+
+
+def _cv_formula(s, mean_scaled, c4_n, factor):
+    """CV* from s and the mean of the same (scaled) values: the one formula of :func:`cv_star`
+    (one row, Python floats) and :func:`cv_star_batch` (arrays); the same operations in the same order."""
+    return factor * (s / c4_n) / np.abs(mean_scaled) * 100
 
 
 def _shifted(raw: np.ndarray, scale_min: float) -> np.ndarray:
@@ -266,9 +296,12 @@ def _scale_min(scale_min) -> float:
 
 @lru_cache(maxsize=256)
 def _t_quantile(degrees_of_freedom: int) -> float:
-    from scipy.stats import t
+    """The 0.975 quantile of Student's t: ``scipy.special.stdtrit``, which ``scipy.stats.t.ppf``
+    calls (the same value); importing scipy.stats for it cost a fresh process about 1 s of CPU,
+    most of a first ``assess()``."""
+    from scipy.special import stdtrit
 
-    return float(t.ppf(0.975, degrees_of_freedom))
+    return float(stdtrit(degrees_of_freedom, 0.975))
 
 
 def _sd_confidence_interval(s: float, sd: float, n: int) -> tuple[float, float]:

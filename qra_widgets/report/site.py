@@ -250,7 +250,10 @@ def build_site(source, out, *, title: str = "Reproducibility of the studies") ->
         out, written, write = start_site(out, "studies")
         view = overview(library)
         env = _environment()
-        for study, stored in library.assessed_studies():  # the results stored with each revision, where they still hold
+        from ..progress import bar
+
+        # the results stored with each revision, where they still hold; a bar on a terminal after 2 s
+        for study, stored in bar(desc="site", unit="study", iterable=library.assessed_studies()):
             stem = page_name(study.id)
             context = _study_context(study, stored)
             assessment = context.pop("_assessment", None)

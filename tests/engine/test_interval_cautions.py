@@ -85,8 +85,9 @@ def test_a_system_mean_over_items_and_raters_is_cautioned_and_over_items_it_is_n
 
 def test_p_from_items_within_an_interval_width_of_one_is_flagged_in_the_coverage_model(coverage_study):
     """A study drawn from the coverage study's model (tau = 0.1, two experiments on the same items,
-    two raters each): P's item interval stops at 0.9 while the true P for these raters is 0.9
-    and the data cannot tell it from 1."""
+    two raters each): P's item interval stops just above 0.9 (0.9025: with the item weights drawn
+    in one call per weight group, see CHANGELOG, the 97.5th percentile of the 400 replicates falls
+    between 0.9 and 1) while the true P for these raters is 0.9 and the data cannot tell it from 1."""
     model = coverage_study
     cell = model.Cell(0.1, 2, "paired", 2)
     study, c, b = cell.simulate(np.random.default_rng(6))
@@ -94,7 +95,7 @@ def test_p_from_items_within_an_interval_width_of_one_is_flagged_in_the_coverage
         warnings.simplefilter("ignore", qw.UndefinedMeasureWarning)
         frame = qw.assess(study, bootstrap=400, seed=1).to_frame()
     p = rows(frame, "P", "qc").iloc[0]
-    assert (p.value, p.ci_low, p.ci_high, p.ci_method) == (pytest.approx(0.6), pytest.approx(0.4), pytest.approx(0.9), "percentile")
+    assert (p.value, p.ci_low, p.ci_high, p.ci_method) == (pytest.approx(0.6), pytest.approx(0.4), pytest.approx(0.9025), "percentile")
     assert p.ci_note.startswith("P within one interval width of 1, which the interval leaves out")
     assert cell.truths(c, b, np.zeros(5))["raters"][("P", "qc", None)] == pytest.approx(0.9)
     r = rows(frame, "r", "qc").iloc[0]
