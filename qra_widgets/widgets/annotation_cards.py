@@ -235,6 +235,14 @@ def guess_layout(frame, criteria=()) -> dict:
     sample = frame[unique].head(2000)
     values = {c: set(sample[c]) - {""} for c in unique}
     lower = {c: c.lower() for c in unique}
+    taken = {v for v in guess.values() if isinstance(v, str)}
+    for key, patterns in (("rater", (r"worker|annotator|rater|labell?er|participant|judge",)),
+                          ("item", (r"(^|[._])code$", r"(^|[._])(item|ix|example)(_?id)?$", r"^hitid$"))):
+        for pattern in patterns:  # MTurk: WorkerId; the item's code before the HIT's id
+            found = next((c for c in unique if c not in taken and re.search(pattern, lower[c])), None)
+            if found and key not in guess:
+                guess[key] = found
+                taken.add(found)
     named = re.compile(r"sys|model|condition|method|left|right|first|second|option")
     systems = sorted((c for c in unique if 2 <= len(values[c]) <= 60
                       and (named.search(lower[c]) or not all(is_number(v) for v in values[c]))),

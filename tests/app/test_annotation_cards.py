@@ -130,3 +130,18 @@ def test_raters_in_columns_constant_and_row_keys_are_written_as_issue_29_names_t
     card.constants["rater"].value = "ann1"
     next(iter(card.pickers.values())).column.value = "ann1"
     assert view.spec()["experiments"][0]["columns"]["rater"] == {"constant": "ann1"}
+
+
+def test_an_mturk_best_worst_batch_is_guessed_from_its_headers_and_content():
+    import pandas as pd
+
+    from qra_widgets.widgets.annotation_cards import guess_layout
+
+    # the columns of Puduppully & Lapata's MTurk batches (Lab 1 and Lab 2), two HITs
+    frame = pd.DataFrame({"HITId": ["h1", "h2"], "WorkerId": ["w1", "w2"], "Input.code": ["c1", "c2"],
+                          "Input.system1": ["sys0", "sys1"], "Input.system2": ["sys1", "sys0"],
+                          "Answer.best_coh": ["A", "B"], "Answer.worst_coh": ["B", "A"]})
+    guess = guess_layout(frame, ["Coherence"])
+    assert (guess["layout"], guess["shown"], guess["best"], guess["worst"]) == (
+        "best_worst", ["Input.system1", "Input.system2"], "Answer.best_coh", "Answer.worst_coh")
+    assert (guess["rater"], guess["item"]) == ("WorkerId", "Input.code")
