@@ -54,11 +54,11 @@ def test_every_layout_keeps_its_pickers_open_and_each_label_names_the_layout():
 def test_a_pairwise_file_is_guessed_from_its_content():
     view = form("Meaning", "-100", "100")
     card = view.experiments[0]
-    chosen(card, PAIRS, "grammar.csv.gz".removesuffix(".gz"))
+    chosen(card, PAIRS, "grammar.csv")
     assert card.layout.value == "pairwise"  # two system columns, a True/False choice column
     assert (card.system_a.value, card.system_b.value, card.rater.value) == ("system_a", "system_b", "worker")
     assert [p.column.value for p in card.pickers.values()] == ["chose_b"]
-    assert card.id.value == "O" and view.add_experiment().id.value == "R1"
+    assert (card.id.value, card.label.value) == ("O", "grammar") and view.add_experiment().id.value == "R1"
 
 
 def test_two_cards_keep_two_files_of_one_name_and_each_file_is_parsed_once(monkeypatch):
