@@ -46,6 +46,11 @@ def test_every_layout_keeps_its_pickers_open_and_each_label_names_the_layout():
         card.layout.value = layout
         # a closed widget has no comm: the old tab closed them when the layout changed
         assert all(widget.comm is not None for widget in pickers), layout
+        # the criterion's class sits on the one picker this layout shows (a test's selector finds it)
+        mine = next(iter(card.pickers.values()))
+        classed = [part for part in (mine.column, mine.value, mine.best_worst_row) if "qw-ann-col-criterion-q" in part._dom_classes]
+        assert len(classed) == (1 if layout in ("wide", "long", "pairwise", "best_worst") else 0), layout
+        assert all(part.layout.display != "none" and part.comm is not None for part in classed), layout
     card.layout.value = "pairwise"
     shown = [name for name, row in card.rows.items() if row.layout.display != "none"]
     assert {"item", "rater", "pairwise", "criteria", "map", "filters"} <= set(shown) and "system" not in shown
