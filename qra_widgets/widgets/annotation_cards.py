@@ -235,6 +235,14 @@ def guess_layout(frame, criteria=()) -> dict:
     sample = frame[unique].head(2000)
     values = {c: set(sample[c]) - {""} for c in unique}
     lower = {c: c.lower() for c in unique}
+    taken = {v for v in guess.values() if isinstance(v, str)}
+    for key, patterns in (("rater", (r"worker|annotator|rater|labell?er|participant|judge",)),
+                          ("item", (r"(^|[._])code$", r"(^|[._])(item|ix|example)(_?id)?$", r"^hitid$"))):
+        for pattern in patterns:  # MTurk: WorkerId; the item's code before the HIT's id
+            found = next((c for c in unique if c not in taken and re.search(pattern, lower[c])), None)
+            if found and key not in guess:
+                guess[key] = found
+                taken.add(found)
     named = re.compile(r"sys|model|condition|method|left|right|first|second|option")
     systems = sorted((c for c in unique if 2 <= len(values[c]) <= 60
                       and (named.search(lower[c]) or not all(is_number(v) for v in values[c]))),
@@ -290,11 +298,11 @@ class CriterionPickers:
     columns (best-worst), or the columns of its raters (raters in columns)."""
 
     def __init__(self, name: str):
-        css = f"qw-ann-col-criterion-{slug(name)}"
+        self.css = css = f"qw-ann-col-criterion-{slug(name)}"  # on the one picker the chosen layout shows
         self.name = name
         self.column = picker(css)
         self.column.add_class("qra-annotations-criterion-column")
-        self.value = picker(css)
+        self.value = picker("qw-ann-criterion-value")
         self.best, self.worst = picker("qw-ann-col-best"), picker("qw-ann-col-worst")
         self.raters = w.SelectMultiple(rows=4, layout=w.Layout(width="auto", max_width="30em"))
         self.raters.add_class("qw-ann-col-raters")
@@ -304,7 +312,6 @@ class CriterionPickers:
                               self.value)
         self.best_worst_row = wrap_row(w.HTML(f"<span class='qra-label'>Best and worst of {html.escape(name)}</span>"),
                                    labelled("best", self.best, "3em"), labelled("worst", self.worst, "3em"))
-        self.best_worst_row.add_class(css)
         self.raters_row = wrap_row(w.HTML(f"<span class='qra-label'>Columns of {html.escape(name)}'s raters "
                                       f"(one rater each)</span>"), self.raters)
         self.widget = w.VBox([self.column_row, self.value_row, self.best_worst_row, self.raters_row])
@@ -322,10 +329,10 @@ class CriterionPickers:
         set_shown(self.value_row, layout == "long")
         set_shown(self.best_worst_row, layout == "best_worst")
         set_shown(self.raters_row, layout == "wide" and raters_in_columns)
-        if layout == "pairwise":
-            self.column.add_class("qw-ann-col-choice")
-        else:
-            self.column.remove_class("qw-ann-col-choice")
+        for widget, on in ((self.column, layout in ("wide", "pairwise")), (self.value, layout == "long"),
+                           (self.best_worst_row, layout == "best_worst")):
+            (widget.add_class if on else widget.remove_class)(self.css)
+        (self.column.add_class if layout == "pairwise" else self.column.remove_class)("qw-ann-col-choice")
 
     def state(self) -> tuple:
         return self.column.value, self.value.value, self.best.value, self.worst.value, tuple(self.raters.value)

@@ -22,6 +22,7 @@ from .annotation_cards import (
     ROW,
     CriterionPickers,
     answer_map_template,
+    file_stem,
     guess_layout,
     is_number,
     parse_answer_map,
@@ -171,6 +172,8 @@ class ExperimentCard:
         first = not self.files
         self.set_files({**self.files, **files}, {**self.frames, **frames})
         if first:
+            if not self.label.value.strip():
+                self.label.value = file_stem(next(iter(files)))  # "grammar" for grammar.csv.gz
             self.apply_guess()
         rows = sum(len(f) for f in frames.values())
         self.view.status.ok(f"{self.id.value}: read {len(files)} file(s) ({', '.join(files)}; {rows} rows): check the "

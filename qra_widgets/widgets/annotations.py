@@ -19,7 +19,7 @@ import ipywidgets as w
 
 from ..errors import QRAInputError
 from ..io.annotations import SCHEMA, SCHEMA_VERSION
-from .annotation_cards import CriterionRow, equals_lines, file_stem, split_list, uploaded_files
+from .annotation_cards import CriterionRow, equals_lines, split_list, uploaded_files
 from .annotation_experiment import ExperimentCard
 from .common import (
     Confirm,
@@ -151,8 +151,6 @@ class AnnotationsView:
             card = next((c for c in self.experiments if not c.files and c.layout.value != "scores"), None)
             card = card or self.add_experiment()
             card.add_files({name: data})
-            if not card.label.value:
-                card.label.value = file_stem(name)
         if len(files) > 1:
             self.status.ok(f"Read {len(files)} files into {len(files)} experiments: check each card's preview and "
                            "columns, then load.")

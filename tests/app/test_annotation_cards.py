@@ -46,6 +46,11 @@ def test_every_layout_keeps_its_pickers_open_and_each_label_names_the_layout():
         card.layout.value = layout
         # a closed widget has no comm: the old tab closed them when the layout changed
         assert all(widget.comm is not None for widget in pickers), layout
+        # the criterion's class sits on the one picker this layout shows (a test's selector finds it)
+        mine = next(iter(card.pickers.values()))
+        classed = [part for part in (mine.column, mine.value, mine.best_worst_row) if "qw-ann-col-criterion-q" in part._dom_classes]
+        assert len(classed) == (1 if layout in ("wide", "long", "pairwise", "best_worst") else 0), layout
+        assert all(part.layout.display != "none" and part.comm is not None for part in classed), layout
     card.layout.value = "pairwise"
     shown = [name for name, row in card.rows.items() if row.layout.display != "none"]
     assert {"item", "rater", "pairwise", "criteria", "map", "filters"} <= set(shown) and "system" not in shown
@@ -54,11 +59,11 @@ def test_every_layout_keeps_its_pickers_open_and_each_label_names_the_layout():
 def test_a_pairwise_file_is_guessed_from_its_content():
     view = form("Meaning", "-100", "100")
     card = view.experiments[0]
-    chosen(card, PAIRS, "grammar.csv.gz".removesuffix(".gz"))
+    chosen(card, PAIRS, "grammar.csv")
     assert card.layout.value == "pairwise"  # two system columns, a True/False choice column
     assert (card.system_a.value, card.system_b.value, card.rater.value) == ("system_a", "system_b", "worker")
     assert [p.column.value for p in card.pickers.values()] == ["chose_b"]
-    assert card.id.value == "O" and view.add_experiment().id.value == "R1"
+    assert (card.id.value, card.label.value) == ("O", "grammar") and view.add_experiment().id.value == "R1"
 
 
 def test_two_cards_keep_two_files_of_one_name_and_each_file_is_parsed_once(monkeypatch):
@@ -130,3 +135,18 @@ def test_raters_in_columns_constant_and_row_keys_are_written_as_issue_29_names_t
     card.constants["rater"].value = "ann1"
     next(iter(card.pickers.values())).column.value = "ann1"
     assert view.spec()["experiments"][0]["columns"]["rater"] == {"constant": "ann1"}
+
+
+def test_an_mturk_best_worst_batch_is_guessed_from_its_headers_and_content():
+    import pandas as pd
+
+    from qra_widgets.widgets.annotation_cards import guess_layout
+
+    # the columns of Puduppully & Lapata's MTurk batches (Lab 1 and Lab 2), two HITs
+    frame = pd.DataFrame({"HITId": ["h1", "h2"], "WorkerId": ["w1", "w2"], "Input.code": ["c1", "c2"],
+                          "Input.system1": ["sys0", "sys1"], "Input.system2": ["sys1", "sys0"],
+                          "Answer.best_coh": ["A", "B"], "Answer.worst_coh": ["B", "A"]})
+    guess = guess_layout(frame, ["Coherence"])
+    assert (guess["layout"], guess["shown"], guess["best"], guess["worst"]) == (
+        "best_worst", ["Input.system1", "Input.system2"], "Answer.best_coh", "Answer.worst_coh")
+    assert (guess["rater"], guess["item"]) == ("WorkerId", "Input.code")

@@ -238,8 +238,8 @@ def test_two_labs_files_of_the_same_name_stay_two_experiments(page, server, fiel
         assert chosen_layout(box).endswith("(best_worst)")
         assert box.locator(".qw-ann-col-best select").input_value() == "Answer.best_coh"
         assert box.locator(".qw-ann-col-worst select").input_value() == "Answer.worst_coh"
-        box.locator(".qw-ann-col-item select").select_option(["Input.code"])
-        select(box.locator(".qw-ann-col-rater"), "WorkerId")
+        assert box.locator(".qw-ann-col-rater select").input_value() == "WorkerId"
+        assert box.locator(".qw-ann-col-item select").evaluate("s => [...s.selectedOptions].map(o => o.value)") == ["Input.code"]
         box.locator(".qw-ann-fill-map").click()
         wait_status(page, f"Lab{index + 1}: found 2 answer")
     load(page)
