@@ -50,7 +50,7 @@ def _name(value: Any, field_name: str) -> str:
 
 def _number(value: Any, field_name: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise QRAInputError(f"{field_name}: must be a number, got {shown(repr(value), 40)}")
+        raise QRAInputError(f"{field_name}: must be a number, got {shown(value) if isinstance(value, str) else repr(value)[:60]}")
     try:
         number = float(value)
     except OverflowError:  # an int past the float range (10**400): refused in one line, not an OverflowError
