@@ -136,3 +136,26 @@ def test_a_save_without_expected_revision_over_an_existing_study_is_refused_and_
     assert library.save(study, force=True) == 3
     assert library.open(study.id).name == "forced" and library.latest_revision(study.id) == 3
     assert library.open(study.id, revision=1).name != "forced"  # the replaced revision stays in the history
+
+
+@pytest.mark.parametrize("fmt", ["text", "html", "latex"])
+def test_the_sensitivity_command_keeps_a_name_with_a_newline_on_its_line(tmp_path, fmt):
+    """The sensitivity report: a system name with a newline started a new line in the text, HTML and LaTeX outputs."""
+    from qra_widgets import Experiment, Study
+    from qra_widgets.io import save_study
+
+    system = "A\n\\input{/etc/passwd}\n<img src=x onerror=alert(1)>"
+    study = Study("s", quality_criteria=[QualityCriterion("Q", 0, 5)], systems=[system],
+                  experiments=[Experiment("O"), Experiment("R")], scores={("Q", system, "O"): 3.0, ("Q", system, "R"): 3.3})
+    save_study(study, tmp_path / "s.json")
+    done = cli("sensitivity", tmp_path / "s.json", "--published", "6.7", "--quality-criterion", "Q", "--system", system,
+               "--format", fmt)
+    assert done.returncode == 0 and done.stderr == ""
+    lines = done.stdout.splitlines()
+    assert not any(line.startswith(("\\input", "<img", "REPRODUCES")) for line in lines)
+    if fmt == "html":
+        assert "<img" not in done.stdout and "&lt;img" in done.stdout
+    if fmt == "latex":
+        assert "\\input{" not in done.stdout and "\\textbackslash{}input\\{/etc/passwd\\}" in done.stdout
+    title = next(line for line in lines if "CV* of Q" in line)
+    assert "A " in title and ("passwd" in title)  # the whole name on the title's line

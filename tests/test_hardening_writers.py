@@ -81,6 +81,7 @@ def test_the_sensitivity_report_keeps_every_name_on_its_line_in_text_html_and_la
     assert len(text.splitlines()) == 2 + 2 * frame.group.nunique() + 1 + bool("hint: " in text) - (not frame.attrs["not_applicable"])
     html = sensitivity_report(frame, "html")
     assert not TAG.search(html) and html.count("<tr>") == frame.group.nunique() + 1
+    assert all(line.startswith("<") for line in html.splitlines())  # every line is the writer's own markup
     latex = sensitivity_report(frame, "latex")
     check_latex(latex.replace("\\paragraph{", "\\textbf{").replace("\\par", ""))  # the writer's own two commands
     for line in latex.splitlines():  # a line of the LaTeX starts with the writer's own text
