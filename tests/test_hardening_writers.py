@@ -131,6 +131,7 @@ def test_the_cli_reports_and_the_forest_json(tmp_path_factory, name, system):
     assert labels and not any("<img" in label or "</script" in label for label in labels)  # Plotly labels hold HTML: escaped
 
 
+@pytest.mark.slow  # builds a site per example
 @FEW
 @given(hostile, hostile)
 @example(FORMULA, FORMULA)
@@ -159,6 +160,7 @@ def test_the_static_site_escapes_html_markdown_and_every_csv(tmp_path_factory, n
     assert any(p.name.endswith(".qra3-metrics.csv") for p in written)
 
 
+@pytest.mark.slow  # fetches, builds and writes an atlas per example
 @settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(hostile)
 @example(FORMULA)
