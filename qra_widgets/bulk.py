@@ -109,7 +109,7 @@ def _gather(paths, report: ImportReport) -> tuple[dict[str, bytes], dict[str, Pa
                     candidate = Path(folder) / name
                     relative = candidate.relative_to(path).as_posix()
                     _add_file(files, f"{root_name}/{relative}", candidate, report, hidden=_hidden(relative))
-        elif path.is_file():
+        elif path.is_file() or (path.exists() and not path.is_dir()):  # a FIFO or device given by name: refused by _add_file
             before = set(files)
             _add_file(files, str(path), path, report, hidden=False)
             loose.update({name: path for name in set(files) - before if name == str(path)})
@@ -129,8 +129,7 @@ def _add_file(files: dict[str, bytes], name: str, path: Path, report: ImportRepo
         report.refused.append((name, "a link; links are not followed"))
         return
     try:
-        check_size(path.stat().st_size, PurePosixPath(name).name)
-        data = path.read_bytes()
+        data = _regular_file_bytes(path, PurePosixPath(name).name)
     except QRAInputError as error:
         report.refused.append((name, str(error)))
         return
@@ -138,6 +137,22 @@ def _add_file(files: dict[str, bytes], name: str, path: Path, report: ImportRepo
         report.refused.append((name, f"cannot be read ({error.strerror or type(error).__name__})"))
         return
     _add_bytes(files, name, data, report)
+
+
+def _regular_file_bytes(path: Path, shown_as: str) -> bytes:
+    """The bytes of a regular file, opened without following a link and without blocking: a FIFO,
+    a device (``/dev/zero``) or a socket is refused at once instead of read for ever."""
+    import stat
+
+    handle = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    with os.fdopen(handle, "rb") as file:
+        info = os.fstat(file.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise QRAInputError(f"{shown_as}: not a regular file (a FIFO, a device or a socket); not read")
+        check_size(info.st_size, shown_as)
+        data = file.read(info.st_size + 1)
+    check_size(len(data), shown_as)
+    return data
 
 
 def _add_bytes(files: dict[str, bytes], name: str, data: bytes, report: ImportReport) -> None:
@@ -286,12 +301,14 @@ def _is_annotation_spec(name: str, data: bytes) -> bool:
 
 
 def _spec_file_names(data: bytes) -> set[str]:
+    """Every file a spec names, through ``file`` or ``files``."""
     try:
         parsed = load_json(data, "spec")
         named = set()
-        for e in parsed.get("experiments", []):
-            if isinstance(e, dict):  # "file", or "files" of names and {"file": name, ...} entries
-                named |= {str(f.get("file") if isinstance(f, dict) else f) for f in [e.get("file"), *(e.get("files") or [])]}
+        for entry in parsed.get("experiments", []):
+            if isinstance(entry, dict):  # "file", or "files" of names and {"file": name, ...} entries
+                listed = entry.get("files") if isinstance(entry.get("files"), list) else [entry.get("file")]
+                named.update(str(f.get("file") if isinstance(f, dict) else f) for f in listed if f is not None)
         return named
     except (QRAInputError, AttributeError):
         return set()

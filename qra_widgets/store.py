@@ -193,15 +193,22 @@ class StudyLibrary:
 
     # ------------------------------------------------------------------ writing
 
-    def save(self, study: Study, expected_revision: int | None = None) -> int:
-        """Store ``study`` as a new revision and return its number (see the module docstring)."""
-        return self.save_if_changed(study, expected_revision)[0]
+    def save(self, study: Study, expected_revision: int | None = None, *, force: bool = False) -> int:
+        """Store ``study`` as a new revision and return its number (see the module docstring).
 
-    def save_if_changed(self, study: Study, expected_revision: int | None = None) -> tuple[int, bool]:
+        Over an existing study, a save must name the revision it was based on
+        (``expected_revision``): without it, or with an older one, the save is kept as a
+        conflict revision and :class:`ConflictError` is raised (nothing saved is ever lost, and
+        nothing is replaced silently).  ``force=True`` makes it the latest anyway
+        (last-writer-wins, chosen by the caller; the earlier revisions stay in the history)."""
+        return self.save_if_changed(study, expected_revision, force=force)[0]
+
+    def save_if_changed(self, study: Study, expected_revision: int | None = None, *, force: bool = False) -> tuple[int, bool]:
         """:meth:`save`, also saying whether a revision was added: ``(revision, added)``.  A study
         equal to the (not deleted) latest revision adds none: ``(latest, False)``."""
         if not isinstance(study, Study):
             raise QRAInputError(f"save: expected a Study, got {type(study).__name__}")
+        expected_revision = _revision_number(expected_revision, "save", "expected_revision", allow_none=True)
         study.validate()
         body = study_to_json(study)
         try:  # computed before the lock; written in the same transaction
@@ -216,7 +223,7 @@ class StudyLibrary:
                 return row[0], False  # the same content as the latest revision: nothing to add
             revision = 1 if row is None else db.execute(
                 "SELECT MAX(revision) FROM revisions WHERE study_id = ?", (study.id,)).fetchone()[0] + 1
-            stale = row is not None and (expected_revision != row[0] or row[1] is not None)
+            stale = row is not None and ((expected_revision != row[0] and not force) or row[1] is not None)
             if row is None and expected_revision is not None:
                 raise QRAInputError(f"save: study {study.id!r} is not in the library, so there is no revision {expected_revision}")
             if row is None:
@@ -263,6 +270,7 @@ class StudyLibrary:
         return study_from_json(self.export_json(study_id, revision), f"library revision of {study_id!r}")
 
     def export_json(self, study_id: str, revision: int | None = None) -> str:
+        revision = _revision_number(revision, "library", "revision", allow_none=True)  # 2**70: refused, not an SQLite overflow
         with self._connection() as db:
             latest = self._require(db, study_id)[0]
             row = db.execute("SELECT body FROM revisions WHERE study_id = ? AND revision = ?",

@@ -27,7 +27,7 @@ import numpy as np
 
 from .errors import QRAInputError, ScoreError
 from .labels import Labels
-from .limits import MAX_INT_DIGITS, MAX_JSON_DEPTH, check_experiments, check_systems  # what a study file may hold: what can be read back
+from .limits import MAX_INT_DIGITS, MAX_JSON_DEPTH, check_experiments, check_systems, shown  # what a study file may hold: what can be read back
 from .properties import check_properties
 from .ratings import Ratings
 
@@ -50,8 +50,12 @@ def _name(value: Any, field_name: str) -> str:
 
 def _number(value: Any, field_name: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise QRAInputError(f"{field_name}: must be a number, got {value!r}")
-    number = float(value)
+        raise QRAInputError(f"{field_name}: must be a number, got {shown(value) if isinstance(value, str) else repr(value)[:60]}")
+    try:
+        number = float(value)
+    except OverflowError:  # an int past the float range (10**400): refused in one line, not an OverflowError
+        digits = int(abs(int(value)).bit_length() * 0.30103) + 1  # str() of a long int is itself refused past 4,300 digits
+        raise QRAInputError(f"{field_name}: must be a finite number, got a whole number of about {digits:,} digits") from None
     if not math.isfinite(number):
         raise QRAInputError(f"{field_name}: must be a finite number, got {number}")
     return number

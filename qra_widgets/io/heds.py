@@ -398,6 +398,8 @@ class _Reader:
             return None
         if re.fullmatch(r"\d{1,15}", text):
             return int(text)
+        if re.fullmatch(r"\d+", text):  # all digits, past any count of evaluators or items: refused, not kept
+            raise QRAInputError(f"{property_id}{_for(scope)}: a whole number of {len(text):,} digits; the limit is 15 digits")
         why = "not applicable" if text.upper().rstrip(".") == "N/A" else "not a single whole number"
         self.notes.append(f"{property_id}{_for(scope)}: {text[:60]!r} is {why}; kept as text")
         return text

@@ -34,6 +34,25 @@ def safe_cell(value: Any) -> Any:
     return value
 
 
+def safe_csv_text(text: str) -> str:
+    """A CSV text another writer made (QRA3's ``metrics.csv``, kept exact for the organisers' tool),
+    rewritten with every cell :func:`safe_cell`-ed, for a copy people open in a spreadsheet (the
+    static site's download).  Numbers stay as they are.
+
+    >>> print(safe_csv_text('Key,System,Result\\nDemo,"=HYPERLINK(""http://x"",""y"")",-0.5\\n'), end="")
+    Key,System,Result
+    Demo,"'=HYPERLINK(""http://x"",""y"")",-0.5
+    """
+    import csv
+    import io
+
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    for row in csv.reader(io.StringIO(text, newline="")):
+        writer.writerow([safe_cell(cell) for cell in row])
+    return out.getvalue()
+
+
 def _may_hold_text(dtype) -> bool:
     """True for every dtype a text cell can have: ``object``, pandas' ``string`` and pandas 3's
     default ``str`` (both ``StringDtype``), and ``category`` (whose categories may be text)."""

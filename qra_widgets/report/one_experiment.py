@@ -65,7 +65,7 @@ def one_experiment_report(study, fmt: str, conventions) -> str:
         text = csv_head(conventions) + frame_to_csv(values, **QUOTED) + (
             "\n" + frame_to_csv(agreement, **QUOTED) if not agreement.empty else "")
         return with_sign_tests(text, study, "csv")
-    lines = [f"# {study.name or study.id}", "", f"Note: {note}", "", "## System values", "",
+    lines = [f"# {markdown_cell(study.name or study.id)}", "", f"Note: {markdown_cell(note)}", "", "## System values", "",
              frame_markdown(values, floatfmt=".4g")]
     if not agreement.empty:
         lines += ["", "## Annotator agreement within each experiment", "", frame_markdown(agreement, floatfmt=".3f")]

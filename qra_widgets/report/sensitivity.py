@@ -103,7 +103,9 @@ def sensitivity_report(frame: pd.DataFrame, format: str = "text") -> str:  # noq
         lines += [e(summary)] + ([e(hint)] if hint else [])
         return "\n".join(lines) + "\n"
     if format == "html":
-        e = escape.html
+        def e(value) -> str:  # one line too: a newline in a name never starts a line of the page's source
+            return escape.html(escape.text(value))
+
         parts = [f"<section class=\"qra-sensitivity\">\n<h3>{e(title)}</h3>"] + ([f"<p>{e(na)}</p>"] if na else [])
         parts.append("<table>\n<thead><tr><th>CV*</th><th>combinations of choices</th></tr></thead>\n<tbody>")
         for head, combinations in blocks:

@@ -197,7 +197,9 @@ def _study_downloads(study, assessment, folder: Path, stem: str) -> list[tuple[s
         qra3_export = None
     if qra3_export is not None:
         metrics, config = qra3_export([study])
-        files[f"{stem}.qra3-metrics.csv"] = metrics
+        from .csvsafe import safe_csv_text  # a site's download is opened in spreadsheets: no live formula
+
+        files[f"{stem}.qra3-metrics.csv"] = safe_csv_text(metrics)
         files[f"{stem}.qra3-config.json"] = json.dumps(config, indent=1, ensure_ascii=False)
     labels = {".study.json": "study file (JSON)", ".csv": "results (CSV)", ".tex": "template (LaTeX)", ".md": "template (Markdown)",
               ".qra3-metrics.csv": "QRA3 metrics.csv", ".qra3-config.json": "QRA3 config.json"}
