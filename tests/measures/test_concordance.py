@@ -8,6 +8,9 @@ import math
 import numpy as np
 import pytest
 from fielddata import field_path, needs_field_data
+from hypothesis import given
+from hypothesis import strategies as st
+from measure_extremes import EXTREMES, exact_kendall_w, quiet
 from scipy import stats
 
 from qra_widgets import QRAInputError, UndefinedMeasureWarning
@@ -69,3 +72,20 @@ def test_kendall_w_pvalue_is_qra3s_and_friedmans():
     assert kendall_w_pvalue(tied) < kendall_w_pvalue(tied, method="chi2")
     with pytest.warns(UndefinedMeasureWarning, match="Kendall's W is undefined"):
         assert kendall_w_pvalue([[1, 1, 1], [2, 2, 2]], replace_undefined_by=-1) == -1.0
+
+
+# ---------------------------------------------------------------------- at the extremes
+
+
+@EXTREMES
+@given(st.integers(2, 5), st.integers(2, 8), st.floats(-1e300, 1e300), st.integers(0, 7), st.integers(0, 4))
+def test_kendall_w_with_all_but_one_score_tied(raters, systems, level, position, row):
+    """Every experiment gives all systems the same score except one score one ulp higher:
+    W is defined and exact; with no such score it is undefined by the structural test."""
+    matrix = np.full((raters, systems), level)
+    value, reasons = quiet(m.kendall_w, matrix)
+    assert math.isnan(value) and reasons == ["Kendall's W is undefined: all values of each experiment are equal"]
+    matrix[row % raters, position % systems] = np.nextafter(level, np.inf)
+    value, reasons = quiet(m.kendall_w, matrix)
+    assert not reasons
+    assert value == pytest.approx(float(exact_kendall_w(matrix)), rel=1e-12)

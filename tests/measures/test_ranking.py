@@ -6,6 +6,9 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from measure_extremes import EXTREMES, naive_p
 
 from qra_widgets import QRAInputError, UndefinedMeasureWarning
 from qra_widgets import measures as m
@@ -29,3 +32,20 @@ def test_rank_agreement_undefined_without_shared_pairs():
 def test_sign_counts_reject_other_values():
     with pytest.raises(QRAInputError, match="-1, 0 or 1"):
         m.sign_counts([[2, 1], [1, 1]])
+
+
+# ---------------------------------------------------------------------- at the extremes
+
+
+@EXTREMES
+@given(st.floats(-1e300, 1e300), st.lists(st.lists(st.integers(0, 2), min_size=4, max_size=4), min_size=2, max_size=4))
+def test_rank_agreement_with_scores_one_ulp_apart(level, offsets):
+    """Scores 0-2 ulps apart: a one-ulp difference is a difference, not a tie (P counts signs)."""
+    matrix = np.array([[level] * 4] * len(offsets))
+    for i, row in enumerate(offsets):
+        for j, k in enumerate(row):
+            for _ in range(k):
+                matrix[i, j] = np.nextafter(matrix[i, j], np.inf)
+    same, total = naive_p(matrix)
+    assert m.rank_counts(matrix) == m.RankCounts(int(same), total)
+    assert m.rank_agreement(matrix) == same / total
