@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 
+import irrcac_cases as peers
 import numpy as np
 import pytest
 from fielddata import field_path, needs_field_data
@@ -16,6 +17,8 @@ from scipy import stats
 from qra_widgets import QRAInputError, UndefinedMeasureWarning
 from qra_widgets import measures as m
 from qra_widgets.measures.correlation import kendall_w_pvalue
+
+pytestmark = [pytest.mark.filterwarnings("ignore::sklearn.exceptions.UndefinedMetricWarning"), pytest.mark.filterwarnings("ignore:mypy_extensions.TypedDict is deprecated:DeprecationWarning")]
 
 PUBLISHED = field_path("qra3", "output-4-studies", "Yao2022", "data.json")  # published field data
 
@@ -89,3 +92,15 @@ def test_kendall_w_with_all_but_one_score_tied(raters, systems, level, position,
     value, reasons = quiet(m.kendall_w, matrix)
     assert not reasons
     assert value == pytest.approx(float(exact_kendall_w(matrix)), rel=1e-12)
+
+
+# ---------------------------------------------------------------------- against peers
+
+
+@peers.PEERS
+@given(st.integers(2, 6), st.integers(2, 15), st.randoms(use_true_random=False))
+def test_kendall_w_equals_mean_spearman_identity_without_ties(raters, systems, rnd):
+    """Without ties, mean pairwise rho = (m W - 1) / (m - 1) (Kendall & Babington Smith)."""
+    scores = np.array([rnd.sample(range(100), systems) for _ in range(raters)], dtype=float)
+    w = m.kendall_w(scores)
+    assert m.mean_pairwise_rho(scores) == pytest.approx((raters * w - 1) / (raters - 1), abs=1e-9)

@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import math
 
+import irrcac_cases as peers
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
 from measure_extremes import EXTREMES, naive_p
 
 from qra_widgets import QRAInputError, UndefinedMeasureWarning
 from qra_widgets import measures as m
+
+pytestmark = [pytest.mark.filterwarnings("ignore::sklearn.exceptions.UndefinedMetricWarning"), pytest.mark.filterwarnings("ignore:mypy_extensions.TypedDict is deprecated:DeprecationWarning")]
 
 
 def test_rank_agreement_ties_in_one_experiment_differ():
@@ -49,3 +53,21 @@ def test_rank_agreement_with_scores_one_ulp_apart(level, offsets):
     same, total = naive_p(matrix)
     assert m.rank_counts(matrix) == m.RankCounts(int(same), total)
     assert m.rank_agreement(matrix) == same / total
+
+
+# ---------------------------------------------------------------------- against peers
+
+
+@pytest.mark.parametrize("pair_signs_up_to", [m.ranking.PAIR_SIGNS_UP_TO, 1], ids=["pair signs", "sorting"])
+@peers.PEERS
+@given(scores=arrays(np.float64, st.tuples(st.integers(2, 5), st.integers(2, 12)),
+                     elements=st.one_of(st.integers(0, 4).map(float), st.just(np.nan))))
+def test_rank_agreement_matches_the_double_loop(pair_signs_up_to, scores):
+    """Both ways of counting P (pair signs for few systems, sorting for many) against the loop."""
+    same, total = peers.naive_p(scores)
+    original = m.ranking.PAIR_SIGNS_UP_TO
+    m.ranking.PAIR_SIGNS_UP_TO = pair_signs_up_to
+    try:
+        assert m.rank_counts(scores) == m.RankCounts(same, total)
+    finally:
+        m.ranking.PAIR_SIGNS_UP_TO = original
