@@ -104,3 +104,28 @@ def test_kendall_w_equals_mean_spearman_identity_without_ties(raters, systems, r
     scores = np.array([rnd.sample(range(100), systems) for _ in range(raters)], dtype=float)
     w = m.kendall_w(scores)
     assert m.mean_pairwise_rho(scores) == pytest.approx((raters * w - 1) / (raters - 1), abs=1e-9)
+
+
+# ---------------------------------------------------------------------- the batch form, as the bootstrap calls it
+
+
+def test_w_permutation_p_value_equals_brute_force_enumeration():
+    from itertools import permutations, product
+
+    scores = np.array([[1.0, 2.0, 3.0, 4.0], [2.0, 1.0, 3.0, 4.0], [1.0, 3.0, 2.0, 4.0]])
+    ranks = m.average_ranks(scores)[0]
+    observed = (ranks.sum(axis=0) ** 2).sum()
+    orders = list(permutations(range(4)))
+    hits = sum(((ranks[0] + ranks[1][list(a)] + ranks[2][list(b)]) ** 2).sum() >= observed - 1e-9
+               for a, b in product(orders, orders))
+    assert m.kendall_w_pvalue(scores) == pytest.approx(hits / len(orders) ** 2, rel=1e-12)
+    assert m.kendall_w_pvalue(scores, method="chi2") > m.kendall_w_pvalue(scores)  # chi-square is conservative here
+
+
+def test_qra3_keeps_the_chi_square_p_value_of_w():
+    """QRA3's published Yao 2022 run (tests/data/qra3) reports p = exp(-4) for W = 1, m = 4, n = 3."""
+    from qra_widgets.conventions import QRA3, QRAPP
+
+    scores = [[3, 2, 1], [3.1, 2, 1], [3, 2.5, 1], [4, 2, 1]]
+    assert m.kendall_w_pvalue(scores, **QRA3.to_kwargs("kendall_w_pvalue")) == pytest.approx(np.exp(-4), rel=1e-12)
+    assert m.kendall_w_pvalue(scores, **QRAPP.to_kwargs("kendall_w_pvalue")) == pytest.approx(1 / 216, rel=1e-12)

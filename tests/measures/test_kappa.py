@@ -156,3 +156,22 @@ def test_cohen_kappa_with_missing_labels_matches_irrcac_on_van_miltenburg(vm_rat
     dropped = cohen_kappa_score(paired["001"].astype(int), paired["003"].astype(int), labels=[1, 2, 3, 4])
     assert abs(ours - dropped) > 1e-3
     assert m.cohen_kappa(paired["001"].to_numpy(), paired["003"].to_numpy(), categories=vm_irrcac.SCALE) == pytest.approx(dropped, abs=1e-12)
+
+
+# ---------------------------------------------------------------------- the batch form, as the bootstrap calls it
+
+
+def test_fleiss_kappa_reads_a_count_table_as_statsmodels_does_or_refuses_it():
+    """statsmodels' example table (items x categories, 10 raters per item): silently read as raters x
+    items, the earlier fleiss_kappa gave a wrong number instead of statsmodels' kappa."""
+    from statsmodels.stats.inter_rater import fleiss_kappa as statsmodels_fleiss
+
+    rng = np.random.default_rng(0)
+    table = np.array([rng.multinomial(10, p) for p in rng.dirichlet([0.4, 0.4, 0.4, 0.4], size=30)])
+    expected = statsmodels_fleiss(table)
+    assert m.fleiss_kappa(table, layout="items x categories") == pytest.approx(expected, rel=1e-12)
+    with pytest.raises(QRAInputError, match="items x categories"):
+        m.fleiss_kappa(table)
+    labels = np.repeat(np.arange(4.0), table[0])[None]  # the batch.same data as raters x items still works
+    assert np.isfinite(m.fleiss_kappa(np.vstack([np.array([1.0, 2, 3]), [1.0, 2, 2]])))
+    assert labels.shape == (1, 10)

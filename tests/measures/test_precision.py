@@ -7,6 +7,7 @@ import math
 import warnings
 from fractions import Fraction
 
+import batch_cases as cases
 import numpy as np
 import pytest
 from fielddata import field_path, needs_field_data
@@ -240,3 +241,35 @@ def test_cv_star_spread_of_values_one_ulp_apart_is_exact(level, ulps):
     mean = sum(exact) / len(exact)
     s = math.sqrt(float(sum((v - mean) ** 2 for v in exact) / (len(exact) - 1) / Fraction(level) ** 2)) * abs(level)
     assert result.sd == pytest.approx(s / m.c4(len(values)), rel=1e-12, abs=0)
+
+
+# ---------------------------------------------------------------------- the batch form, as the bootstrap calls it
+
+
+def test_a_mean_that_cancels_is_undefined_with_the_same_reason_in_both_paths():
+    """The audit's case: the CV* of a mean that cancels to ~0 was 3.6e17 in the bootstrap's copy."""
+    values = np.array([0.1 + 0.2, -0.3, 0.1 - 0.1])
+    found = m.cv_star_batch(values[None])
+    value, reason = cases.scalar(lambda v: m.cv_star(v).cv_star, values)
+    assert "mean of the (shifted) values is 0" in reason
+    cases.same(found.values[0], found.reasons[0], value, reason)
+
+
+@pytest.mark.parametrize("values", [["1.5", "2.5"], [1.0, "2"], np.array(["3", "4"])])
+def test_numbers_given_as_text_are_refused_by_cv_star(values):
+    with pytest.raises(QRAInputError, match="is not a number \\(it is text"):
+        m.cv_star(values)
+
+
+@pytest.mark.parametrize("values, scale_min", [([1.7e308, 1.79e308 - 1e292, 1.6e308], None),
+                                               ([-1.79e308, 1.79e308, 1.79e308], None), ([1.7e308, 1.0], -1.7e308)])
+def test_huge_finite_values_do_not_overflow_inside_cv_star(values, scale_min):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no RuntimeWarning, no OverflowError
+        try:
+            result = m.cv_star(values, scale_min=scale_min)
+        except QRAInputError as error:
+            assert "float range" in str(error)
+        else:
+            assert np.isfinite(result.cv_star) and np.isfinite(result.sd)
+            assert result.cv_star == pytest.approx(m.cv_star(np.asarray(values) / 1e300).cv_star, rel=1e-12)

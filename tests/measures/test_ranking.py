@@ -14,6 +14,7 @@ from measure_extremes import EXTREMES, naive_p
 
 from qra_widgets import QRAInputError, UndefinedMeasureWarning
 from qra_widgets import measures as m
+from qra_widgets.uncertainty import bootstrap
 
 pytestmark = [pytest.mark.filterwarnings("ignore::sklearn.exceptions.UndefinedMetricWarning"), pytest.mark.filterwarnings("ignore:mypy_extensions.TypedDict is deprecated:DeprecationWarning")]
 
@@ -71,3 +72,23 @@ def test_rank_agreement_matches_the_double_loop(pair_signs_up_to, scores):
         assert m.rank_counts(scores) == m.RankCounts(same, total)
     finally:
         m.ranking.PAIR_SIGNS_UP_TO = original
+
+
+# ---------------------------------------------------------------------- the batch form, as the bootstrap calls it
+
+
+def test_a_system_drawn_twice_is_not_a_pair_ranked_the_same(qra2022_essay_scoring):
+    """QRA 2022 essay scoring, resample="systems": P's interval was (0.59, 0.89) when copies of one
+    system counted as a pair ranked the batch.same way; without them (0.54, 0.88) at B = 2,000."""
+    study = qra2022_essay_scoring
+    result = bootstrap(study, B=2000, seed=1, resample="systems")
+    p = result.replicates[("P", "qc", "wF1", None)]
+    low, high = np.quantile(p, [0.025, 0.975])
+    assert (round(low, 2), round(high, 2)) == (0.54, 0.88)
+    picks = np.array([[0, 0, 1, 2]])
+    scores = np.array([[1.0, 2.0, 3.0, 4.0], [1.0, 2.0, 3.0, 5.0]])[:, picks[0]][None]
+    same_pairs, compared = m.rank_counts_batch(scores, copies=picks)
+    assert (same_pairs[0], compared[0]) == (5, 5)  # 6 pairs less the copy pair (0, 0)
+    assert tuple(x[0] for x in m.rank_counts_batch(scores)) == (6, 6)  # the earlier count: the copy pair "ranked the batch.same"
+    w = m.kendall_w_batch(np.repeat(scores, 1, axis=0), tie_correction=False, copies=picks).values[0]
+    assert w == pytest.approx(1.0)  # two experiments ranking the drawn systems alike: W = 1 with or without ties
