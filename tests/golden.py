@@ -11,6 +11,8 @@ Only what legitimately varies between runs and installs is normalised:
 * the package version (``version:0.1.0`` in the signature, ``"version": "0.1.0"`` in JSON, ``Cite
   qra-widgets 0.1.0``) becomes ``<version>``;
 * ISO timestamps (a stored result's ``assessed_at`` on the site) become ``<timestamp>``;
+* a chart's element id (``qra-chart-8``, from a counter of the whole process) is renumbered in the
+  order the page shows them (``qra-chart-1``, ...);
 * in a Plotly figure embedded in a site page, ``layout.template`` (Plotly's own theme, which changes
   with the Plotly release) is dropped; the traces and the rest of the layout are kept;
 * ``plotly.min.js`` (Plotly's bundle, copied verbatim) is left out.
@@ -81,6 +83,7 @@ def build_site(scratch: Path) -> dict[str, str]:
 
 _VERSION_PATTERNS = (r"(version:)%s", r'("version": ")%s', r"(qra-widgets )%s")
 _TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:[+-]\d\d:\d\d|Z)?")
+_CHART_ID = re.compile(r"qra-chart-\d+")
 _NEW_PLOT = re.compile(r'Plotly\.newPlot\(\s*"[^"]*",\s*')
 
 
@@ -108,6 +111,8 @@ def normalise(text: str) -> str:
     for pattern in _VERSION_PATTERNS:
         text = re.sub(pattern % re.escape(__version__), r"\1<version>", text)
     text = _TIMESTAMP.sub("<timestamp>", text)
+    order: dict[str, str] = {}
+    text = _CHART_ID.sub(lambda m: order.setdefault(m.group(0), f"qra-chart-{len(order) + 1}"), text)
     return _without_plotly_theme(text) if "Plotly.newPlot" in text else text
 
 

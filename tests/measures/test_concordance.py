@@ -5,14 +5,20 @@ from __future__ import annotations
 import json
 import math
 
+import irrcac_cases as peers
 import numpy as np
 import pytest
 from fielddata import field_path, needs_field_data
+from hypothesis import given
+from hypothesis import strategies as st
+from measure_extremes import EXTREMES, exact_kendall_w, quiet
 from scipy import stats
 
 from qra_widgets import QRAInputError, UndefinedMeasureWarning
 from qra_widgets import measures as m
 from qra_widgets.measures.correlation import kendall_w_pvalue
+
+pytestmark = [pytest.mark.filterwarnings("ignore::sklearn.exceptions.UndefinedMetricWarning"), pytest.mark.filterwarnings("ignore:mypy_extensions.TypedDict is deprecated:DeprecationWarning")]
 
 PUBLISHED = field_path("qra3", "output-4-studies", "Yao2022", "data.json")  # published field data
 
@@ -69,3 +75,57 @@ def test_kendall_w_pvalue_is_qra3s_and_friedmans():
     assert kendall_w_pvalue(tied) < kendall_w_pvalue(tied, method="chi2")
     with pytest.warns(UndefinedMeasureWarning, match="Kendall's W is undefined"):
         assert kendall_w_pvalue([[1, 1, 1], [2, 2, 2]], replace_undefined_by=-1) == -1.0
+
+
+# ---------------------------------------------------------------------- at the extremes
+
+
+@EXTREMES
+@given(st.integers(2, 5), st.integers(2, 8), st.floats(-1e300, 1e300), st.integers(0, 7), st.integers(0, 4))
+def test_kendall_w_with_all_but_one_score_tied(raters, systems, level, position, row):
+    """Every experiment gives all systems the same score except one score one ulp higher:
+    W is defined and exact; with no such score it is undefined by the structural test."""
+    matrix = np.full((raters, systems), level)
+    value, reasons = quiet(m.kendall_w, matrix)
+    assert math.isnan(value) and reasons == ["Kendall's W is undefined: all values of each experiment are equal"]
+    matrix[row % raters, position % systems] = np.nextafter(level, np.inf)
+    value, reasons = quiet(m.kendall_w, matrix)
+    assert not reasons
+    assert value == pytest.approx(float(exact_kendall_w(matrix)), rel=1e-12)
+
+
+# ---------------------------------------------------------------------- against peers
+
+
+@peers.PEERS
+@given(st.integers(2, 6), st.integers(2, 15), st.randoms(use_true_random=False))
+def test_kendall_w_equals_mean_spearman_identity_without_ties(raters, systems, rnd):
+    """Without ties, mean pairwise rho = (m W - 1) / (m - 1) (Kendall & Babington Smith)."""
+    scores = np.array([rnd.sample(range(100), systems) for _ in range(raters)], dtype=float)
+    w = m.kendall_w(scores)
+    assert m.mean_pairwise_rho(scores) == pytest.approx((raters * w - 1) / (raters - 1), abs=1e-9)
+
+
+# ---------------------------------------------------------------------- the batch form, as the bootstrap calls it
+
+
+def test_w_permutation_p_value_equals_brute_force_enumeration():
+    from itertools import permutations, product
+
+    scores = np.array([[1.0, 2.0, 3.0, 4.0], [2.0, 1.0, 3.0, 4.0], [1.0, 3.0, 2.0, 4.0]])
+    ranks = m.average_ranks(scores)[0]
+    observed = (ranks.sum(axis=0) ** 2).sum()
+    orders = list(permutations(range(4)))
+    hits = sum(((ranks[0] + ranks[1][list(a)] + ranks[2][list(b)]) ** 2).sum() >= observed - 1e-9
+               for a, b in product(orders, orders))
+    assert m.kendall_w_pvalue(scores) == pytest.approx(hits / len(orders) ** 2, rel=1e-12)
+    assert m.kendall_w_pvalue(scores, method="chi2") > m.kendall_w_pvalue(scores)  # chi-square is conservative here
+
+
+def test_qra3_keeps_the_chi_square_p_value_of_w():
+    """QRA3's published Yao 2022 run (tests/data/qra3) reports p = exp(-4) for W = 1, m = 4, n = 3."""
+    from qra_widgets.conventions import QRA3, QRAPP
+
+    scores = [[3, 2, 1], [3.1, 2, 1], [3, 2.5, 1], [4, 2, 1]]
+    assert m.kendall_w_pvalue(scores, **QRA3.to_kwargs("kendall_w_pvalue")) == pytest.approx(np.exp(-4), rel=1e-12)
+    assert m.kendall_w_pvalue(scores, **QRAPP.to_kwargs("kendall_w_pvalue")) == pytest.approx(1 / 216, rel=1e-12)
