@@ -33,8 +33,8 @@ from .conventions import Conventions, conventions_for
 from .errors import QRAInputError
 from .errors import measured as _measured
 from .limits import check_bootstrap
-from .result import ResultRow as _Row
 from .measures.precision import cv_star_checked
+from .result import ResultRow as _Row
 from .study import Study
 
 COLUMNS = ["result_type", "measure", "level", "quality_criterion", "system", "value", "n", "n_systems", "note",

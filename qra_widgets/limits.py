@@ -408,8 +408,8 @@ class SpecBytes:
         reads = list(reads)
         total = sum(size for _name, size in reads)
         if total > self.limit:
-            self._refuse(total, f"{len(reads)} reads of {len(set(name for name, _ in reads))} "
-                                f"file{'s' if len(set(name for name, _ in reads)) != 1 else ''}")
+            self._refuse(total, f"{len(reads)} reads of {len({name for name, _ in reads})} "
+                                f"file{'s' if len({name for name, _ in reads}) != 1 else ''}")
 
     def charge(self, size: int, name: str) -> None:
         self.parsed += size

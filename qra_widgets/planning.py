@@ -315,9 +315,9 @@ def plan_reproduction(study, items=(100, 200, 400), raters_per_item=(2, 3), *, B
     from .intervals import interval
     from .limits import check_plan
     from .planning_pairwise import COMPARATIVE_PLAN_COLUMNS, check_comparative_plan, comparative_rule, plan_comparative
+    from .progress import bar
     from .ratings import Ratings
     from .study import Experiment, Study
-    from .progress import bar
     from .uncertainty import bootstrap
 
     if not isinstance(study, Study):  # before anything is read from it

@@ -27,7 +27,13 @@ import numpy as np
 
 from .errors import QRAInputError, ScoreError
 from .labels import Labels
-from .limits import MAX_INT_DIGITS, MAX_JSON_DEPTH, check_experiments, check_systems, shown  # what a study file may hold: what can be read back
+from .limits import (  # what a study file may hold: what can be read back
+    MAX_INT_DIGITS,
+    MAX_JSON_DEPTH,
+    check_experiments,
+    check_systems,
+    shown,
+)
 from .properties import check_properties
 from .ratings import Ratings
 

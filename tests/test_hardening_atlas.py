@@ -19,7 +19,6 @@ import sys
 import threading
 import time
 import warnings
-from pathlib import Path
 
 import pytest
 
@@ -109,7 +108,7 @@ def test_a_link_inside_the_cache_is_neither_read_nor_written_through(toy, capsys
 
 
 def test_a_link_in_the_mirror_is_refused_without_its_targets_digest(toy, tmp_path, capsys):
-    manifest, mirror, _cache = toy
+    _manifest, mirror, _cache = toy
     target = tmp_path / "private.csv"
     target.write_text("private\n")
     (mirror / "toy" / "me__toy" / "o.csv").unlink()
@@ -138,7 +137,7 @@ def test_a_manifest_path_leaving_the_cache_is_refused_in_the_library_call(tmp_pa
 class Dripping(http.server.BaseHTTPRequestHandler):
     """Sends its headers, then one byte every 0.5 s for as long as the client waits (at most 30 s)."""
 
-    def do_GET(self):  # noqa: N802 - http.server's name
+    def do_GET(self):
         self.send_response(200)
         if "declared" in self.path:
             self.send_header("Content-Length", str(10**9))
@@ -194,12 +193,12 @@ def test_fetch_refuses_a_file_over_its_size_cap(dripping, tmp_path, suffix, mess
 def test_the_cli_fetch_deadline_option_in_a_subprocess(dripping, tmp_path):
     """The CLI's --deadline, against the package manifest (the server answers every file by dripping)."""
     started = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "qra_widgets.cli", "atlas", "fetch", "--base-url", dripping, "--cache",
+    done = subprocess.run(check=False, args=[sys.executable, "-m", "qra_widgets.cli", "atlas", "fetch", "--base-url", dripping, "--cache",
                            str(tmp_path / "cache"), "--deadline", "1"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and done.stderr.count("\n") == 1
     assert "the fetch's deadline passed (raise it with deadline= or --deadline)" in done.stderr
     assert time.monotonic() - started < 30
-    bad = subprocess.run([sys.executable, "-m", "qra_widgets.cli", "atlas", "fetch", "--base-url", dripping, "--cache",
+    bad = subprocess.run(check=False, args=[sys.executable, "-m", "qra_widgets.cli", "atlas", "fetch", "--base-url", dripping, "--cache",
                           str(tmp_path / "cache"), "--deadline", "nan"], capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "deadline must be a positive number of seconds, got nan" in bad.stderr
 
@@ -207,11 +206,11 @@ def test_the_cli_fetch_deadline_option_in_a_subprocess(dripping, tmp_path):
 def test_a_tampered_real_family_refuses_build_in_a_subprocess(atlas_mirror, tmp_path):
     family = "hosking2021_sepae_bws"
     cache = tmp_path / "cache"
-    assert subprocess.run([sys.executable, "-m", "qra_widgets.cli", "atlas", "fetch", "--mirror", str(atlas_mirror),
+    assert subprocess.run(check=False, args=[sys.executable, "-m", "qra_widgets.cli", "atlas", "fetch", "--mirror", str(atlas_mirror),
                            "--cache", str(cache), "--family", family], capture_output=True, timeout=120).returncode == 0
     tampered = next(p for p in sorted((cache / "files" / family).rglob("*.csv")))
     tampered.write_bytes(tampered.read_bytes().replace(b"1", b"2", 1))
-    done = subprocess.run([sys.executable, "-m", "qra_widgets.cli", "atlas", "build", "--cache", str(cache), "--family",
+    done = subprocess.run(check=False, args=[sys.executable, "-m", "qra_widgets.cli", "atlas", "build", "--cache", str(cache), "--family",
                            family], capture_output=True, text=True, timeout=300)
     assert done.returncode == 2 and done.stderr.count("\n") == 1
     assert f"{tampered.relative_to(cache / 'files').as_posix()}: sha256 differs from the manifest's" in done.stderr

@@ -26,7 +26,7 @@ DATA = Path(__file__).parent / "data"
 
 
 def cli(*args, timeout=120):
-    return subprocess.run([sys.executable, "-m", "qra_widgets.cli", *map(str, args)], capture_output=True, text=True,
+    return subprocess.run(check=False, args=[sys.executable, "-m", "qra_widgets.cli", *map(str, args)], capture_output=True, text=True,
                           timeout=timeout)
 
 

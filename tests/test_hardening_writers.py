@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 import qra_widgets as qw
 from qra_widgets.cli import main
-from qra_widgets.report.csvsafe import FORMULA_STARTS, _PLAIN_NUMBER
+from qra_widgets.report.csvsafe import _PLAIN_NUMBER, FORMULA_STARTS
 from qra_widgets.report.sensitivity import sensitivity_report
 from qra_widgets.sensitivity import sensitivity
 from tests.report.test_escaping_properties import check_latex

@@ -149,9 +149,8 @@ def fetch(*, cache: str | os.PathLike | None = None, mirror: str | os.PathLike |
     paths must be relative without ``..``.  The whole fetch is given up after ``deadline``
     seconds, and a file over ``max_file_bytes`` is refused.  Returns the cached paths.
     """
-    from .read import CacheRefused, check_manifest_paths, check_no_links, read_verified
-
     from ..limits import _whole
+    from .read import CacheRefused, check_manifest_paths, check_no_links, read_verified
 
     deadline = float(deadline)
     if not math.isfinite(deadline) or deadline <= 0:

@@ -78,12 +78,12 @@ def table(frame, *, headers: dict | None = None, decimals: int = 3, css: str = "
 
 
 def template_html(assessment: Assessment, intervals: bool | None = None, *, caption: bool = True,
-                  footnotes: bool = True) -> str:
+                  footnotes: bool = True, css: str = "") -> str:
     """The QRA++ template as HTML: the cells of :func:`~qra_widgets.report.formats.template_rows`
     (values, and with ``intervals`` each interval after its value, "12.01 [9.8, 14.3]"), one
     ``<tbody class='qra-type qra-type-I'>`` per result type, a system's row ``qra-system-row``, an
     undefined value "–" (``qra-na``, the Markdown report's "nan"); above it the caption (with intervals, how they were made), under it the notes and the caution
-    of each interval marked ‡ (``footnotes``)."""
+    of each interval marked ‡ (``footnotes``); ``css`` adds classes to the table."""
     from .template import TEMPLATE_COLUMNS, interval_caption, template_rows
     from .template import caption as caption_of
 
@@ -108,4 +108,5 @@ def template_html(assessment: Assessment, intervals: bool | None = None, *, capt
     reasons = [note for note in assessment.notes if note not in cautions] if footnotes else []
     lists = "".join(f"<ul class='{css}'>" + "".join(f"<li>{escape(line)}</li>" for line in lines) + "</ul>"
                     for css, lines in (("qra-notes", reasons), ("qra-cautions", cautions)) if lines)
-    return f"<div class='qra-scroll'>{top}<table class='qra-template'><thead><tr>{head}</tr></thead>{body}</table>{lists}</div>"
+    classes = " ".join(["qra-template", *css.split()])
+    return f"<div class='qra-scroll'>{top}<table class='{classes}'><thead><tr>{head}</tr></thead>{body}</table>{lists}</div>"

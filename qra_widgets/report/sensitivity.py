@@ -60,7 +60,7 @@ def _lines(frame) -> tuple[str, str | None, list[tuple[str, list[str]]], str, st
     return title, na, blocks, summary, _hint(frame)
 
 
-def sensitivity_report(frame: pd.DataFrame, format: str = "text") -> str:  # noqa: A002 - the CLI's --format
+def sensitivity_report(frame: pd.DataFrame, format: str = "text") -> str:
     r"""The report of :func:`~qra_widgets.sensitivity.sensitivity` as ``text`` (what the
     ``sensitivity`` command prints), ``html`` (a fragment) or ``latex`` (a ``description``-free
     block of paragraphs that ``\input`` can take).

@@ -8,7 +8,6 @@ suggest (:func:`guess_layout`) and the answer map's text forms.  The experiment 
 
 from __future__ import annotations
 
-import html
 import re
 
 import ipywidgets as w
@@ -16,6 +15,7 @@ import ipywidgets as w
 from ..errors import QRAInputError
 from ..io import parse
 from ..io.annotations import guess_mapping
+from ..report.html import escape
 from ..study import EVALUATION_TYPES, LABEL_LEVELS
 from .common import button, labelled, set_options
 
@@ -81,30 +81,15 @@ def answer_map_template(answers, layout: str) -> str:
 
 
 def suggest_qcet(name: str) -> str:
-    """The QCET criterion whose name best matches a criterion's name ("" when none is close):
-    the same name, else a name starting like it, else the closest name (difflib).
+    """The QCET criterion of a criterion's name, "" when none is close: the one guesser,
+    :func:`qra_widgets.properties.suggest.guess_qcet`, which every view uses.
 
     >>> suggest_qcet("Fluency"), suggest_qcet("Grammar"), suggest_qcet("Meaning"), suggest_qcet("Xyzzy")
     ('QOG-w-3', 'QOC-f-1', 'QTC-c-1', '')
     """
-    import difflib
+    from ..properties.suggest import guess_qcet
 
-    from ..properties import qcet_taxonomy
-
-    wanted = name.strip().lower()
-    if not wanted:
-        return ""
-    leaves = sorted((n for n in qcet_taxonomy().values() if n.depth >= 4), key=lambda n: n.id)
-    main = {n.id: n.name.split(" (")[0].strip().lower() for n in leaves}
-    for node in leaves:
-        if main[node.id] == wanted:
-            return node.id
-    stem = wanted[:max(5, len(wanted) - 3)]
-    for node in leaves:
-        if any(word.startswith(stem) for word in main[node.id].replace("/", " ").split()):
-            return node.id
-    close = difflib.get_close_matches(wanted, list(main.values()), n=1, cutoff=0.7)
-    return next((i for i, text in main.items() if close and text == close[0]), "")
+    return guess_qcet(name) or ""
 
 
 def uploaded_files(value) -> dict[str, bytes]:
@@ -308,11 +293,11 @@ class CriterionPickers:
         self.raters.add_class("qw-ann-col-raters")
         self.column_label = w.HTML()
         self.column_row = wrap_row(self.column_label, self.column)
-        self.value_row = wrap_row(w.HTML(f"<span class='qra-label'>{html.escape(name)} is the criterion column's value</span>"),
+        self.value_row = wrap_row(w.HTML(f"<span class='qra-label'>{escape(name)} is the criterion column's value</span>"),
                               self.value)
-        self.best_worst_row = wrap_row(w.HTML(f"<span class='qra-label'>Best and worst of {html.escape(name)}</span>"),
+        self.best_worst_row = wrap_row(w.HTML(f"<span class='qra-label'>Best and worst of {escape(name)}</span>"),
                                    labelled("best", self.best, "3em"), labelled("worst", self.worst, "3em"))
-        self.raters_row = wrap_row(w.HTML(f"<span class='qra-label'>Columns of {html.escape(name)}'s raters "
+        self.raters_row = wrap_row(w.HTML(f"<span class='qra-label'>Columns of {escape(name)}'s raters "
                                       f"(one rater each)</span>"), self.raters)
         self.widget = w.VBox([self.column_row, self.value_row, self.best_worst_row, self.raters_row])
 
@@ -324,7 +309,7 @@ class CriterionPickers:
 
     def show(self, layout: str, raters_in_columns: bool) -> None:
         self.column_label.value = (f"<span class='qra-label'>{'Choice column' if layout == 'pairwise' else 'Column'} of "
-                                   f"{html.escape(self.name)}</span>")
+                                   f"{escape(self.name)}</span>")
         set_shown(self.column_row, layout in ("wide", "pairwise") and not raters_in_columns)
         set_shown(self.value_row, layout == "long")
         set_shown(self.best_worst_row, layout == "best_worst")

@@ -4,14 +4,13 @@ preview, its layout and the pickers that layout needs, the answer map, the row f
 
 from __future__ import annotations
 
-import html
-
 import ipywidgets as w
 
 from ..errors import QRAInputError
 from ..io import parse
 from ..io.annotations import guess_mapping
 from ..io.layout_keys import BEST_WORST_BY, PAIRWISE_SCORES, TIE_RULES
+from ..report.html import escape
 from .annotation_cards import (
     CONSTANT,
     DELIMITER_CHOICES,
@@ -193,7 +192,7 @@ class ExperimentCard:
     def set_files(self, files: dict[str, bytes], frames: dict | None = None) -> None:
         self.files, self.frames = dict(files), dict(frames or {})
         names = list(self.files)
-        self.file_list.value = (", ".join(f"<code>{html.escape(n)}</code>" for n in names) if names
+        self.file_list.value = (", ".join(f"<code>{escape(n)}</code>" for n in names) if names
                                 else "<span class='qra-muted'>no file yet</span>")
         self.columns = list(next(iter(self.frames.values())).columns) if self.frames else []
         self.show_preview()
@@ -241,7 +240,7 @@ class ExperimentCard:
         name, frame = next(iter(self.frames.items()))
         head = frame.head(5).map(lambda v: v if len(v) <= PREVIEW_CELL else v[:PREVIEW_CELL] + "…")
         more = f" ({len(self.frames) - 1} more file(s) with the same columns)" if len(self.frames) > 1 else ""
-        self.preview.value = (f"<p>First {len(head)} of {len(frame)} rows of <code>{html.escape(name)}</code>{more}:</p>"
+        self.preview.value = (f"<p>First {len(head)} of {len(frame)} rows of <code>{escape(name)}</code>{more}:</p>"
                               + head.to_html(index=False, escape=True, classes="qra-template"))
 
     # ------------------------------------------------------------------ guesses and layout
@@ -360,8 +359,8 @@ class ExperimentCard:
                              layout=w.Layout(width="7em"))
                 box.add_class("qw-ann-score")
                 self.score_inputs[(system, criterion)] = box
-                boxes.append(w.VBox([w.HTML(f"<span class='qra-label'>{html.escape(system)}</span>"), box]))
-            rows.append(w.VBox([w.HTML(f"<b>{html.escape(criterion)}</b>"), wrap_row(*boxes)]))
+                boxes.append(w.VBox([w.HTML(f"<span class='qra-label'>{escape(system)}</span>"), box]))
+            rows.append(w.VBox([w.HTML(f"<b>{escape(criterion)}</b>"), wrap_row(*boxes)]))
         replace_children(self.score_box, rows)
 
     def systems_in_files(self) -> list[str]:
@@ -432,7 +431,7 @@ class ExperimentCard:
             box = w.Text(value=str(value), tooltip=str(answer), layout=w.Layout(width="8em"))
             box.add_class("qw-ann-map-entry")
             self.map_entries[str(answer)] = box
-            rows.append(wrap_row(w.HTML(f"<code>{html.escape(str(answer))}</code> =", layout=w.Layout(min_width="8em")), box))
+            rows.append(wrap_row(w.HTML(f"<code>{escape(str(answer))}</code> =", layout=w.Layout(min_width="8em")), box))
         replace_children(self.answer_map, rows)
 
     def answer_values(self) -> dict:

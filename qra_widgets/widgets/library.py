@@ -5,7 +5,6 @@ open study as QRA3 files or an HTML report) and the paper examples.  The Overvie
 
 from __future__ import annotations
 
-import html
 from pathlib import PurePosixPath
 
 import ipywidgets as w
@@ -13,6 +12,7 @@ import ipywidgets as w
 from .. import examples, library_actions
 from ..errors import QRAInputError
 from ..io.reading import check_size
+from ..report.html import escape
 from .common import (
     Confirm,
     Status,
@@ -299,7 +299,7 @@ class LibraryView:
 
         taken = {s.id.lower() for s in self.state.library.list(include_deleted=True)}  # not Yao2022 beside yao2022
         self.new_id.value = unique_id(existing, taken)
-        self.clash_text.value = (f"<p>The library already has a study with the id <b>{html.escape(existing)}</b> (kept as "
+        self.clash_text.value = (f"<p>The library already has a study with the id <b>{escape(existing)}</b> (kept as "
                                  "it is). Import this run as a new study under another id:</p>")
         self.clash.layout.display = "flex"
 

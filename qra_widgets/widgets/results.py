@@ -101,9 +101,7 @@ class AssessmentView:
         if self.conventions.value != self.state.conventions.name and self.state.conventions.name in ("qrapp", "qra3"):
             self.conventions.value = self.state.conventions.name  # a loaded study may carry its conventions
         self.cards.value = tables.headline_cards(result)
-        # each result type's table carries the stable class the browser tests read (tables.py is shared)
-        self.table.value = tables.template_table(result).replace("<table class='qra-template'>",
-                                                                 "<table class='qra-template qw-assessment-table'>")
+        self.table.value = tables.template_table(result, css="qw-assessment-table")  # the class browser tests read
         records = self.state.study.metadata.get("published_values") or []
         self.published.value = ("<h4>Published beside computed</h4>" + tables.published_comparison(result, records)) if records else ""
         set_options(self.narrative_qc, list(dict.fromkeys(qc for qc, _ in result.cv)))

@@ -25,10 +25,10 @@ def number(value: float, measure: str) -> str:
     return f"{value:.{_places(measure)}f}"
 
 
-def template_table(assessment) -> str:
+def template_table(assessment, css: str = "") -> str:
     """The QRA++ template as the Assessment tab shows it: :func:`qra_widgets.report.html.template_html`
     (the same cells as the Markdown and LaTeX reports, one section per result type, the notes under it)."""
-    return template_html(assessment, intervals=False)
+    return template_html(assessment, intervals=False, css=css)
 
 
 def headline_cards(assessment) -> str:
