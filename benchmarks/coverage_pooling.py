@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from qra_widgets.pooling import random_effects  # noqa: E402
+from qra_widgets.pooling import random_effects
 
 DESIGNS = [(k, tau2, low, high) for k in (2, 3, 5) for tau2, low, high in
            ((0.0, 0.1, 0.2), (0.02, 0.1, 0.2), (0.05, 0.1, 0.2), (0.05, 0.05, 0.3), (0.1, 0.1, 0.1))]
@@ -40,8 +40,8 @@ def main(argv=None) -> int:
     warnings.simplefilter("ignore")
     started = time.time()
     lines = ["# Coverage of the pooled interval (benchmarks/coverage_pooling.py)", "",
-             f"Command: `python benchmarks/coverage_pooling.py --reps {args.reps} --seed {args.seed}`; "
-             f"nominal 95%; `coverage (MC SE)` in percent.", "",
+             (f"Command: `python benchmarks/coverage_pooling.py --reps {args.reps} --seed {args.seed}`; "
+              "nominal 95%; `coverage (MC SE)` in percent."), "",
              "| k | tau² | se range | " + " | ".join(f"{m.upper()} {c}" for m, c in METHODS) + " |",
              "|---:|---:|---|" + "---:|" * len(METHODS)]
     for k, tau2, low, high in DESIGNS:
