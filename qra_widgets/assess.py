@@ -139,7 +139,9 @@ class Assessment:
             return ""
         low, high, method, _why, over = found
         measure, level = {"annotators": (key[3], "annotators"), "mean": ("mean", "system")}.get(key[0], key[:2])
-        return interval_caution(measure, level, method, over, estimate, low, high)
+        info = self.bootstrap_info or {}
+        return interval_caution(measure, level, method, over, estimate, low, high,
+                                experiments=len(self.study.experiments), paired=info.get("paired"))
 
     def interval_cautions(self) -> dict[str, str]:
         """``{caution: mark}``: each distinct ``ci_note`` of the tidy frame and the annotator-agreement

@@ -234,7 +234,9 @@ class Caution:
     one of ``methods`` (``None``: any), gets ``text`` (``{measure}`` is filled in).  With
     ``boundary`` set, only when the interval stops short of that boundary although the boundary
     lies within one interval width of the estimate, ``|boundary - estimate| <= high - low`` (the
-    data cannot tell the value from the boundary, and the interval leaves the boundary out)."""
+    data cannot tell the value from the boundary, and the interval leaves the boundary out).
+    With ``unpaired_from`` set, only when at least that many experiments rated their own
+    (unpaired) items."""
 
     measures: frozenset
     levels: frozenset
@@ -242,11 +244,15 @@ class Caution:
     methods: frozenset | None
     text: str
     boundary: float | None = None
+    unpaired_from: int | None = None
 
-    def applies(self, measure: str, level: str, method: str, over: str, estimate: float, low: float, high: float) -> bool:
+    def applies(self, measure: str, level: str, method: str, over: str, estimate: float, low: float, high: float,
+                experiments: int | None = None, paired: bool | None = None) -> bool:
         if measure not in self.measures or level not in self.levels or over not in self.over:
             return False
         if self.methods is not None and method not in self.methods:
+            return False
+        if self.unpaired_from is not None and not (paired is False and (experiments or 0) >= self.unpaired_from):
             return False
         if self.boundary is None:
             return True
@@ -280,16 +286,21 @@ CAUTIONS: tuple[Caution, ...] = (
     Caution(frozenset({"P", "W"}), frozenset({"qc", "study"}), frozenset({"items", "items+raters"}), frozenset({"bca"}),
             "BCa interval of {measure} from items: too short (coverage study: 79-93%, the percentile interval "
             "82-95%); read the percentile interval"),
+    Caution(frozenset({"CV*"}), frozenset({"system"}), frozenset({"items"}), frozenset({"percentile"}),
+            "percentile interval of a system's CV* with five or more unpaired experiments: too short (coverage "
+            "study: 76-88%, BCa 91-93%); read the BCa interval (ci_method='bca')", unpaired_from=5),
     Caution(frozenset({"mean"}), frozenset({"system"}), frozenset({"items+raters"}), _TWO_SIDED,
-            "system mean over items+raters: a little short for the mean over raters (coverage study: 88-89%, "
-            "82% in the worst design); read it as a lower limit on the uncertainty"),
+            "system mean over items+raters: too short for the mean over raters (coverage study: 87-90% over "
+            "the designs, 79-82% in the worst; 80-85% is typical in an independent audit's designs); read it as a "
+            "lower limit on the uncertainty"),
     Caution(_AGREEMENT, _ALL_LEVELS, frozenset({"items+raters"}), None,
             "agreement is resampled over items only, not raters: read it as the interval for these raters "
             "(coverage study: it covers another team's alpha in 78%)"),
 )
 
 
-def interval_caution(measure: str, level: str, method: str, over: str, estimate: float, low: float, high: float) -> str:
+def interval_caution(measure: str, level: str, method: str, over: str, estimate: float, low: float, high: float, *,
+                     experiments: int | None = None, paired: bool | None = None) -> str:
     """The caution on one interval (empty when the coverage study found nothing to say), from
     the first rule of :data:`CAUTIONS` that applies; ``level`` is ``system``, ``qc``, ``study``
     or ``annotators`` (the agreement within one experiment).  No interval, no caution.
@@ -302,10 +313,17 @@ def interval_caution(measure: str, level: str, method: str, over: str, estimate:
     'r within one interval width of 1, w'
     >>> interval_caution("r", "qc", "bca", "items", 0.40, 0.21, 0.55)
     ''
+
+    ``experiments`` and ``paired`` describe the design (the number of experiments, and whether
+    they rated the same items), for the rules that depend on it:
+
+    >>> note = interval_caution("CV*", "system", "percentile", "items", 13.07, 9.73, 16.88, experiments=5, paired=False)
+    >>> note.startswith("percentile interval of a system's CV* with five or more unpaired experiments")
+    True
     """
     if not over or not (np.isfinite(low) and np.isfinite(high)):
         return ""
     for rule in CAUTIONS:
-        if rule.applies(measure, level, method, over, estimate, low, high):
+        if rule.applies(measure, level, method, over, estimate, low, high, experiments, paired):
             return rule.text.format(measure=measure)
     return ""

@@ -61,7 +61,7 @@ def test_on_van_miltenburg_items_and_raters_flags_two_sided_cv_and_every_agreeme
     items = qw.assess(vm, bootstrap=300, seed=1).annotator_agreement()
     assert np.allclose(items.ci_low, annotators.ci_low) and (items.ci_note == "").all()
     means = result.system_means()  # a system's mean over raters: 88-89% in the coverage study
-    assert len(means) > 0 and all(n.startswith("system mean over items+raters: a little short") for n in means.ci_note)
+    assert len(means) > 0 and all(n.startswith("system mean over items+raters: too short") for n in means.ci_note)
 
 
 def test_vangel_intervals_and_intervals_over_systems_carry_no_caution():
@@ -79,7 +79,7 @@ def test_vangel_intervals_and_intervals_over_systems_carry_no_caution():
 
 def test_a_system_mean_over_items_and_raters_is_cautioned_and_over_items_it_is_not():
     assert interval_caution("mean", "system", "percentile", "items+raters", 3.1, 2.9, 3.3).startswith(
-        "system mean over items+raters: a little short")
+        "system mean over items+raters: too short")
     assert interval_caution("mean", "system", "percentile", "items", 3.1, 2.9, 3.3) == ""
 
 
