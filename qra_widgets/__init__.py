@@ -19,10 +19,10 @@ from .io import load_study
 from .io.annotations import load_annotations
 from .io.heds import import_heds
 from .io.qra3 import read_qra3
-from .measures.icc import icc
 from .meta import consistency, forest, leave_one_out
 from .overview import Overview, overview  # binds ``overview`` to the function, as for ``assess``
 from .planning import plan_reproduction
+from .ratings import icc
 from .replication import replication_success
 from .study import Experiment, QualityCriterion, Study
 from .version import __version__

@@ -512,8 +512,6 @@ def _icc_rows(ratings, quality_criterion: str, experiment: str) -> list[list]:
     (:func:`qra_widgets.measures.icc`, over the items every rater rated) as agreement rows."""
     import pandas as pd
 
-    from .measures.icc import icc
-
     system, item, where, rater, rating = ratings.for_criterion(quality_criterion)
     keep = where == experiment
     frame = pd.DataFrame({"item": [f"{s}\x1f{i}" for s, i in zip(system[keep], item[keep])], "rater": rater[keep],
@@ -536,3 +534,40 @@ def _measured_frame(function, *args, **kwargs):
         warnings.simplefilter("always", UndefinedMeasureWarning)
         found = function(*args, **kwargs)
     return found, "; ".join(dict.fromkeys(str(w.message) for w in caught if issubclass(w.category, UndefinedMeasureWarning)))
+
+
+def icc(frame, *, item: str, rater: str, value: str, ci: float = 0.95):
+    """The six intraclass correlations of a long frame (one row per rating) as a frame with rows
+    ICC1, ICC2, ICC3, ICC1k, ICC2k, ICC3k and the columns of
+    :data:`qra_widgets.measures.icc.ICC_COLUMNS`: the measure
+    :func:`qra_widgets.measures.icc.icc_matrix` read from a frame.  Items not rated by every rater
+    are left out, as pingouin's ``intraclass_corr(nan_policy="omit")``; the frame's ``attrs`` record how many items and
+    raters were used and how many items were left out.
+
+    >>> import pandas as pd
+    >>> ratings = pd.DataFrame({"item": [1, 1, 2, 2, 3, 3, 4, 4], "rater": list("abababab"),
+    ...                         "score": [4, 5, 2, 2, 3, 4, 5, 5]})
+    >>> round(float(icc(ratings, item="item", rater="rater", value="score").loc["ICC2", "icc"]), 4)
+    0.8696
+    """
+    import pandas as pd
+
+    from .measures.icc import DESCRIPTIONS, ICC_COLUMNS, ICC_TYPES, icc_matrix
+
+    for name, column in (("item", item), ("rater", rater), ("value", value)):
+        if column not in frame.columns:
+            raise QRAInputError(f"{name}: no column {column!r} in the frame (columns: {list(frame.columns)})")
+    values = pd.to_numeric(frame[value], errors="coerce")
+    if values.isna().any():
+        row = int(np.flatnonzero(values.isna().to_numpy())[0])
+        raise QRAInputError(f"{value}: row {row} is not a number ({frame[value].iloc[row]!r})")
+    if frame.duplicated([item, rater]).any():
+        row = int(np.flatnonzero(frame.duplicated([item, rater]).to_numpy())[0])
+        raise QRAInputError(f"row {row}: item {frame[item].iloc[row]!r} is rated twice by rater {frame[rater].iloc[row]!r}")
+    wide = pd.DataFrame({"i": frame[item], "r": frame[rater], "v": values}).pivot(index="i", columns="r", values="v")
+    complete = wide.dropna()
+    found = icc_matrix(complete.to_numpy(), ci=ci)
+    out = pd.DataFrame([[t, DESCRIPTIONS[t], *found[t]] for t in ICC_TYPES], columns=ICC_COLUMNS).set_index("type", drop=False)
+    out.index.name = None
+    out.attrs.update(items=len(complete), raters=wide.shape[1], items_left_out=len(wide) - len(complete), ci=ci)
+    return out

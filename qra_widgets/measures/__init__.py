@@ -19,7 +19,7 @@ Type IV     :func:`rank_agreement` (P)                                      any
 ==========  ==============================================================  ===========
 
 Interval- and ratio-level ratings within one experiment: the intraclass correlations
-:func:`icc` (Shrout & Fleiss 1979; McGraw & Wong 1996).
+`qra_widgets.icc` (Shrout & Fleiss 1979; McGraw & Wong 1996).
 
 The agreement coefficients also measure annotator agreement *within* one experiment:
 pass its raters as the rows of ``labels`` (or a :class:`CategoryCounts`).  Options are
@@ -73,7 +73,7 @@ from .correlation import (
     spearman_rho,
     tau_b_batch,
 )
-from .icc import icc, icc_matrix
+from .icc import icc_matrix
 from .precision import CVStar, c4, cv_star, cv_star_batch, pair_cv_star, sd_standard_error
 from .ranking import RankCounts, rank_agreement, rank_counts, rank_counts_batch, sign_counts
 
@@ -100,7 +100,6 @@ __all__ = [
     "encode_values",
     "fleiss_kappa",
     "gwet_ac",
-    "icc",
     "icc_matrix",
     "kendall_tau",
     "kendall_w",

@@ -106,37 +106,3 @@ def icc_matrix(ratings, *, ci: float = 0.95) -> dict[str, tuple[float, ...]]:
                       l2 * k / (1 + l2 * (k - 1)), u2 * k / (1 + u2 * (k - 1))),
             "ICC3k": ((msr - mse) / msr, f3, n - 1, df_e, p3, 1 - 1 / f3l, 1 - 1 / f3u),
         }
-
-
-def icc(frame, *, item: str, rater: str, value: str, ci: float = 0.95):
-    """The six intraclass correlations of a long frame (one row per rating) as a frame with rows
-    ICC1, ICC2, ICC3, ICC1k, ICC2k, ICC3k and columns :data:`ICC_COLUMNS` (see
-    :func:`icc_matrix`).  Items not rated by every rater are left out, as pingouin's
-    ``intraclass_corr(nan_policy="omit")``; the frame's ``attrs`` record how many items and
-    raters were used and how many items were left out.
-
-    >>> import pandas as pd
-    >>> ratings = pd.DataFrame({"item": [1, 1, 2, 2, 3, 3, 4, 4], "rater": list("abababab"),
-    ...                         "score": [4, 5, 2, 2, 3, 4, 5, 5]})
-    >>> round(float(icc(ratings, item="item", rater="rater", value="score").loc["ICC2", "icc"]), 4)
-    0.8696
-    """
-    import pandas as pd
-
-    for name, column in (("item", item), ("rater", rater), ("value", value)):
-        if column not in frame.columns:
-            raise QRAInputError(f"{name}: no column {column!r} in the frame (columns: {list(frame.columns)})")
-    values = pd.to_numeric(frame[value], errors="coerce")
-    if values.isna().any():
-        row = int(np.flatnonzero(values.isna().to_numpy())[0])
-        raise QRAInputError(f"{value}: row {row} is not a number ({frame[value].iloc[row]!r})")
-    if frame.duplicated([item, rater]).any():
-        row = int(np.flatnonzero(frame.duplicated([item, rater]).to_numpy())[0])
-        raise QRAInputError(f"row {row}: item {frame[item].iloc[row]!r} is rated twice by rater {frame[rater].iloc[row]!r}")
-    wide = pd.DataFrame({"i": frame[item], "r": frame[rater], "v": values}).pivot(index="i", columns="r", values="v")
-    complete = wide.dropna()
-    found = icc_matrix(complete.to_numpy(), ci=ci)
-    out = pd.DataFrame([[t, DESCRIPTIONS[t], *found[t]] for t in ICC_TYPES], columns=ICC_COLUMNS).set_index("type", drop=False)
-    out.index.name = None
-    out.attrs.update(items=len(complete), raters=wide.shape[1], items_left_out=len(wide) - len(complete), ci=ci)
-    return out
