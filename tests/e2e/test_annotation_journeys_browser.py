@@ -12,7 +12,7 @@ real clicks, the real file chooser, controls found only by their stable ``qw-ann
   stay two files and two experiments, with their own values;
 - the downloaded spec gives the same numbers through ``qra-widgets report --data-root``.
 
-Each journey's screenshot is saved under test-output/e2e as ``journey-<name>.png`` (never in docs/;
+Each journey's screenshot is saved in the screenshots folder (tests/conftest.py) as ``journey-<name>.png`` (never in docs/;
 ``scripts/docs-screenshots`` copies them there as ``docs/screenshot-journey-<name>.png``).
 """
 
