@@ -261,6 +261,9 @@ def forest(assessment: Assessment, *, quality_criterion: str, system: str | None
         Coverage of the experiments' and the pooled intervals, and of the prediction interval.
     standard_errors : dict, optional
         ``(quality_criterion, system, experiment)`` -> a published standard error.
+    ci_method : {"hksj", "z"}, default "hksj"
+        The pooled interval: Knapp–Hartung / Sidik–Jonkman (t on k − 1 df with the rescaled
+        standard error, metafor's ``test="knha"``) or the normal interval; any case.
 
     Returns
     -------
@@ -352,6 +355,28 @@ def leave_one_out(assessment: Assessment, *, quality_criterion: str, system: str
     leaving it out moves the pooled estimate outside the interval of all of them
     (``outside_full_ci``).  With fewer than three pooled experiments the rest cannot be pooled:
     the row is nan and ``note`` says why.  Columns: :data:`LEAVE_ONE_OUT_COLUMNS`.
+
+    Parameters
+    ----------
+    assessment : Assessment
+        The assessment of the study (:func:`qra_widgets.assess`).
+    quality_criterion : str
+        The criterion whose experiments are pooled.
+    system : str, optional
+        Only this system; default: each system.
+    method : {"reml", "dl"}, default "reml"
+        The random-effects estimator (any case).
+    ci_method : {"hksj", "z"}, default "hksj"
+        The pooled interval of the rest (Knapp–Hartung, or normal).
+    ci : float, default 0.95
+        Coverage of the intervals, and the quantile that flags a deleted residual.
+    standard_errors : dict, optional
+        ``(quality_criterion, system, experiment)`` -> a published standard error.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (system, left-out experiment); columns :data:`LEAVE_ONE_OUT_COLUMNS`.
     """
     import warnings
 

@@ -541,8 +541,27 @@ def icc(frame, *, item: str, rater: str, value: str, ci: float = 0.95):
     ICC1, ICC2, ICC3, ICC1k, ICC2k, ICC3k and the columns of
     :data:`qra_widgets.measures.icc.ICC_COLUMNS`: the measure
     :func:`qra_widgets.measures.icc.icc_matrix` read from a frame.  Items not rated by every rater
-    are left out, as pingouin's ``intraclass_corr(nan_policy="omit")``; the frame's ``attrs`` record how many items and
-    raters were used and how many items were left out.
+    are left out, as pingouin's ``intraclass_corr(nan_policy="omit")``; the frame's ``attrs``
+    record how many items and raters were used and how many items were left out.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        One row per rating.
+    item : str
+        The column of item ids.
+    rater : str
+        The column of rater ids (each rater rates an item at most once).
+    value : str
+        The column of the numeric ratings.
+    ci : float, default 0.95
+        The coverage of the F-based confidence intervals.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Rows ICC1, ICC2, ICC3, ICC1k, ICC2k, ICC3k; columns type, description, icc, F, df1, df2,
+        pval, ci_low and ci_high.
 
     >>> import pandas as pd
     >>> ratings = pd.DataFrame({"item": [1, 1, 2, 2, 3, 3, 4, 4], "rater": list("abababab"),

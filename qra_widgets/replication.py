@@ -145,6 +145,33 @@ def replication_success(assessment: Assessment, *, quality_criterion: str, margi
     effect is the difference from ``baseline`` (a system) or from ``null`` (default: the
     middle of the scale); ``effect_of`` says which.  Rows without standard errors for both
     sides get no verdicts and a ``note``.  Columns: :data:`REPLICATION_COLUMNS`.
+
+    Parameters
+    ----------
+    assessment : Assessment
+        The assessment of the study (:func:`qra_widgets.assess`), with an original and repeats.
+    quality_criterion : str
+        The criterion whose system values are compared.
+    margin : float
+        The equivalence margin of the TOST criterion, in the criterion's scale units.
+    system : str, optional
+        Only this system; default: each system.
+    baseline : str, optional
+        The system whose value each effect is measured from; default: ``null``.
+    null : float, optional
+        The value an effect is measured from without a baseline; default: the scale's middle.
+    alpha : float, default 0.05
+        The significance level of the tests (and of the sceptical p-value's golden level).
+    level : float, default 0.95
+        The coverage of the confidence and prediction intervals.
+    standard_errors : dict, optional
+        ``(quality_criterion, system, experiment)`` -> a published standard error.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (system, repeat) and one per system for the pooled repeats; columns
+        :data:`REPLICATION_COLUMNS`.
     """
     import warnings
 

@@ -276,3 +276,14 @@ def coverage_study():
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+@pytest.fixture(scope="module")
+def vm_ratings(field_data):
+    """van Miltenburg et al. (2024)'s fluency ratings, items x raters, NaN where a rater did not rate
+    an item (the measures' tests; here, not in a tests/measures/conftest.py, which would shadow this
+    module's ``from conftest import ...`` under pytest-xdist)."""
+    import pandas as pd
+
+    return pd.read_csv(field_data / "vanmiltenburg2024" / "vanmiltenburg2024_fluency_ratings_item_by_rater.csv",
+                       index_col="item", dtype={"item": str})

@@ -322,6 +322,8 @@ def load_annotations(spec_or_path: dict | str | os.PathLike, *, base: str | os.P
         How ratings become a system's score; default: the spec's, else ``"mean"``.
     optional_exclude : bool, default False
         Also apply each experiment's ``optional_exclude``.
+    frames : dict of str to pandas.DataFrame, optional
+        File name -> its table as :func:`read_frame` parsed it (the app's uploads, parsed once).
 
     Returns
     -------

@@ -275,6 +275,9 @@ def load_study(path: str | os.PathLike, labels: str | os.PathLike | None = None,
         A study JSON file, a long scores CSV or an Excel workbook (.xlsx).
     labels : str or os.PathLike, optional
         A long labels CSV (experiment, quality_criterion, system, item, label).
+    scale_min : float or dict of str to float, optional
+        The scale minimum of a scores table without a ``scale_min`` column: one number for
+        every criterion, or criterion -> number (never assumed to be 0).
 
     Returns
     -------

@@ -1,6 +1,6 @@
 """irrCAC's values on van Miltenburg et al. (2024)'s fluency ratings (300 items x 10 raters, 1..4,
 missing labels), committed in tests/data/reference/irrcac_vanmiltenburg2024.json; the ratings
-themselves are published field data (the ``vm_ratings`` fixture, tests/measures/conftest.py).
+themselves are published field data (the ``vm_ratings`` fixture, tests/conftest.py).
 Not a test module."""
 
 import json
