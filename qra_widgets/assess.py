@@ -122,9 +122,9 @@ class Assessment:
     def _repr_html_(self) -> str:
         return _writers().to_html(self)
 
-    def narrative(self, quality_criterion: str, system: str) -> str:
+    def narrative(self, quality_criterion: str, system: str, *, sd_ci: str = "chi-square") -> str:
         """:func:`qra_widgets.report.formats.narrative`."""
-        return _writers().narrative(self, quality_criterion, system)
+        return _writers().narrative(self, quality_criterion, system, sd_ci=sd_ci)
 
     # ------------------------------------------------------------------ interval cautions
 

@@ -232,8 +232,15 @@ def to_html(assessment: Assessment) -> str:
 # ---------------------------------------------------------------------- narrative
 
 
-def narrative(assessment: Assessment, quality_criterion: str, system: str) -> str:
-    """The Belz (2021) section 5 report sentence for one system and QC."""
+def narrative(assessment: Assessment, quality_criterion: str, system: str, *, sd_ci: str = "chi-square") -> str:
+    """The Belz (2021) section 5 report sentence for one system and QC.
+
+    ``sd_ci`` is the standard deviation's 95% interval: ``"chi-square"`` (the default,
+    :meth:`~qra_widgets.measures.precision.CVStar.sd_interval`, never below 0) or ``"t"`` (the
+    papers' s* ± t·SE(s*), ``CVStar.ci95``, which goes below 0 for small n: Belz 2021 prints
+    [-3.26, 4.645] for PASS Fluency).  docs/decisions.md says why the default differs."""
+    if sd_ci not in ("chi-square", "t"):
+        raise QRAInputError(f"narrative: sd_ci must be 'chi-square' or 't', got {sd_ci!r}")
     if (quality_criterion, system) not in assessment.cv:
         raise QRAInputError(f"narrative: no CV* for {system!r} on {quality_criterion!r}")
     result = assessment.cv[(quality_criterion, system)]
@@ -246,12 +253,13 @@ def narrative(assessment: Assessment, quality_criterion: str, system: str) -> st
         shift = f", rescaled to 0..{_format(qc.scale_max - qc.scale_min, 3)}"
     elif qc.scale_min != 0:
         shift = f", shifted by {_format(-qc.scale_min, 3)} to start at 0"
-    low, high = result.ci95
+    low, high = result.sd_interval() if sd_ci == "chi-square" else result.ci95
     return (
         f"{quality_criterion} measurement reproducibility for {system} was assessed on the basis of "
         f"{result.n} measurements ({who}){shift}: CV* = {_format(result.cv_star, 3)}, "
         f"mean = {_significant(result.mean)}, unbiased sample standard deviation = {_significant(result.sd)} "
-        f"with 95% CI [{_significant(low)}, {_significant(high)}], sample size = {result.n}. "
+        f"with 95% CI [{_significant(low)}, {_significant(high)}]{' (chi-square)' if sd_ci == 'chi-square' else ''}, "
+        f"sample size = {result.n}. "
         f"{_within_sentence(result)}{_interval_sentence(assessment, quality_criterion, system)} "
         f"Computed with the {assessment.conventions.describe()} conventions."
     )

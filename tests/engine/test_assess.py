@@ -163,7 +163,11 @@ def test_narrative_follows_belz_2021(qra2022_pass):
     text = result.narrative("Fluency", "PASS")
     assert text.startswith("Fluency measurement reproducibility for PASS was assessed on the basis of 2 measurements "
                            "(van der Lee et al. (2017), Mille et al. (2021)), rescaled to 0..6: CV* = 16.372, mean = 4.75, "
-                           "unbiased sample standard deviation = 0.6913 with 95% CI [-3.263, 4.645], sample size = 2.")
+                           "unbiased sample standard deviation = 0.6913 with 95% CI [0.2461, 17.6] (chi-square), "
+                           "sample size = 2.")
+    # the paper's own interval (Belz 2021, section 5.3: [-3.26, 4.645]) on request
+    assert ("standard deviation = 0.6913 with 95% CI [-3.263, 4.645], sample size = 2."
+            in result.narrative("Fluency", "PASS", sd_ci="t"))
     assert text.endswith("Measured values fall within one standard deviation. Computed with the qrapp conventions.")
     with pytest.raises(qw.QRAInputError, match="no CV\\* for 'X'"):
         result.narrative("Fluency", "X")
