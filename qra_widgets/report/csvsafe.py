@@ -27,8 +27,43 @@ FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 _PLAIN_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 
 
+NUL_SHOWN = "\ufffd"  # what a NUL character in a text cell is written as (the replacement character)
+
+
+def no_nul(value: Any) -> Any:
+    """``value`` with each NUL character written as U+FFFD: Python 3.10's ``csv`` writer cannot
+    write a NUL at all ("need to escape"), 3.11's writes it raw, which spreadsheets cut at; so every
+    Python writes the same file.
+
+    >>> no_nul("a\x00b"), no_nul(1.5)
+    ('a\ufffdb', 1.5)
+    """
+    if isinstance(value, str) and "\x00" in value:
+        return value.replace("\x00", NUL_SHOWN)
+    return value
+
+
+class NulSafeWriter:
+    """``csv.writer(out, **options)`` whose rows' text cells go through :func:`no_nul` (the CSVs
+    that keep names exactly, such as QRA3's ``table.csv`` and ``metrics.csv``)."""
+
+    def __init__(self, out, **options):
+        import csv
+
+        self._writer = csv.writer(out, **options)
+
+    def writerow(self, row):
+        return self._writer.writerow([no_nul(cell) for cell in row])
+
+    def writerows(self, rows):
+        for row in rows:
+            self.writerow(row)
+
+
 def safe_cell(value: Any) -> Any:
-    """``value`` with a leading ``'`` if it is text a spreadsheet would run as a formula."""
+    """``value`` with a leading ``'`` if it is text a spreadsheet would run as a formula (and each
+    NUL character as U+FFFD, :func:`no_nul`)."""
+    value = no_nul(value)
     if isinstance(value, str) and value.startswith(FORMULA_STARTS) and not _PLAIN_NUMBER.fullmatch(value):
         return "'" + value
     return value

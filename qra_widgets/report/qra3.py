@@ -14,7 +14,7 @@ from ..conventions import QRA3, QRAPP, Conventions, resolve
 from ..errors import QRAInputError
 from ..io.qra3 import METRICS_COLUMNS, NUMBER_WORDS, QRA3_KEY, study_conventions
 from ..study import Study
-from .csvsafe import safe_cell
+from .csvsafe import NulSafeWriter, safe_cell
 from .qra3_results import qra3_settings, results
 
 # ----------------------------------------------------------------------------- table.csv / table.tex
@@ -97,10 +97,9 @@ def table_csv(data: dict) -> str:
     :func:`qra_widgets.report.csvsafe.safe_cell` (a system ``=x`` is written ``'=x``; numbers and
     ordinary names are unchanged).
     """
-    import csv
 
     out = _io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
+    writer = NulSafeWriter(out, lineterminator="\n")  # a NUL in a name: U+FFFD on every Python
     writer.writerow(["Type of Result", "QC", "System", "Measure applied", "System level", "QC level", f"Study level (n={data['n']})"])
     for b, block in enumerate(_cells(data)):
         if b:
@@ -381,12 +380,11 @@ def export(studies: list[Study]) -> tuple[str, dict]:
     >>> config["Demo"]["criteria"]["F"]
     {'map': 'Fluency', 'apply_over_correction': False, 'normal_data': True}
     """
-    import csv
 
     if not studies:
         raise QRAInputError("export: no study to export")
     out = _io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
+    writer = NulSafeWriter(out, lineterminator="\n")  # a NUL in a name: U+FFFD on every Python
     writer.writerow(METRICS_COLUMNS)
     config: dict[str, dict] = {}
     for study in studies:
