@@ -252,6 +252,6 @@ def _cells(values):
     else:
         return None
     text[np.asarray(pd.isna(values))] = ""
-    if _may_hold_text(dtype) and any(isinstance(v, str) and v.startswith(FORMULA_STARTS) for v in text):
+    if _may_hold_text(dtype) and any(isinstance(v, str) and (v.startswith(FORMULA_STARTS) or "\x00" in v) for v in text):
         text = [safe_cell(v) for v in text]
     return text

@@ -115,7 +115,12 @@ def test_qra3_table_tex_and_references_bib_stay_latex_and_bibtex_text(drawn):
     (folder / "metrics.csv").write_text(metrics, encoding="utf-8")
     (folder / "config.json").write_text(json.dumps(config), encoding="utf-8")
     if any("\x00" in name for name in [drawn[0], *drawn[1], drawn[2], *drawn[3]]):
-        with pytest.raises(qw.QRAInputError, match="NUL"):  # a NUL in a name is refused, never dropped
+        # the export writes a NUL as U+FFFD (every Python's csv alike: 3.10's refuses a NUL); a file
+        # that does hold a NUL byte is refused on reading, never dropped (tests/io/test_hostile_inputs.py)
+        assert "\x00" not in metrics and "\ufffd" in metrics
+        metrics = metrics.replace("\ufffd", "\x00")
+        (folder / "metrics.csv").write_text(metrics, encoding="utf-8")
+        with pytest.raises(qw.QRAInputError, match="NUL"):
             read_qra3(folder / "metrics.csv", folder / "config.json")
         return
     [study] = read_qra3(folder / "metrics.csv", folder / "config.json")
