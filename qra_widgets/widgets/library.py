@@ -107,7 +107,7 @@ class ExamplesBar:
     @guarded(lambda self: self.status)
     def on_new(self, _=None) -> None:
         guard_unsaved(self.state, self.confirm, "start a new empty study",
-                      lambda: (self.state.new_study(), self.status.ok("A new empty study: start on the Study tab.")))
+                      lambda: (self.state.load(), self.status.ok("A new empty study: start on the Study tab.")))
 
 
 class LibraryView:
@@ -314,7 +314,7 @@ class LibraryView:
         report = library_actions.import_qra3(self.state.library, metrics, config, names, renames={existing: new_id})
         if report.existed:
             raise QRAInputError(f"new study id: the library already has {new_id!r}; choose another "
-                                f"(for example {self.state.suggest_id(new_id)!r})")
+                                f"(for example {self.state.library.free_id(new_id)!r})")
         self.clash.layout.display, self.pending_qra3 = "none", None
         self.status.ok(summary_line(report, f" from {names[0]} + {names[1]} as {new_id!r}"))
         self.criteria_prompt.ask([study_id for _source, study_id in report.added])

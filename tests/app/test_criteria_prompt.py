@@ -107,7 +107,7 @@ def test_classifying_the_open_study_reloads_it_unless_it_has_unsaved_changes(tmp
     assert message == "Saved the evaluation type and QCET criterion of 1 criterion."
     fluency = state.study.quality_criterion("Fluency")  # the open copy is the new revision
     assert (fluency.evaluation_type, fluency.qcet_id, state.revision, state.dirty) == ("metric", "QOG-w-3", 2, False)
-    state.set_score("Fluency", "SVM", "Li2024", 3.5)
+    state.set_scores({("Fluency", "SVM", "Li2024"): 3.5})
     message = state.classify_criteria({"qrapp-example1": {"Fluency": ("human", "QOG-w-3")}})
     assert message.endswith("'qrapp-example1' is open with unsaved changes: its saved revision 3 has them, "
                             "the open copy not.")
