@@ -219,15 +219,16 @@ class StudyLibrary:
         return self.save_if_changed(study, expected_revision, force=force, new=new)[0]
 
     def free_id(self, name: str) -> str:
-        """An id made from ``name`` that no study of the library has (deleted ones included):
-        ``name``'s slug, else the slug with ``-2``, ``-3``, ... (:func:`~qra_widgets.io.parse.unique_id`).
+        """An id made from ``name`` that no study of the library has (deleted ones included, and
+        compared without case: never ``yao2022`` beside ``Yao2022``): ``name``'s slug, else the
+        slug with ``-2``, ``-3``, ... (:func:`~qra_widgets.io.parse.unique_id`).
 
         >>> import tempfile, os
         >>> library = StudyLibrary(os.path.join(tempfile.mkdtemp(), "l.sqlite3"))
         >>> library.free_id("Yao 2022")
         'yao-2022'
         """
-        return unique_id(name, {s.id for s in self.list(include_deleted=True)})
+        return unique_id(name, {s.id.lower() for s in self.list(include_deleted=True)})
 
     def save_if_changed(self, study: Study, expected_revision: int | None = None, *, force: bool = False,
                         new: bool = False) -> tuple[int, bool]:
@@ -246,7 +247,7 @@ class StudyLibrary:
         with self._write() as db:
             row = db.execute("SELECT latest, deleted_at FROM studies WHERE id = ?", (study.id,)).fetchone()
             if new and row is not None:
-                taken = {i for (i,) in db.execute("SELECT id FROM studies")}
+                taken = {i.lower() for (i,) in db.execute("SELECT id FROM studies")}  # as free_id
                 raise IdTakenError(study.id, unique_id(study.id, taken))
             if row is not None and row[1] is None and db.execute(
                     "SELECT body = ? FROM revisions WHERE study_id = ? AND revision = ?", (body, study.id, row[0])).fetchone()[0]:

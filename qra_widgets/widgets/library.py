@@ -102,7 +102,7 @@ class ExamplesBar:
     def on_load(self, _=None) -> None:
         name = self.choice.value
         guard_unsaved(self.state, self.confirm, "load the example",
-                      lambda: self.status.ok(self.state.load_example(name).message))
+                      lambda: self.status.ok(self.state.load(example=name).message))
 
     @guarded(lambda self: self.status)
     def on_new(self, _=None) -> None:
@@ -295,10 +295,7 @@ class LibraryView:
             return
         existing = report.existed[0][1]
         self.pending_qra3 = (*upload, existing)
-        from ..io.parse import unique_id
-
-        taken = {s.id.lower() for s in self.state.library.list(include_deleted=True)}  # not Yao2022 beside yao2022
-        self.new_id.value = unique_id(existing, taken)
+        self.new_id.value = self.state.library.free_id(existing)  # not Yao2022 beside yao2022
         self.clash_text.value = (f"<p>The library already has a study with the id <b>{escape(existing)}</b> (kept as "
                                  "it is). Import this run as a new study under another id:</p>")
         self.clash.layout.display = "flex"

@@ -126,9 +126,17 @@ class AppState(IntervalCommands):
 
     # ------------------------------------------------------------------ whole studies
 
-    def load(self, study: Study | None = None, revision: int | None = None, *, message: str = "") -> Event:
-        """Make (a copy of) ``study`` the one being edited: from a file, an example or the library;
-        without a study, start again from a really empty one (whose id follows its name)."""
+    def load(self, study: Study | None = None, revision: int | None = None, *, example: str | None = None,
+             message: str = "") -> Event:
+        """Make (a copy of) ``study`` the one being edited: from a file, the library, or the
+        bundled ``example`` of that name; with neither, start again from a really empty study
+        (whose id follows its name until someone chooses one)."""
+        if example is not None:
+            from .. import examples
+
+            study = examples.load(example)
+            return self.load(study, None, message=message or f"Loaded the example {study.name!r}. Save it in the Library "
+                                                             "to keep your changes.")
         if study is None:
             self.load(blank_study(), message=message or "A new empty study.")
             self.id_edited = False
@@ -141,12 +149,6 @@ class AppState(IntervalCommands):
             self.conventions = resolve(carried)
         self._reassess()
         return self._emit(StudyLoaded(message or f"Opened {study.name or study.id!r}."))
-
-    def load_example(self, name: str) -> Event:
-        from .. import examples
-
-        study = examples.load(name)
-        return self.load(study, None, message=f"Loaded the example {study.name!r}. Save it in the Library to keep your changes.")
 
     def open_from_library(self, study_id: str, revision: int | None = None) -> Event:
         library = self.library

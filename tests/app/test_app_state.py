@@ -28,9 +28,29 @@ def state(tmp_path):
 
 
 def example(state, name="qrapp_example1"):
-    state.load_example(name)
+    state.load(example=name)
     state.events.clear()
     return state
+
+
+def test_appstate_has_at_most_25_public_methods_each_a_command():
+    """Issue 32: queries and helpers live in the library, the views or private methods, so the
+    public surface stays a list of commands (``library`` is its one public property)."""
+    import inspect
+
+    methods = [n for n, v in inspect.getmembers(AppState) if not n.startswith("_") and inspect.isfunction(v)]
+    properties = [n for n, v in inspect.getmembers(AppState) if not n.startswith("_") and isinstance(v, property)]
+    assert len(methods) <= 25, methods
+    assert properties == ["library"]
+    assert not {"set_score", "complete_pending", "new_study", "load_example", "suggest_id", "reassess",
+                "experiment_label", "assessment_with", "compute_intervals", "is_stale", "plan"} & set(methods)
+
+
+def test_load_without_a_study_starts_a_new_one_whose_id_follows_its_name(state):
+    example(state)
+    assert isinstance(state.load(), StudyLoaded) and state.study.scores == {} and state.revision is None
+    state.set_details(name="Fluency study")
+    assert state.study.id == "fluency-study"
 
 
 def test_a_new_study_is_really_empty(state):
@@ -52,7 +72,7 @@ def test_each_command_emits_one_typed_event_on_its_channels(state):
     state.events.clear()
     assert isinstance(state.set_conventions("qra3"), ConventionsChanged) and state.events == [("scores", "ConventionsChanged")]
     state.events.clear()
-    assert isinstance(state.load_example("qra2022_pass"), StudyLoaded)
+    assert isinstance(state.load(example="qra2022_pass"), StudyLoaded)
     assert [c for c, _ in state.events] == ["study", "scores", "saved"]
 
 

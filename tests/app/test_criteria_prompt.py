@@ -101,7 +101,7 @@ def test_the_bulk_import_report_asks_for_the_types_of_the_qra3_criteria_too(tmp_
 def test_classifying_the_open_study_reloads_it_unless_it_has_unsaved_changes(tmp_path):
     app = Dashboard(library_path=tmp_path / "lib.sqlite3")
     state = app.state
-    state.load_example("qrapp_example1")
+    state.load(example="qrapp_example1")
     state.save()
     message = state.classify_criteria({"qrapp-example1": {"Fluency": ("metric", "QOG-w-3")}})
     assert message == "Saved the evaluation type and QCET criterion of 1 criterion."

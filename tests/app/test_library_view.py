@@ -279,7 +279,7 @@ def test_oversized_uploads_are_refused_before_parsing(app, files, message):
 def test_the_cli_export_and_the_library_download_write_the_same_qra3_files(app, tmp_path, capsys):
     from qra_widgets.cli import main
 
-    app.state.load_example("qrapp_example1")
+    app.state.load(example="qrapp_example1")
     app.state.save()
     _name, metrics = app.library.download_qra3["metrics.csv"].click()
     _name, config = app.library.download_qra3["config.json"].click()
