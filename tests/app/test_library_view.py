@@ -63,7 +63,7 @@ def test_qra3_import_adds_yao2022_opens_it_and_reproduces_the_organisers_cv(app)
 @needs_field_data
 def test_qra3_import_of_an_existing_id_is_refused_and_the_library_unchanged(app):
     changed = read_qra3_bytes(METRICS, CONFIG)[0]
-    changed.set_scores({("Readability", "GT", "O"): 4.0})
+    changed.set_score("Readability", "GT", "O", 4.0)
     app.state.library.save(changed)
     before = app.state.library.export_json("Yao2022")
     upload(app.library.qra3_upload, PAIR)
