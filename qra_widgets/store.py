@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from .errors import QRAInputError
+from .errors import IdTakenError, QRAInputError
 from .io import atomic_write_text, study_from_dict, study_from_json, study_to_json
 from .io.parse import unique_id
 from .io.reading import load_json, read_bytes
@@ -96,16 +96,6 @@ class ConflictError(QRAInputError):
         else:
             problem = f"study {study_id!r} changed since revision {expected}: the latest is revision {latest}"
         super().__init__(f"{problem}; your version was kept as revision {stored_revision}, open it from the history to merge")
-
-
-class IdTakenError(QRAInputError):
-    """A first save (``new=True``) under an id the library already holds; nothing was stored.
-    ``suggestion`` is a free id (:meth:`StudyLibrary.free_id`)."""
-
-    def __init__(self, study_id: str, suggestion: str):
-        self.study_id, self.suggestion = study_id, suggestion
-        super().__init__(f"save: the library already has a study with the id {study_id!r}; save it under another id "
-                         f"(for example {suggestion!r}) or open the existing study")
 
 
 class LibraryError(QRAInputError):
@@ -211,27 +201,16 @@ class StudyLibrary:
         (``expected_revision``): without it, or with an older one, the save is kept as a
         conflict revision and :class:`ConflictError` is raised (nothing saved is ever lost, and
         nothing is replaced silently).  ``force=True`` makes it the latest anyway
-        (last-writer-wins, chosen by the caller; the earlier revisions stay in the history).
-
-        ``new=True`` says the study was never saved: if the library holds its id already (a
-        deleted study too), :class:`IdTakenError` is raised with a free id and nothing is stored,
-        so it is never filed as a revision of another study (checked inside the write lock)."""
+        (last-writer-wins, chosen by the caller; the earlier revisions stay in the history).  ``new=True``
+        (never saved): an id the library holds, deleted too, raises IdTakenError with a free id, storing nothing."""
         return self.save_if_changed(study, expected_revision, force=force, new=new)[0]
 
     def free_id(self, name: str) -> str:
-        """An id made from ``name`` that no study of the library has (deleted ones included, and
-        compared without case: never ``yao2022`` beside ``Yao2022``): ``name``'s slug, else the
-        slug with ``-2``, ``-3``, ... (:func:`~qra_widgets.io.parse.unique_id`).
-
-        >>> import tempfile, os
-        >>> library = StudyLibrary(os.path.join(tempfile.mkdtemp(), "l.sqlite3"))
-        >>> library.free_id("Yao 2022")
-        'yao-2022'
-        """
+        """:func:`~qra_widgets.io.parse.unique_id` of ``name`` against every id of the library, deleted
+        ones too, compared without case (never ``yao2022`` beside ``Yao2022``): ``Yao2022`` -> ``yao2022-2``."""
         return unique_id(name, {s.id.lower() for s in self.list(include_deleted=True)})
 
-    def save_if_changed(self, study: Study, expected_revision: int | None = None, *, force: bool = False,
-                        new: bool = False) -> tuple[int, bool]:
+    def save_if_changed(self, study: Study, expected_revision: int | None = None, *, force=False, new=False) -> tuple[int, bool]:
         """:meth:`save`, also saying whether a revision was added: ``(revision, added)``.  A study
         equal to the (not deleted) latest revision adds none: ``(latest, False)``."""
         if not isinstance(study, Study):
@@ -246,9 +225,8 @@ class StudyLibrary:
         conflict: ConflictError | None = None
         with self._write() as db:
             row = db.execute("SELECT latest, deleted_at FROM studies WHERE id = ?", (study.id,)).fetchone()
-            if new and row is not None:
-                taken = {i.lower() for (i,) in db.execute("SELECT id FROM studies")}  # as free_id
-                raise IdTakenError(study.id, unique_id(study.id, taken))
+            if new and row is not None:  # the free id as free_id finds it
+                raise IdTakenError(study.id, unique_id(study.id, {i.lower() for (i,) in db.execute("SELECT id FROM studies")}))
             if row is not None and row[1] is None and db.execute(
                     "SELECT body = ? FROM revisions WHERE study_id = ? AND revision = ?", (body, study.id, row[0])).fetchone()[0]:
                 return row[0], False  # the same content as the latest revision: nothing to add

@@ -212,7 +212,7 @@ def test_property_round_trip_through_the_library(tmp_path, study):
 
 
 def test_a_first_save_under_a_held_id_is_refused_with_a_free_id_and_nothing_is_stored(library, qrapp_example1):
-    from qra_widgets.store import IdTakenError
+    from qra_widgets.errors import IdTakenError
 
     study = qrapp_example1
     study.id = "Yao2022"

@@ -248,9 +248,8 @@ class ScoresView:
         self.show_problems()
 
     def show_problems(self) -> None:
-        names = {e.id: e.display_name for e in self.state.study.experiments}
-        label = lambda experiment: names.get(experiment, experiment)  # noqa: E731 -- a removed experiment: its id
-        items = [f"<li>{escape(g.qc)} / {escape(s)} / {escape(label(e))}: {escape(p[1])}</li>"
+        names = {e.id: e.display_name for e in self.state.study.experiments}  # a removed experiment: its id
+        items = [f"<li>{escape(g.qc)} / {escape(s)} / {escape(names.get(e, e))}: {escape(p[1])}</li>"
                  for g in self.grids for (s, e), p in g.problems.items()]
         self.problems.value = f"<ul class='qra-invalid-list'>{''.join(items)}</ul>" if items else ""
 

@@ -35,7 +35,7 @@ from typing import Any
 
 from ..assess import Assessment, assess
 from ..conventions import PRESETS, Conventions, resolve
-from ..errors import QRAInputError, ScalesNeeded
+from ..errors import IdTakenError, QRAInputError, ScalesNeeded
 from ..io import parse
 from ..study import Experiment, QualityCriterion, Study
 from .events import (
@@ -165,7 +165,7 @@ class AppState(IntervalCommands):
         it is never filed as a revision of another study.  A stale save (someone saved after this
         study was opened) is refused by the library and kept there as a conflict revision.
         """
-        from ..store import ConflictError, IdTakenError
+        from ..store import ConflictError
 
         try:
             revision = self.library.save(self.study, self.revision, new=self.revision is None)
