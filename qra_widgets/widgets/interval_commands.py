@@ -1,5 +1,7 @@
-"""The interval commands of :class:`~qra_widgets.widgets.state.AppState`: bootstrap intervals
-and the reproduction planner, computed on request, never on an edit.
+"""The interval commands of :class:`~qra_widgets.widgets.state.AppState` (bootstrap intervals),
+and the reproduction planner's query :func:`plan_designs`: computed on request, never on an edit.
+The bootstrap runs in :meth:`IntervalRun.compute` (a query on a snapshot, safe in a thread);
+``bootstrap_request`` and ``apply_intervals`` are the commands around it.
 
 A running bootstrap works on a snapshot of the study and of the assessment it will decorate;
 any edit (which always re-assesses, so ``state.assessment`` becomes a new object) makes that
