@@ -47,6 +47,16 @@ class ScalesNeeded(QRAInputError):
         self.criteria = list(criteria)
 
 
+class IdTakenError(QRAInputError):
+    """A first save (``StudyLibrary.save(new=True)``) under an id the library already holds;
+    nothing was stored.  ``suggestion`` is a free id (``StudyLibrary.free_id``)."""
+
+    def __init__(self, study_id: str, suggestion: str):
+        super().__init__(f"save: the library already has a study with the id {study_id!r}; save it under another id "
+                         f"(for example {suggestion!r}) or open the existing study")
+        self.study_id, self.suggestion = study_id, suggestion
+
+
 class UndefinedMeasureWarning(RuntimeWarning):
     """A measure is undefined for well-formed input; the message gives the reason."""
 

@@ -29,8 +29,9 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from .errors import QRAInputError
+from .errors import IdTakenError, QRAInputError
 from .io import atomic_write_text, study_from_dict, study_from_json, study_to_json
+from .io.parse import unique_id
 from .io.reading import load_json, read_bytes
 from .limits import shown
 from .study import Study
@@ -193,17 +194,23 @@ class StudyLibrary:
 
     # ------------------------------------------------------------------ writing
 
-    def save(self, study: Study, expected_revision: int | None = None, *, force: bool = False) -> int:
+    def save(self, study: Study, expected_revision: int | None = None, *, force: bool = False, new: bool = False) -> int:
         """Store ``study`` as a new revision and return its number (see the module docstring).
 
         Over an existing study, a save must name the revision it was based on
         (``expected_revision``): without it, or with an older one, the save is kept as a
         conflict revision and :class:`ConflictError` is raised (nothing saved is ever lost, and
         nothing is replaced silently).  ``force=True`` makes it the latest anyway
-        (last-writer-wins, chosen by the caller; the earlier revisions stay in the history)."""
-        return self.save_if_changed(study, expected_revision, force=force)[0]
+        (last-writer-wins, chosen by the caller; the earlier revisions stay in the history).  ``new=True``
+        (never saved): an id the library holds, deleted too, raises IdTakenError with a free id, storing nothing."""
+        return self.save_if_changed(study, expected_revision, force=force, new=new)[0]
 
-    def save_if_changed(self, study: Study, expected_revision: int | None = None, *, force: bool = False) -> tuple[int, bool]:
+    def free_id(self, name: str) -> str:
+        """:func:`~qra_widgets.io.parse.unique_id` of ``name`` against every id of the library, deleted
+        ones too, compared without case (never ``yao2022`` beside ``Yao2022``): ``Yao2022`` -> ``yao2022-2``."""
+        return unique_id(name, {s.id.lower() for s in self.list(include_deleted=True)})
+
+    def save_if_changed(self, study: Study, expected_revision: int | None = None, *, force=False, new=False) -> tuple[int, bool]:
         """:meth:`save`, also saying whether a revision was added: ``(revision, added)``.  A study
         equal to the (not deleted) latest revision adds none: ``(latest, False)``."""
         if not isinstance(study, Study):
@@ -218,6 +225,8 @@ class StudyLibrary:
         conflict: ConflictError | None = None
         with self._write() as db:
             row = db.execute("SELECT latest, deleted_at FROM studies WHERE id = ?", (study.id,)).fetchone()
+            if new and row is not None:  # the free id as free_id finds it
+                raise IdTakenError(study.id, unique_id(study.id, {i.lower() for (i,) in db.execute("SELECT id FROM studies")}))
             if row is not None and row[1] is None and db.execute(
                     "SELECT body = ? FROM revisions WHERE study_id = ? AND revision = ?", (body, study.id, row[0])).fetchone()[0]:
                 return row[0], False  # the same content as the latest revision: nothing to add

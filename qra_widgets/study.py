@@ -430,6 +430,30 @@ class Study:
         """Set one score, checked by :meth:`checked_score` (``where`` starts its error message)."""
         self.scores[(qc, system, experiment)] = self.checked_score(qc, system, experiment, value, where=where)
 
+    def update_scores(self, values: dict) -> None:
+        """Set several scores at once (``{(qc, system, experiment): value}``; ``None`` clears the
+        cell and its source): every value is checked first, so all change or, if one is refused
+        (:meth:`checked_score`), none.  Text typed or pasted is parsed by
+        :func:`qra_widgets.io.parse.score_cells`.
+
+        >>> study = Study("s", quality_criteria=[QualityCriterion("Fluency", 1, 5)], systems=["A"],
+        ...               experiments=[Experiment("E1"), Experiment("E2")])
+        >>> study.update_scores({("Fluency", "A", "E1"): 4, ("Fluency", "A", "E2"): 2})
+        >>> try:
+        ...     study.update_scores({("Fluency", "A", "E1"): None, ("Fluency", "A", "E2"): 9})
+        ... except ScoreError as error:
+        ...     error.reason
+        "9.0 is above the scale maximum 5.0 of 'Fluency'"
+        >>> study.scores
+        {('Fluency', 'A', 'E1'): 4.0, ('Fluency', 'A', 'E2'): 2.0}
+        """
+        checked = {key: None if value is None else self._checked_score(key, value) for key, value in values.items()}
+        for key, value in checked.items():
+            if value is None:
+                self.clear_score(*key)
+            else:
+                self.scores[key] = value
+
     def clear_score(self, qc: str, system: str, experiment: str) -> None:
         self.scores.pop((qc, system, experiment), None)
         self.sources.pop((qc, system, experiment), None)

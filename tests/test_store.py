@@ -209,3 +209,22 @@ def test_property_round_trip_through_the_library(tmp_path, study):
     else:
         revision = library.save(study)
     assert library.open(study.id, revision) == study
+
+
+def test_a_first_save_under_a_held_id_is_refused_with_a_free_id_and_nothing_is_stored(library, qrapp_example1):
+    from qra_widgets.errors import IdTakenError
+
+    study = qrapp_example1
+    study.id = "Yao2022"
+    assert library.save(study, new=True) == 1
+    assert library.free_id("Yao2022") == "yao2022-2"  # compared without case: never yao2022 beside Yao2022
+    with pytest.raises(IdTakenError, match="already has a study with the id 'Yao2022'") as taken:
+        library.save(study, new=True)
+    assert (taken.value.study_id, taken.value.suggestion) == ("Yao2022", "yao2022-2")
+    assert [r.revision for r in library.history("Yao2022")] == [1]  # not filed as a conflict revision
+    library.delete("Yao2022")  # a deleted study keeps its id
+    with pytest.raises(IdTakenError):
+        library.save(study, new=True)
+    study.id = taken.value.suggestion
+    assert library.save(study, new=True) == 1
+    assert library.free_id("Yao 2022") == "yao-2022" and library.free_id("yao2022") == "yao2022-3"

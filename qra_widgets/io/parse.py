@@ -39,6 +39,43 @@ def score(text: str) -> float | None:
         raise QRAInputError(f"{text!r} is not a number{hint}") from None
 
 
+def score_cells(study, cells: dict) -> dict:
+    """Typed or pasted scores ``{(criterion, system, experiment): text, number or None}``, checked
+    against ``study``: ``{key: score or None}`` (``None``, like empty text, clears the cell).
+    Changes nothing; the first problem raises :class:`~qra_widgets.errors.ScoreError` (or
+    :class:`QRAInputError` for text that is not a number) naming the cell by the experiment's
+    label users see: ``score for 'A' in experiment 'Original 2022' on 'Fluency'`` for one cell,
+    ``A / Original 2022 on 'Fluency'`` in a paste of several.  Apply the result with
+    :meth:`~qra_widgets.study.Study.update_scores`.
+
+    >>> from qra_widgets.study import Experiment, QualityCriterion, Study
+    >>> study = Study("s", quality_criteria=[QualityCriterion("Fluency", 1, 5)], systems=["A"],
+    ...               experiments=[Experiment("E1", label="Original 2022"), Experiment("E2")])
+    >>> score_cells(study, {("Fluency", "A", "E1"): "3.5", ("Fluency", "A", "E2"): ""})
+    {('Fluency', 'A', 'E1'): 3.5, ('Fluency', 'A', 'E2'): None}
+    >>> score_cells(study, {("Fluency", "A", "E1"): "3", ("Fluency", "A", "E2"): "3,5"})
+    Traceback (most recent call last):
+    ...
+    qra_widgets.errors.QRAInputError: A / E2: '3,5' is not a number (use '.' as the decimal point)
+    """
+    labels = {e.id: e.display_name for e in study.experiments}
+    several = len(cells) > 1
+    checked = {}
+    for key, value in cells.items():
+        qc, system, experiment = key
+        label = labels.get(experiment, experiment)
+        if isinstance(value, str):
+            try:
+                value = score(value)
+            except QRAInputError as error:
+                raise QRAInputError(f"{system} / {label}: {error}" if several else str(error)) from None
+        if value is not None:
+            where = f"{system} / {label} on {qc!r}" if several else f"score for {system!r} in experiment {label!r} on {qc!r}"
+            value = study.checked_score(qc, system, experiment, value, where=where)
+        checked[key] = value
+    return checked
+
+
 def optional_number(text: str, field: str) -> float | None:
     """A number typed into a form field named ``field``, or ``None`` if left empty."""
     if not text.strip():

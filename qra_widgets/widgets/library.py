@@ -102,12 +102,12 @@ class ExamplesBar:
     def on_load(self, _=None) -> None:
         name = self.choice.value
         guard_unsaved(self.state, self.confirm, "load the example",
-                      lambda: self.status.ok(self.state.load_example(name).message))
+                      lambda: self.status.ok(self.state.load(example=name).message))
 
     @guarded(lambda self: self.status)
     def on_new(self, _=None) -> None:
         guard_unsaved(self.state, self.confirm, "start a new empty study",
-                      lambda: (self.state.new_study(), self.status.ok("A new empty study: start on the Study tab.")))
+                      lambda: (self.state.load(), self.status.ok("A new empty study: start on the Study tab.")))
 
 
 class LibraryView:
@@ -295,10 +295,7 @@ class LibraryView:
             return
         existing = report.existed[0][1]
         self.pending_qra3 = (*upload, existing)
-        from ..io.parse import unique_id
-
-        taken = {s.id.lower() for s in self.state.library.list(include_deleted=True)}  # not Yao2022 beside yao2022
-        self.new_id.value = unique_id(existing, taken)
+        self.new_id.value = self.state.library.free_id(existing)  # not Yao2022 beside yao2022
         self.clash_text.value = (f"<p>The library already has a study with the id <b>{escape(existing)}</b> (kept as "
                                  "it is). Import this run as a new study under another id:</p>")
         self.clash.layout.display = "flex"
@@ -314,7 +311,7 @@ class LibraryView:
         report = library_actions.import_qra3(self.state.library, metrics, config, names, renames={existing: new_id})
         if report.existed:
             raise QRAInputError(f"new study id: the library already has {new_id!r}; choose another "
-                                f"(for example {self.state.suggest_id(new_id)!r})")
+                                f"(for example {self.state.library.free_id(new_id)!r})")
         self.clash.layout.display, self.pending_qra3 = "none", None
         self.status.ok(summary_line(report, f" from {names[0]} + {names[1]} as {new_id!r}"))
         self.criteria_prompt.ask([study_id for _source, study_id in report.added])

@@ -36,6 +36,16 @@ def clear_figure(output: w.Output) -> None:
     output.outputs = ()
 
 
+def assessment_with(study, conventions: str):
+    """``study`` assessed with other conventions (the side-by-side table); None if not assessable."""
+    from ..assess import assess
+
+    try:
+        return assess(study, conventions=conventions)
+    except QRAInputError:
+        return None
+
+
 class AssessmentView:
     """Headline cards, the conventions picker (and both presets side by side), the template
     table, a paper example's published numbers, the report sentence and downloads (built
@@ -118,7 +128,7 @@ class AssessmentView:
         if not self.compare_presets.value or self.state.assessment is None:
             self.presets.value = ""
             return
-        first, second = self.state.assessment_with("qrapp"), self.state.assessment_with("qra3")
+        first, second = assessment_with(self.state.study, "qrapp"), assessment_with(self.state.study, "qra3")
         self.presets.value = tables.side_by_side(first, second) if first and second else ""
 
     @guarded(lambda self: self.status)

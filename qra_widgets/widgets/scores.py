@@ -143,7 +143,7 @@ class ScoreGrid:
         system, experiment = systems[i], self.state.study.experiments[j].id
         cell = self.grid_cells[i][j]
         try:
-            self.state.set_score(self.qc, system, experiment, change["new"])
+            self.state.set_scores({(self.qc, system, experiment): change["new"]})
         except QRAInputError as error:
             reason = error.reason if isinstance(error, ScoreError) else str(error)
             self.problems[(system, experiment)] = (change["new"], reason)
@@ -248,8 +248,8 @@ class ScoresView:
         self.show_problems()
 
     def show_problems(self) -> None:
-        label = self.state.experiment_label
-        items = [f"<li>{escape(g.qc)} / {escape(s)} / {escape(label(e))}: {escape(p[1])}</li>"
+        names = {e.id: e.display_name for e in self.state.study.experiments}  # a removed experiment: its id
+        items = [f"<li>{escape(g.qc)} / {escape(s)} / {escape(names.get(e, e))}: {escape(p[1])}</li>"
                  for g in self.grids for (s, e), p in g.problems.items()]
         self.problems.value = f"<ul class='qra-invalid-list'>{''.join(items)}</ul>" if items else ""
 
@@ -312,7 +312,7 @@ class ScoresView:
         scales = {qc: (parse.required_number(low.value, f"{qc}: lowest possible score"),
                        parse.optional_number(high.value, f"{qc}: highest possible score"))
                   for qc, (low, high) in self.scale_inputs.items()}
-        event = self.state.complete_pending(scales)
+        event = self.state.import_scores(scales=scales)
         self.hide_scales()
         self.status.ok(event.message)
 

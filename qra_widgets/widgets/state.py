@@ -1,7 +1,7 @@
 """The dashboard's state: the study being edited, its library revision, its assessment, and the
 only code that changes them.
 
-Every edit is a command method of :class:`AppState` (``set_score``, ``rename_system``,
+Every edit is a command method of :class:`AppState` (``set_scores``, ``rename_system``,
 ``import_scores``, ``save``, ...).  A command validates its input, changes the study (or
 changes nothing and raises :class:`~qra_widgets.QRAInputError`), re-assesses and emits one
 typed event.  Views render the state, call commands, and listen on three channels:
@@ -18,6 +18,9 @@ scores-table and HEDS merges in ``io``; what is done to the library as a whole o
 as files (imports, QRA3 files, the HTML report) is :mod:`qra_widgets.library_actions`, which
 the views call with ``state.library`` and ``state.study``: it edits nothing here.
 
+The class has at most 25 public methods (``tests/app/test_app_state.py`` counts them), each a
+command; queries the views need are attributes, the library's functions, or the views' own.
+
 ``AppState(study)`` works on a *copy* of ``study``: the caller's object, and any
 ``assess(study)`` result made from it, never change behind the caller's back.
 """
@@ -32,7 +35,7 @@ from typing import Any
 
 from ..assess import Assessment, assess
 from ..conventions import PRESETS, Conventions, resolve
-from ..errors import QRAInputError, ScalesNeeded
+from ..errors import IdTakenError, QRAInputError, ScalesNeeded
 from ..io import parse
 from ..study import Experiment, QualityCriterion, Study
 from .events import (
@@ -82,7 +85,7 @@ class AppState(IntervalCommands):
         self._library_path = library_path
         self._library = None
         self._listeners: dict[str, list[Callable[[Event], None]]] = {"study": [], "scores": [], "saved": []}
-        self.reassess()
+        self._reassess()
 
     # ------------------------------------------------------------------ plumbing
 
@@ -108,7 +111,7 @@ class AppState(IntervalCommands):
                     callback(event)
         return event
 
-    def reassess(self) -> None:
+    def _reassess(self) -> None:
         """Assess the study again; what an edit left unchanged (a criterion's rows, a system's
         CV*) is taken over from the current assessment (``assess(..., reuse=...)``), not recomputed."""
         try:
@@ -118,47 +121,34 @@ class AppState(IntervalCommands):
 
     def _changed(self, event: Event) -> Event:
         self.dirty = True
-        self.reassess()
+        self._reassess()
         return self._emit(event)
-
-    def experiment_label(self, experiment_id: str) -> str:
-        """The name users see for an experiment (its label, else its id)."""
-        for experiment in self.study.experiments:
-            if experiment.id == experiment_id:
-                return experiment.display_name
-        return experiment_id
-
-    def assessment_with(self, conventions: str | Conventions) -> Assessment | None:
-        """The study assessed with other conventions (for the side-by-side view); None if not assessable."""
-        try:
-            return assess(self.study, conventions=conventions)
-        except QRAInputError:
-            return None
 
     # ------------------------------------------------------------------ whole studies
 
-    def load(self, study: Study, revision: int | None = None, *, message: str = "") -> Event:
-        """Make (a copy of) ``study`` the one being edited: from a file, an example or the library."""
+    def load(self, study: Study | None = None, revision: int | None = None, *, example: str | None = None,
+             message: str = "") -> Event:
+        """Make (a copy of) ``study`` the one being edited: from a file, the library, or the
+        bundled ``example`` of that name; with neither, start again from a really empty study
+        (whose id follows its name until someone chooses one)."""
+        if example is not None:
+            from .. import examples
+
+            study = examples.load(example)
+            return self.load(study, None, message=message or f"Loaded the example {study.name!r}. Save it in the Library "
+                                                             "to keep your changes.")
+        if study is None:
+            self.load(blank_study(), message=message or "A new empty study.")
+            self.id_edited = False
+            return self.last_event
         study.validate()
         self.study, self.revision, self.dirty, self.pending = copy.deepcopy(study), revision, False, None
         self.id_edited = True
         carried = getattr(study, "conventions", None) or study.metadata.get("conventions")
         if carried:  # a study file may say which conventions its numbers follow
             self.conventions = resolve(carried)
-        self.reassess()
+        self._reassess()
         return self._emit(StudyLoaded(message or f"Opened {study.name or study.id!r}."))
-
-    def new_study(self) -> Event:
-        """Start again from a really empty study."""
-        self.load(blank_study())
-        self.id_edited = False
-        return self.last_event
-
-    def load_example(self, name: str) -> Event:
-        from .. import examples
-
-        study = examples.load(name)
-        return self.load(study, None, message=f"Loaded the example {study.name!r}. Save it in the Library to keep your changes.")
 
     def open_from_library(self, study_id: str, revision: int | None = None) -> Event:
         library = self.library
@@ -167,30 +157,22 @@ class AppState(IntervalCommands):
         which = f"revision {revision}" if revision is not None else f"revision {latest}"
         return self.load(study, latest, message=f"Opened {study.name or study_id!r} ({which}).")
 
-    def suggest_id(self, name: str | None = None) -> str:
-        """A study id from ``name`` (default: the study's name) that the library does not hold yet."""
-        taken = {s.id for s in self.library.list(include_deleted=True)}
-        return parse.unique_id(name if name is not None else (self.study.name or self.study.id), taken)
-
     def save(self) -> Event:
         """Save the study as a new library revision.
 
         A study never saved before (``revision is None``) whose id the library already holds
-        is refused with a suggested free id: it is never filed as a revision of another study.
-        A stale save (someone saved after this study was opened) is refused by the library and
-        kept there as a conflict revision.
+        is refused with a suggested free id (the library's rule, ``StudyLibrary.save(new=True)``):
+        it is never filed as a revision of another study.  A stale save (someone saved after this
+        study was opened) is refused by the library and kept there as a conflict revision.
         """
         from ..store import ConflictError
 
-        library = self.library
-        taken = {s.id for s in library.list(include_deleted=True)} if self.revision is None else set()
-        if self.study.id in taken:
-            suggestion = parse.unique_id(self.study.id, taken)
-            raise QRAInputError(
-                f"save: the library already has a study with the id {self.study.id!r}. Change the id on the Study tab "
-                f"(for example to {suggestion!r}) or open the existing study from the Library.")
         try:
-            revision = library.save(self.study, self.revision)
+            revision = self.library.save(self.study, self.revision, new=self.revision is None)
+        except IdTakenError as taken:
+            raise QRAInputError(
+                f"save: the library already has a study with the id {taken.study_id!r}. Change the id on the Study tab "
+                f"(for example to {taken.suggestion!r}) or open the existing study from the Library.") from None
         except ConflictError as conflict:
             raise QRAInputError(str(conflict)) from None
         self.revision, self.dirty = revision, False
@@ -208,7 +190,7 @@ class AppState(IntervalCommands):
         if study_id is not None and new_id != study.id:
             self.id_edited = True
         elif name is not None and name.strip() and not self.id_edited and self.revision is None:
-            new_id = self.suggest_id(name)
+            new_id = self.library.free_id(name)
         if new_id != study.id:
             self.revision = None  # a new id is a new study in the library
         study.id = new_id
@@ -221,7 +203,7 @@ class AppState(IntervalCommands):
     def set_conventions(self, preset: str | Conventions) -> Event:
         """Re-assess with the ``qrapp`` or ``qra3`` conventions (or a :class:`Conventions`)."""
         self.conventions = resolve(preset)
-        self.reassess()
+        self._reassess()
         name = self.conventions.describe()
         return self._emit(ConventionsChanged(f"Assessed with the {name} conventions.", conventions=name))
 
@@ -278,7 +260,7 @@ class AppState(IntervalCommands):
         return self._changed(StructureChanged(f"Updated experiment {updated.display_name!r}.", what="experiments"))
 
     def remove_experiment(self, experiment_id: str) -> Event:
-        label = self.experiment_label(experiment_id)
+        label = self.study.experiment(experiment_id).display_name
         self.study.remove_experiment(experiment_id)
         return self._changed(StructureChanged(f"Removed experiment {label!r} and its results.", what="experiments"))
 
@@ -297,41 +279,17 @@ class AppState(IntervalCommands):
 
     # ------------------------------------------------------------------ scores
 
-    def set_score(self, criterion: str, system: str, experiment: str, value: float | str | None) -> Event:
-        """Set one score (a number, or text typed in a cell); ``None`` or empty text clears it."""
-        if isinstance(value, str):
-            value = parse.score(value)
-        key = (criterion, system, experiment)
-        if value is None:
-            self.study.clear_score(*key)
-        else:
-            where = f"score for {system!r} in experiment {self.experiment_label(experiment)!r} on {criterion!r}"
-            self.study.set_score(*key, value, where=where)
-        return self._changed(ScoresChanged("Score updated.", cells=(key,)))
-
     def set_scores(self, cells: dict[tuple[str, str, str], str | float | None]) -> Event:
-        """Several scores at once (a paste): all valid, or nothing changes and the first problem is raised."""
-        parsed = {}
-        for key, value in cells.items():
-            try:
-                parsed[key] = parse.score(value) if isinstance(value, str) else value
-            except QRAInputError as error:
-                raise QRAInputError(f"{key[1]} / {self.experiment_label(key[2])}: {error}") from None
-        trial = dict(self.study.scores)
-        for key, value in parsed.items():
-            if value is None:
-                trial.pop(key, None)
-            else:
-                qc, system, experiment = key
-                where = f"{system} / {self.experiment_label(experiment)} on {qc!r}"
-                trial[key] = self.study.checked_score(qc, system, experiment, value, where=where)
-        for key, value in parsed.items():
-            if value is None:
-                self.study.clear_score(*key)
-        self.study.scores.update({k: trial[k] for k in parsed if k in trial})
-        return self._changed(ScoresChanged(f"Filled {len(parsed)} cells.", cells=tuple(parsed)))
+        """Set scores typed in a cell or pasted (``{(criterion, system, experiment): number, text
+        or None}``; ``None`` or empty text clears a cell): all valid, or nothing changes and the
+        first problem is raised, naming the experiment as users see it
+        (:func:`~qra_widgets.io.parse.score_cells`, :meth:`~qra_widgets.study.Study.update_scores`)."""
+        values = parse.score_cells(self.study, cells)
+        self.study.update_scores(values)
+        said = "Score updated." if len(values) == 1 else f"Filled {len(values)} cells."
+        return self._changed(ScoresChanged(said, cells=tuple(values)))
 
-    def import_scores(self, data: bytes, source: str, scales: dict[str, tuple[float, float | None]] | None = None):
+    def import_scores(self, data: bytes | None = None, source: str = "", scales: dict[str, tuple[float, float | None]] | None = None):
         """Replace the scores from a long CSV/TSV/Excel table (``experiment, quality_criterion,
         system, score``, optional ``scale_min``, ``scale_max``, ``role``, ``source``).
 
@@ -339,19 +297,19 @@ class AppState(IntervalCommands):
         already has keep their scales (and every score is checked against them), and a
         criterion new to the study needs its scale in ``scales`` (``{name: (min, max)}``).
         Without it nothing changes: the upload is kept in :attr:`pending` and a
-        :class:`PendingScores` is returned so the app can ask.  A scale is never assumed.
+        :class:`PendingScores` is returned so the app can ask (then call ``import_scores(scales=...)``).  A scale is never assumed.
         Experiments the study already has keep their labels, roles and properties.
+
+        Without ``data``, the waiting upload is finished with the ``scales`` the user gave.
         """
         from ..io import SCORE_COLUMNS, read_table
 
-        frame = read_table(data, source, SCORE_COLUMNS, excel=source.lower().endswith(".xlsx"))
-        return self._import_frame(frame, source, scales or {})
-
-    def complete_pending(self, scales: dict[str, tuple[float, float | None]]) -> Event:
-        """Finish the waiting upload with the scales the user gave."""
+        if data is not None:
+            frame = read_table(data, source, SCORE_COLUMNS, excel=source.lower().endswith(".xlsx"))
+            return self._import_frame(frame, source, scales or {})
         if self.pending is None:
             raise QRAInputError("scales: there is no upload waiting for scales")
-        result = self._import_frame(self.pending.frame, self.pending.source, scales)
+        result = self._import_frame(self.pending.frame, self.pending.source, scales or {})
         if isinstance(result, PendingScores):
             raise QRAInputError(f"scales: give the scale minimum of {', '.join(map(repr, result.new_criteria))}")
         return result
@@ -361,7 +319,7 @@ class AppState(IntervalCommands):
 
         try:
             study = merge_scores_table(self.study, frame, source, scales)
-        except ScalesNeeded as needed:  # kept until the user gives them (complete_pending)
+        except ScalesNeeded as needed:  # kept until the user gives them (import_scores(scales=...))
             self.pending = PendingScores(source, frame, needed.criteria)
             return self.pending
         self.study, self.pending = study, None

@@ -126,7 +126,7 @@ class StudyView:
 
     @guarded(lambda self: self.status)
     def on_guide_example(self, _=None) -> None:
-        event = self.state.load_example(self.guide_example.value)
+        event = self.state.load(example=self.guide_example.value)
         self.status.ok(event.message)
         self.navigate("Assessment")
 

@@ -26,6 +26,7 @@ from ..report.html import escape, table
 from . import tables
 from .annotation_cards import split_list
 from .common import Status, button, guarded, labelled, run_reported
+from .interval_commands import plan_designs
 from .results import clear_figure, show_figure
 from .state import AppState, IntervalsComputed, IntervalsDropped
 
@@ -212,9 +213,9 @@ class UncertaintyView:
         job = self.job
 
         def work():
-            return self.state.compute_intervals(run, B, seed, ci_method=method, resample=resample,
-                                                progress=lambda done: setattr(self.progress, "value", done),
-                                                cancelled=lambda: job.cancel.is_set())
+            return run.compute(B, seed, ci_method=method, resample=resample,
+                               progress=lambda done: setattr(self.progress, "value", done),
+                               cancelled=lambda: job.cancel.is_set())
 
         def done(result):
             self.compute.disabled, self.cancel.disabled = False, True
@@ -249,9 +250,9 @@ class UncertaintyView:
         self.plan_table.value = "<p>Simulating reproductions…</p>"
 
         def work():
-            return self.state.plan(items, raters, B=B, runs=PLAN_RUNS, design=design,
-                                   progress=lambda done, _total: setattr(self.plan_progress, "value", done),
-                                   cancelled=lambda: self.plan_job.cancel.is_set())
+            return plan_designs(self.state.study, self.state.conventions, items, raters, B=B, runs=PLAN_RUNS,
+                                design=design, progress=lambda done, _total: setattr(self.plan_progress, "value", done),
+                                cancelled=lambda: self.plan_job.cancel.is_set())
 
         def done(result):
             self.plan_button.disabled = False

@@ -6,6 +6,7 @@ import pytest
 import qra_widgets as qw
 from qra_widgets import QRAInputError
 from qra_widgets.study import Experiment, QualityCriterion
+from qra_widgets.widgets.results import assessment_with
 from qra_widgets.widgets.state import (
     AppState,
     ConventionsChanged,
@@ -27,9 +28,29 @@ def state(tmp_path):
 
 
 def example(state, name="qrapp_example1"):
-    state.load_example(name)
+    state.load(example=name)
     state.events.clear()
     return state
+
+
+def test_appstate_has_at_most_25_public_methods_each_a_command():
+    """Issue 32: queries and helpers live in the library, the views or private methods, so the
+    public surface stays a list of commands (``library`` is its one public property)."""
+    import inspect
+
+    methods = [n for n, v in inspect.getmembers(AppState) if not n.startswith("_") and inspect.isfunction(v)]
+    properties = [n for n, v in inspect.getmembers(AppState) if not n.startswith("_") and isinstance(v, property)]
+    assert len(methods) <= 25, methods
+    assert properties == ["library"]
+    assert not {"set_score", "complete_pending", "new_study", "load_example", "suggest_id", "reassess",
+                "experiment_label", "assessment_with", "compute_intervals", "is_stale", "plan"} & set(methods)
+
+
+def test_load_without_a_study_starts_a_new_one_whose_id_follows_its_name(state):
+    example(state)
+    assert isinstance(state.load(), StudyLoaded) and state.study.scores == {} and state.revision is None
+    state.set_details(name="Fluency study")
+    assert state.study.id == "fluency-study"
 
 
 def test_a_new_study_is_really_empty(state):
@@ -42,7 +63,7 @@ def test_a_new_study_is_really_empty(state):
 
 def test_each_command_emits_one_typed_event_on_its_channels(state):
     example(state)
-    event = state.set_score("Fluency", "SVM", "Li2024", "3.5")
+    event = state.set_scores({("Fluency", "SVM", "Li2024"): "3.5"})
     assert isinstance(event, ScoresChanged) and event.cells == (("Fluency", "SVM", "Li2024"),)
     assert state.events == [("scores", "ScoresChanged"), ("saved", "ScoresChanged")]
     state.events.clear()
@@ -51,7 +72,7 @@ def test_each_command_emits_one_typed_event_on_its_channels(state):
     state.events.clear()
     assert isinstance(state.set_conventions("qra3"), ConventionsChanged) and state.events == [("scores", "ConventionsChanged")]
     state.events.clear()
-    assert isinstance(state.load_example("qra2022_pass"), StudyLoaded)
+    assert isinstance(state.load(example="qra2022_pass"), StudyLoaded)
     assert [c for c, _ in state.events] == ["study", "scores", "saved"]
 
 
@@ -68,9 +89,9 @@ def test_invalid_commands_change_nothing_and_name_the_label_users_see(state):
     example(state)
     before = dict(state.study.scores)
     with pytest.raises(QRAInputError, match="0.5 is below the scale minimum 1.0"):
-        state.set_score("Fluency", "SVM", "Li2024", 0.5)
+        state.set_scores({("Fluency", "SVM", "Li2024"): 0.5})
     with pytest.raises(QRAInputError) as error:
-        state.set_score("Fluency", "SVM", "Li2024", 9)
+        state.set_scores({("Fluency", "SVM", "Li2024"): 9})
     label = state.study.experiment("Li2024").display_name
     assert label != "Li2024" and repr(label) in str(error.value)  # the label shown in the grid, not the id
     with pytest.raises(QRAInputError, match="'x' is not a number"):
@@ -81,7 +102,7 @@ def test_invalid_commands_change_nothing_and_name_the_label_users_see(state):
 def test_every_edit_reassesses_the_study(state):
     example(state)
     assert round(state.assessment.value("CV*", "system", "Fluency", "SVM"), 2) == 19.96  # QRA++ Table 3
-    state.set_score("Fluency", "SVM", "Li2024", 3.5)
+    state.set_scores({("Fluency", "SVM", "Li2024"): 3.5})
     assert round(state.assessment.value("CV*", "system", "Fluency", "SVM"), 2) != 19.96
     state.remove_system("SVM")
     assert ("Fluency", "SVM") not in state.assessment.cv
@@ -105,7 +126,7 @@ def test_caller_study_is_copied_not_edited(qrapp_example1):
     study = qrapp_example1
     before = qw.assess(study).value("CV*", "study")
     state = AppState(study)
-    state.set_score("Fluency", "SVM", "Li2024", 3.9)
+    state.set_scores({("Fluency", "SVM", "Li2024"): 3.9})
     assert study.scores[("Fluency", "SVM", "Li2024")] == 3.02 and qw.assess(study).value("CV*", "study") == before
 
 
@@ -135,8 +156,8 @@ def test_upload_asks_for_the_scale_of_a_new_criterion_and_never_assumes_zero(sta
     assert isinstance(pending, PendingScores) and pending.new_criteria == ["Fluency"]
     assert state.study.scores == {} and state.events == []
     with pytest.raises(QRAInputError, match="give the scale minimum of 'Fluency'"):
-        state.complete_pending({})
-    state.complete_pending({"Fluency": (1, 5)})
+        state.import_scores(scales={})
+    state.import_scores(scales={"Fluency": (1, 5)})
     qc = state.study.quality_criterion("Fluency")
     assert (qc.scale_min, qc.scale_max) == (1.0, 5.0) and state.pending is None
     # CV* subtracts the minimum 1 (QRA 2022 §3.1); assuming 0 would give a lower value
@@ -175,11 +196,11 @@ def test_ids_follow_the_name_until_chosen_and_a_taken_id_is_refused_with_a_sugge
 def test_an_edit_marks_the_study_unsaved_and_each_save_is_a_new_revision(state):
     example(state)
     assert state.revision is None and not state.dirty
-    state.set_score("Fluency", "SVM", "Li2024", 3.5)
+    state.set_scores({("Fluency", "SVM", "Li2024"): 3.5})
     assert state.dirty
     state.save()
     assert (state.revision, state.dirty) == (1, False)
-    state.set_score("Fluency", "SVM", "Li2024", 3.6)
+    state.set_scores({("Fluency", "SVM", "Li2024"): 3.6})
     state.save()
     assert state.revision == 2
     state.open_from_library(state.study.id, 1)
@@ -196,7 +217,7 @@ def test_changing_the_conventions_reassesses_and_refuses_an_unknown_preset(state
     assert state.assessment.value("CV*", "system", "Fluency", "SVM") == pytest.approx(qrapp / (1 + 1 / (4 * n)))
     with pytest.raises(QRAInputError, match="unknown preset 'qra4'"):
         state.set_conventions("qra4")
-    assert state.assessment_with("qrapp").value("CV*", "system", "Fluency", "SVM") == pytest.approx(qrapp)
+    assert assessment_with(state.study, "qrapp").value("CV*", "system", "Fluency", "SVM") == pytest.approx(qrapp)
 
 
 def test_structure_commands_add_rename_and_remove_parts_and_keep_the_scores_consistent(state):
@@ -224,7 +245,7 @@ def test_a_refused_score_names_the_experiment_as_users_see_it_and_carries_the_ba
                      experiments=[Experiment("E1", label="Original 2022", role="original"), Experiment("E2")])
     state = AppState(study)
     with pytest.raises(ScoreError, match=r"^score for 'A' in experiment 'Original 2022' on 'Fluency': 9.0 is above") as caught:
-        state.set_score("Fluency", "A", "E1", "9")
+        state.set_scores({("Fluency", "A", "E1"): "9"})
     assert (caught.value.key, caught.value.reason) == (("Fluency", "A", "E1"), "9.0 is above the scale maximum 5.0 of 'Fluency'")
     with pytest.raises(ScoreError, match=r"^A / Original 2022 on 'Fluency': 0.0 is below"):
         state.set_scores({("Fluency", "A", "E2"): "3", ("Fluency", "A", "E1"): "0"})

@@ -22,7 +22,7 @@ def test_a_failing_score_cell_edit_says_one_line_and_logs_the_traceback(app, mon
     def broken(*_args, **_kwargs):
         raise RuntimeError("the kernel's pandas could not be imported")
 
-    monkeypatch.setattr(app.state, "set_score", broken)
+    monkeypatch.setattr(app.state, "set_scores", broken)
     with caplog.at_level(logging.ERROR, logger="qra_widgets"):
         cell.value = "3.5"  # the observe callback runs here; nothing may escape it
     assert "Something went wrong (RuntimeError)" in app.status.value

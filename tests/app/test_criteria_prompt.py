@@ -101,13 +101,13 @@ def test_the_bulk_import_report_asks_for_the_types_of_the_qra3_criteria_too(tmp_
 def test_classifying_the_open_study_reloads_it_unless_it_has_unsaved_changes(tmp_path):
     app = Dashboard(library_path=tmp_path / "lib.sqlite3")
     state = app.state
-    state.load_example("qrapp_example1")
+    state.load(example="qrapp_example1")
     state.save()
     message = state.classify_criteria({"qrapp-example1": {"Fluency": ("metric", "QOG-w-3")}})
     assert message == "Saved the evaluation type and QCET criterion of 1 criterion."
     fluency = state.study.quality_criterion("Fluency")  # the open copy is the new revision
     assert (fluency.evaluation_type, fluency.qcet_id, state.revision, state.dirty) == ("metric", "QOG-w-3", 2, False)
-    state.set_score("Fluency", "SVM", "Li2024", 3.5)
+    state.set_scores({("Fluency", "SVM", "Li2024"): 3.5})
     message = state.classify_criteria({"qrapp-example1": {"Fluency": ("human", "QOG-w-3")}})
     assert message.endswith("'qrapp-example1' is open with unsaved changes: its saved revision 3 has them, "
                             "the open copy not.")

@@ -140,7 +140,7 @@ def test_the_charts_json_is_the_figures_json(study, example_study):
 
 def test_after_an_edit_the_dashboard_shows_what_assessing_from_scratch_draws(tmp_path, qra2022_nts):
     app = Dashboard(qra2022_nts, library_path=tmp_path / "library.sqlite3")
-    app.state.set_score("BLEU", "NTS_def", "QRA2022-o1-b3", 80.25)
+    app.state.set_scores({("BLEU", "NTS_def", "QRA2022-o1-b3"): 80.25})
     scratch = qw.assess(copy.deepcopy(app.state.study))
     shown = lambda output: output.outputs[0]["data"][PLOTLY]
     assert shown(app.charts.cv_chart) == charts.cv_by_system(scratch).to_plotly_json()

@@ -99,7 +99,7 @@ def test_a_second_qra3_run_with_the_same_study_id_is_offered_a_new_id_and_asked_
 def test_qra3_import_keeps_unsaved_work_until_the_user_agrees(app, qrapp_example1):
     app.examples.choice.value = "qrapp_example1"
     app.examples.load.click()
-    app.state.set_score("Fluency", "SVM", app.state.study.experiments[0].id, 3.0)
+    app.state.set_scores({("Fluency", "SVM", app.state.study.experiments[0].id): 3.0})
     upload(app.library.qra3_upload, PAIR)
     app.library.import_qra3.click()
     assert [s.id for s in app.state.library.list()] == ["Yao2022"]  # imported into the library at once...
@@ -220,7 +220,7 @@ def test_qra3_downloads_take_one_click_each_and_reimport_to_the_same_study(app, 
     assert report.added == [("metrics.csv + config.json", "Yao2022")]
     other.open_from_library("Yao2022")
     assert other.study.scores == app.state.study.scores and round(cv(other, "GT"), 2) == 12.01
-    app.state.set_score("Readability", "GT", "O", 4.5)  # the next click builds the file from the edited study
+    app.state.set_scores({("Readability", "GT", "O"): 4.5})  # the next click builds the file from the edited study
     _name, edited = app.library.download_qra3["metrics.csv"].click()
     assert "Yao2022,Yao2022,O,GT,Readability,4.5\n" in edited.decode()
 
@@ -279,7 +279,7 @@ def test_oversized_uploads_are_refused_before_parsing(app, files, message):
 def test_the_cli_export_and_the_library_download_write_the_same_qra3_files(app, tmp_path, capsys):
     from qra_widgets.cli import main
 
-    app.state.load_example("qrapp_example1")
+    app.state.load(example="qrapp_example1")
     app.state.save()
     _name, metrics = app.library.download_qra3["metrics.csv"].click()
     _name, config = app.library.download_qra3["config.json"].click()

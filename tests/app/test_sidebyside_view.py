@@ -54,7 +54,7 @@ def test_rank_intervals_are_computed_on_request_and_an_edit_clears_them():
     view.on_ranks()
     spec = _plotly(view.ranks)
     assert sum(len(trace["x"]) for trace in spec["data"]) == 6
-    dashboard.state.set_score("Fluency", "A", "R2", 4.9)
+    dashboard.state.set_scores({("Fluency", "A", "R2"): 4.9})
     assert _plotly(view.ranks) is None
     assert "B = 500" not in view.ranks_note.value
 

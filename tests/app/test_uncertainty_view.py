@@ -21,6 +21,7 @@ import pytest
 import qra_widgets as qw
 from qra_widgets.planning import plan_reproduction
 from qra_widgets.widgets.common import Status
+from qra_widgets.widgets.interval_commands import plan_designs
 from qra_widgets.widgets.state import AppState, IntervalsDropped
 from qra_widgets.widgets.uncertainty import UncertaintyView
 
@@ -118,7 +119,7 @@ def test_an_edit_after_the_intervals_drops_them_and_their_message(study):
     view = tab(study)
     compute(view)
     assert "[" in view.intervals.value and "bootstrap replicates" in view.message.value
-    view.state.set_score("Fluency", "SVM", "direct", 3.5)
+    view.state.set_scores({("Fluency", "SVM", "direct"): 3.5})
     assert view.state.assessment.bootstrap_info == {} and "No intervals yet" in view.intervals.value
     assert view.message.value == ""
 
@@ -135,7 +136,7 @@ def test_a_score_edit_during_a_run_does_not_wait_and_never_shows_stale_intervals
     view.progress.observe(hold, "value")
     view.on_compute()
     assert reached.wait(60) and view.job.running
-    view.state.set_score("Fluency", "SVM", "direct", 3.5)  # returns while the bootstrap is still running
+    view.state.set_scores({("Fluency", "SVM", "direct"): 3.5})  # returns while the bootstrap is still running
     assert view.job.running
     edited.set()
     view.job.join(120)
@@ -149,14 +150,14 @@ def test_a_score_edit_during_a_run_does_not_wait_and_never_shows_stale_intervals
 def test_a_result_that_finishes_after_an_edit_is_discarded(study):
     state = AppState(study)
     run = state.bootstrap_request()
-    result = state.compute_intervals(run, 200, seed=1)
+    result = run.compute(200, seed=1)
     assert result.bootstrap_info["B"] == 200
-    state.set_score("Fluency", "GeDi", "extra", 2.0)
+    state.set_scores({("Fluency", "GeDi", "extra"): 2.0})
     event = state.apply_intervals(run, result)
     assert isinstance(event, IntervalsDropped) and state.assessment.bootstrap_info == {}
     # without an edit the same result is shown
     run = state.bootstrap_request()
-    state.apply_intervals(run, state.compute_intervals(run, 200, seed=1))
+    state.apply_intervals(run, run.compute(200, seed=1))
     assert state.assessment.bootstrap_info["seed"] == 1
 
 
@@ -198,5 +199,5 @@ def test_the_plan_box_plans_the_same_items_design_when_asked(study):
     assert view.plan_button.disabled is False
     expected = plan_reproduction(study, items=[40], raters_per_item=[2], B=30, runs=3, seed=0, design="same items")
     assert "same items" in view.plan_table.value and "ci_width_p90" in view.plan_table.value
-    np.testing.assert_array_equal(view.state.plan([40], [2], B=30, design="same items").expected_ci_width.to_numpy(),
+    np.testing.assert_array_equal(plan_designs(view.state.study, view.state.conventions, [40], [2], B=30, design="same items").expected_ci_width.to_numpy(),
                                   expected.expected_ci_width.to_numpy())

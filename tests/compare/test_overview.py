@@ -460,7 +460,7 @@ def test_opening_from_the_overview_asks_first_when_the_study_being_edited_is_uns
     lib = StudyLibrary(tmp_path / "lib.sqlite3")
     lib.save(qrapp_example1)
     app = Dashboard(qra2022_pass, library_path=tmp_path / "lib.sqlite3")
-    app.state.set_score("Fluency", "PASS", "Mille2021", 5.0)
+    app.state.set_scores({("Fluency", "PASS", "Mille2021"): 5.0})
     assert app.state.dirty
     app.overview.table.click_row(app.overview.shown_studies[0])
     assert app.state.study.id == "qra2022-pass" and app.overview.confirm.widget.layout.display == "flex"

@@ -376,11 +376,12 @@ def test_the_plan_command_prints_the_table_and_the_one_line_answer(known, capsys
 
 
 def test_the_apps_plan_box_points_pairwise_studies_to_the_judgements_planner(known):
-    from qra_widgets.widgets.state import AppState
+    from qra_widgets.conventions import resolve
+    from qra_widgets.widgets.interval_commands import plan_designs
 
     with pytest.raises(qw.QRAInputError, match=r"plan: pairwise and best-worst judgements are planned by judgements per "
                                                r"system pair, not in this box: run `qra-widgets plan SPEC.json`"):
-        AppState(known[1]).plan([40], [2], B=20)
+        plan_designs(known[1], resolve(None), [40], [2], B=20)
 
 
 def test_real_best_worst_judgements_of_two_systems_are_planned_with_their_sign_tests(field_data):

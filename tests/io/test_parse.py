@@ -75,3 +75,34 @@ def test_heds_criteria_match_by_name_or_one_to_one_and_the_rest_are_listed():
     assert parse.match_criteria(["Fluency", "Adequacy"], ["Fluency", "Clarity"]) == ({"Fluency": "Fluency"}, ["Adequacy"])
     assert parse.match_criteria(["quality"], ["Overall"]) == ({"quality": "Overall"}, [])
     assert parse.match_criteria(["a", "b"], ["c"]) == ({}, ["a", "b"])
+
+
+def _two_runs():
+    from qra_widgets.study import Experiment, QualityCriterion, Study
+
+    return Study("s", quality_criteria=[QualityCriterion("Fluency", 1, 5)], systems=["A", "B"],
+                 experiments=[Experiment("E1", label="Original 2022"), Experiment("E2")])
+
+
+def test_pasted_scores_are_parsed_and_checked_against_the_study_and_applied_all_or_nothing():
+    from qra_widgets.errors import ScoreError
+
+    study = _two_runs()
+    cells = {("Fluency", "A", "E1"): "3.5", ("Fluency", "B", "E1"): 4, ("Fluency", "A", "E2"): " "}
+    values = parse.score_cells(study, cells)
+    assert values == {("Fluency", "A", "E1"): 3.5, ("Fluency", "B", "E1"): 4.0, ("Fluency", "A", "E2"): None}
+    assert study.scores == {}  # checking changes nothing
+    study.update_scores(values)
+    assert study.scores == {("Fluency", "A", "E1"): 3.5, ("Fluency", "B", "E1"): 4.0}
+    with pytest.raises(ScoreError, match=r"^B / Original 2022 on 'Fluency': 0.0 is below the scale minimum 1.0") as error:
+        parse.score_cells(study, {("Fluency", "A", "E2"): "2", ("Fluency", "B", "E1"): "0"})
+    assert error.value.key == ("Fluency", "B", "E1")
+    with pytest.raises(QRAInputError, match=r"^A / E2: '3,5' is not a number \(use '.' as the decimal point\)"):
+        parse.score_cells(study, {("Fluency", "A", "E1"): "2", ("Fluency", "A", "E2"): "3,5"})
+    with pytest.raises(ScoreError, match=r"^score for 'A' in experiment 'Original 2022' on 'Fluency': 9.0 is above"):
+        parse.score_cells(study, {("Fluency", "A", "E1"): "9"})  # one cell: the long form the grid shows
+    with pytest.raises(ScoreError, match="unknown system 'C'"):
+        study.update_scores({("Fluency", "A", "E1"): None, ("Fluency", "C", "E1"): 2})
+    assert study.scores == {("Fluency", "A", "E1"): 3.5, ("Fluency", "B", "E1"): 4.0}  # the clear was not applied
+    study.update_scores({("Fluency", "A", "E1"): None})
+    assert study.scores == {("Fluency", "B", "E1"): 4.0}
