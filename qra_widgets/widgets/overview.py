@@ -38,12 +38,16 @@ _N = ("n", "n", "count", False, EXPERIMENTS_HINT)
 
 
 def _measure_columns(scope: str = "") -> list[tuple]:
-    """Mean CV*, P, W, τ and α, the columns a study and a criterion share (``scope`` ends W's and τ's hints)."""
+    """Mean CV*, P, W, τ, α and annotator α, the columns a study and a criterion share (``scope`` ends W's and τ's hints)."""
     return [("mean CV*", "Mean CV*", "CV*", False, "mean of the system-level CV* (lower is better)"),
             ("P", "P", "P", False, "share of system pairs ranked the same way in every pair of experiments"),
             ("W", "W", "W", False, f"Kendall's W (three or more experiments){scope}"),
             ("τ", "τ", "τ", False, f"Kendall's τ (two experiments){scope}"),
-            ("α", "α", "α", False, "Krippendorff's α")]
+            ("α", "α", "α", False, "Krippendorff's α between experiments (Type III: do the experiments' ratings of "
+                                   "the same items agree?)"),
+            ("annotator α", "Annotator α", "annotator α", False,
+             f"Krippendorff's α among each experiment's own raters, the mean over the experiments{scope and ' and criteria'}"
+             " (not the Type III α)")]
 
 
 #: Per level: (column, header, kind, optional, hint); kind "rank", "text" or a measure (its decimals).
