@@ -75,6 +75,32 @@ def test_the_stored_alpha_of_each_experiment_is_krippendorffs_alpha_of_its_rater
             assert stored[criterion][experiment] == pytest.approx(value, abs=1e-12)
 
 
+def test_ratings_in_one_experiment_give_an_annotator_alpha_and_no_type_iii_alpha(vanmiltenburg2024_study, tmp_path):
+    """The issue-28 case: van Miltenburg et al. (2024) with item-level ratings (and item labels) kept for
+    the "direct" raters only, the other two experiments keeping their system means.  Type III α needs
+    labels in two experiments, so the α column stays undefined ("–"); the annotator α is that one
+    experiment's own α, 0.519, as computed directly."""
+    import dataclasses
+
+    from qra_widgets.widgets.overview import _text
+
+    study = vanmiltenburg2024_study
+    q, system, item, experiment, label = study.labels.columns()
+    one = dataclasses.replace(study, ratings=study.ratings.select(3, ["direct"]),
+                              labels={(a, b, c, e): v for a, b, c, e, v in zip(q, system, item, experiment, label)
+                                      if e == "direct"})
+    assessment, alphas = _direct(one)
+    assert not [r for r in assessment.rows if r.measure == "alpha"]  # no Type III α: labels in one experiment
+    assert list(alphas.experiment) == ["direct"]
+    library = StudyLibrary(tmp_path / "library.sqlite3")
+    library.save(one)
+    row = qw.overview(library).criteria.iloc[0]
+    assert np.isnan(row["α"]) and _text(row["α"], "α") == "–"
+    assert row["annotator α"] == pytest.approx(alphas["value"].iloc[0], abs=1e-12)
+    assert row["annotator α"] == pytest.approx(0.518674, abs=5e-7)
+    assert np.isfinite(row["mean CV*"])  # the means of all three experiments are still assessed
+
+
 def test_the_overview_tab_shows_both_alphas_under_their_own_headers(rated):
     from qra_widgets.widgets.overview import COLUMNS, _text
 
