@@ -75,6 +75,32 @@ def test_the_stored_alpha_of_each_experiment_is_krippendorffs_alpha_of_its_rater
             assert stored[criterion][experiment] == pytest.approx(value, abs=1e-12)
 
 
+def test_each_experiments_alpha_agrees_with_krippendorff_computed_from_the_raw_ratings(rated):
+    """Independently of the app's agreement table: each experiment's raters x (system, item) matrix,
+    α at the ordinal level on the 1-5 scale by :func:`qra_widgets.measures.krippendorff_alpha` and by
+    the ``krippendorff`` package (Castro 2017; in the [dev] extra); the Overview's annotator α is
+    their mean over the experiments."""
+    import krippendorff
+
+    from qra_widgets.measures import krippendorff_alpha
+
+    library, studies = rated
+    shown = qw.overview(library).criteria.set_index("study")["annotator α"]
+    for study_id, study in studies.items():
+        (qc,) = study.quality_criteria
+        frame = study.ratings.frame()
+        per_experiment = []
+        for experiment in study.experiment_ids:
+            rows = frame[(frame.experiment == experiment) & (frame.quality_criterion == qc.name)]
+            matrix = rows.pivot_table(index="rater", columns=["system", "item"], values="rating", aggfunc="first")
+            ours = krippendorff_alpha(matrix.to_numpy(dtype=float), level="ordinal", categories=np.arange(1.0, 6.0))
+            theirs = krippendorff.alpha(reliability_data=matrix.to_numpy(dtype=float), level_of_measurement="ordinal",
+                                        value_domain=list(range(1, 6)))
+            assert ours == pytest.approx(theirs, abs=1e-9)
+            per_experiment.append(ours)
+        assert shown[study_id] == pytest.approx(np.mean(per_experiment), abs=1e-9)
+
+
 def test_ratings_in_one_experiment_give_an_annotator_alpha_and_no_type_iii_alpha(vanmiltenburg2024_study, tmp_path):
     """The issue-28 case: van Miltenburg et al. (2024) with item-level ratings (and item labels) kept for
     the "direct" raters only, the other two experiments keeping their system means.  Type III α needs
