@@ -30,6 +30,7 @@ SINGULAR = {"studies": "study", "criteria": "quality criterion", "systems": "sys
 TYPE_TITLES = {"human": "Human evaluation", "metric": "Automatic metrics", "llm-as-judge": "LLM as judge",
                "unknown": "Evaluation type not given"}
 EXPERIMENTS_HINT = "n: experiments with results"
+TYPE_III_ALPHA_HINT = "Krippendorff's α between experiments (Type III: do the experiments' ratings of the same items agree?)"
 _RANK = ("rank", "#", "rank", False, "rank within the evaluation type, worst first")
 _STUDY = ("study", "Study", "text", False, "")
 _TYPE = ("evaluation_type", "Type", "text", False, "evaluation type")
@@ -43,11 +44,10 @@ def _measure_columns(scope: str = "") -> list[tuple]:
             ("P", "P", "P", False, "share of system pairs ranked the same way in every pair of experiments"),
             ("W", "W", "W", False, f"Kendall's W (three or more experiments){scope}"),
             ("τ", "τ", "τ", False, f"Kendall's τ (two experiments){scope}"),
-            ("α", "α", "α", False, "Krippendorff's α between experiments (Type III: do the experiments' ratings of "
-                                   "the same items agree?)"),
+            ("α", "α", "α", False, TYPE_III_ALPHA_HINT),
             ("annotator α", "Annotator α", "annotator α", False,
-             f"Krippendorff's α among each experiment's own raters, the mean over the experiments{scope and ' and criteria'}"
-             " (not the Type III α)")]
+             (f"Krippendorff's α among each experiment's own raters, the mean over the experiments"
+              f"{scope and ' and criteria'} (not the Type III α)"))]
 
 
 #: Per level: (column, header, kind, optional, hint); kind "rank", "text" or a measure (its decimals).
