@@ -553,10 +553,8 @@ def stored_results(study: Study) -> dict:
     """What is stored with a revision: study info, every ``to_frame`` row, and experiment pairs.
 
     ``info`` holds the name, each criterion's evaluation type and QCET id, teams, years, track,
-    tags, the experiments' property answers, the reason when the study cannot be assessed and,
-    for item-level ratings, ``annotator_alpha``: ``{criterion: {experiment: alpha or None}}``,
-    Krippendorff's alpha among each experiment's own raters (:meth:`Assessment.annotator_agreement`;
-    not the rows' between-experiment Type III alpha).
+    tags, the experiments' property answers, the reason when the study cannot be assessed, and
+    ``annotator_alpha``: ``{criterion: {experiment: alpha}}`` of each experiment's own raters.
     ``pairs`` has, for every pair of experiments and criterion, the mean pair CV* over the
     systems both scored (on the shifted scale) and which catalogue properties they answer the
     same and differently (for the experiment-pair analysis of :mod:`qra_widgets.overview`).
@@ -592,13 +590,11 @@ def stored_results(study: Study) -> dict:
         number = lambda v: None if v is None or math.isnan(v) else float(v)  # NaN is stored as NULL
         rows = [(r.result_type, r.measure, r.level, r.quality_criterion, r.system, number(r.value), int(r.n),
                  None if r.n_systems is None else int(r.n_systems), r.note, described) for r in result.rows]
-        if study.ratings:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # an undefined alpha is stored as None
-                agreement = result.annotator_agreement()
-            alphas = agreement[agreement.measure == "alpha"]
-            for e, q, v in zip(alphas.experiment, alphas.quality_criterion, alphas.value):
-                info["annotator_alpha"].setdefault(q, {})[e] = number(v)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # an undefined alpha is stored as None
+            agreement = result.annotator_agreement()  # not Type III: within each experiment
+        for e, q, v in agreement[agreement.measure == "alpha"][["experiment", "quality_criterion", "value"]].to_numpy():
+            info["annotator_alpha"].setdefault(q, {})[e] = number(v)
     except QRAInputError as error:
         info["problem"] = str(error)
     return {"info": info, "rows": rows, "pairs": experiment_pairs(study), "signature": signature}
