@@ -265,6 +265,8 @@ class OverviewView:
         if key == "qcet_name" and record.get("qcet"):
             return f"{value} ({record['qcet']})"
         if kind in MEASURES or kind in WORSE_IS_HIGHER:
+            if _text(value, kind) == "–" and key == "annotator α":
+                return "no item-level ratings (system means only), or their α is undefined"
             if _text(value, kind) == "–":
                 return record.get("problem") or record.get("note") or "not defined for these data"
             return ""

@@ -142,12 +142,14 @@ def test_the_overview_tab_shows_both_alphas_under_their_own_headers(rated):
 
 def test_studies_without_ratings_have_no_annotator_alpha(tmp_path):
     """The shipped paper examples carry system means only: no annotator α anywhere (and "–" in the tab)."""
-    from qra_widgets.widgets.overview import _text
+    from qra_widgets.widgets.overview import OverviewView, _text
 
     library = StudyLibrary(tmp_path / "library.sqlite3")
     for name in examples.titles():
         library.save(examples.load(name))
     view = qw.overview(library)
     assert len(view.criteria) and view.criteria["annotator α"].isna().all() and view.studies["annotator α"].isna().all()
-    assert _text(view.criteria["annotator α"].iloc[0], "annotator α") == "–"
+    record = view.criteria.iloc[0].to_dict()
+    assert _text(record["annotator α"], "annotator α") == "–"
+    assert "no item-level ratings" in OverviewView._hover(record, "annotator α", "annotator α")
     assert np.isfinite(view.criteria["mean CV*"]).any()
