@@ -14,6 +14,14 @@ that type's systems and criteria, as the study level defines them; its pooled P 
 when all its criteria are of one type).  W and τ exist at criterion level only (QRA++ Table 3):
 a study row shows one where a single criterion of that type has it.
 
+Two α columns, two measures.  ``α`` is the stored between-experiment (Type III) Krippendorff's
+α: do the experiments' ratings of the same items agree?  ``annotator α`` is the agreement among
+each experiment's own raters (Krippendorff's α at the criterion's level, as
+:meth:`Assessment.annotator_agreement` reports it), stored with every revision of a study with
+item-level ratings, and shown as the mean over the criterion's experiments (a study row: the
+mean over every experiment and criterion of that evaluation type).  A study with ratings in one
+experiment only, or with interval ratings that share no items, has an annotator α and no α.
+
 The experiment-pair property analysis (QRA++ section 8 asks which properties of an
 experiment go with poorer reproducibility): for every pair of experiments in every study and
 every quality criterion, the pair's distance is the mean over the systems both scored of
@@ -50,15 +58,15 @@ FILTERS = ("evaluation_type", "qcet", "result_type", "team", "year", "track", "t
 #: Evaluation types in the order their groups are shown; results of different types are never ranked together.
 EVALUATION_TYPES = ("human", "metric", "llm-as-judge", "unknown")
 STUDY_COLUMNS = ["study", "name", "revision", "saved_at", "evaluation_type", "criteria", "qcet", "teams", "years", "track",
-                 "tags", "experiments", "systems", "mean CV*", "P", "W", "τ", "α", "n", "problem"]
+                 "tags", "experiments", "systems", "mean CV*", "P", "W", "τ", "α", "annotator α", "n", "problem"]
 CRITERION_COLUMNS = ["study", "name", "quality_criterion", "evaluation_type", "qcet", "qcet_name", "result_types",
-                     "mean CV*", "P", "W", "τ", "α", "κ", "n", "n_systems", "note"]
+                     "mean CV*", "P", "W", "τ", "α", "annotator α", "κ", "n", "n_systems", "note"]
 SYSTEM_COLUMNS = ["study", "quality_criterion", "system", "evaluation_type", "qcet", "qcet_name", "CV*", "n", "note"]
 EFFECT_COLUMNS = ["property", "name", "effect", "ci_low", "ci_high", "p", "p_adjusted", "pairs same", "pairs differ",
                   "studies same", "studies differ", "studies informative", "mean pair CV* (same)", "mean pair CV* (differ)",
                   "status"]
 # Worst first: higher CV* is worse; lower P, W, tau, alpha, kappa are worse.
-WORSE_IS_HIGHER = {"mean CV*": True, "CV*": True, "P": False, "W": False, "τ": False, "α": False, "κ": False}
+WORSE_IS_HIGHER = {"mean CV*": True, "CV*": True, "P": False, "W": False, "τ": False, "α": False, "annotator α": False, "κ": False}
 #: The value columns of each level (the distribution charts take one of them).
 MEASURES = ("CV*", "P", "W", "τ", "α")
 #: Human column headers of the frames the app and the HTML report show (a column not listed keeps its name).
@@ -274,6 +282,10 @@ def from_stored(stored: dict, seed: int = 0, load_pairs=None) -> Overview:
     study_level = pivot(at("study", ["CV*", "P", "alpha"]), ["study"]) if len(rows) else pd.DataFrame()
     study_value = lambda study, m: study_level.at[study, m] if m in study_level and study in study_level.index else np.nan
     lookup = lambda series, key: series.get(key, np.nan)
+    # annotator α: the experiments' own Krippendorff's α, stored per criterion and experiment (None: undefined)
+    within = {(s, q): [v for v in by_experiment.values() if v is not None]
+              for s, info in infos.items() for q, by_experiment in info.get("annotator_alpha", {}).items()}
+    mean_of = lambda values: float(np.mean(values)) if values else np.nan
     study_rows = []
     for study_id, revision, saved_at, info in stored["studies"]:
         per_type: dict[str, list[str]] = {}
@@ -289,7 +301,8 @@ def from_stored(stored: dict, seed: int = 0, load_pairs=None) -> Overview:
                    "qcet": ", ".join(sorted({info["qcet"][q] for q in criteria_of_type if info["qcet"].get(q)})),
                    "teams": info["teams"], "years": info["years"], "track": info["track"], "tags": info["tags"],
                    "experiments": info["experiments"], "systems": info["systems"], "problem": info["problem"],
-                   "W": lookup(w, key), "τ": lookup(tau, key), "n": lookup(n_typed, key)}
+                   "W": lookup(w, key), "τ": lookup(tau, key), "n": lookup(n_typed, key),
+                   "annotator α": mean_of([v for q in criteria_of_type for v in within.get((study_id, q), [])])}
             if mixed:  # the study-level values pool every criterion: the type's own values instead
                 row.update({"mean CV*": lookup(cv, key), "P": np.nan, "α": lookup(alpha, key)})
                 row["problem"] = "; ".join(p for p in (info["problem"], MIXED_P) if p)
@@ -299,7 +312,7 @@ def from_stored(stored: dict, seed: int = 0, load_pairs=None) -> Overview:
             study_rows.append(row)
     studies = pd.DataFrame(study_rows, columns=STUDY_COLUMNS)
     studies["n"] = studies["n"].fillna(0).astype(int)
-    studies = studies.astype({c: float for c in ("mean CV*", "P", "W", "τ", "α")})
+    studies = studies.astype({c: float for c in ("mean CV*", "P", "W", "τ", "α", "annotator α")})
 
     qc_rows = rows[rows.level == "qc"]
     keys = ["study", "quality_criterion"]
@@ -335,6 +348,7 @@ def from_stored(stored: dict, seed: int = 0, load_pairs=None) -> Overview:
     criteria["evaluation_type"] = [infos[s]["evaluation_types"].get(q, "unknown") for s, q in zip(criteria.study, criteria.quality_criterion)]
     criteria["qcet"] = [infos[s]["qcet"].get(q) or "" for s, q in zip(criteria.study, criteria.quality_criterion)]
     criteria["qcet_name"] = criteria["qcet"].map(lambda q: _qcet_name(q) if q else NO_QCET)
+    criteria["annotator α"] = [mean_of(within.get(key, [])) for key in zip(criteria.study, criteria.quality_criterion)]
     criteria = criteria[CRITERION_COLUMNS].astype({"n": "Int64", "n_systems": "Int64"})
 
     system_rows = rows[(rows.level == "system") & (rows.measure == "CV*")]

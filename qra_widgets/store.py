@@ -59,8 +59,9 @@ CREATE TABLE IF NOT EXISTS revisions (
 
 # Stored results: the headline results of every saved revision, written in
 # the same transaction as the revision, so the overview never assesses anything.
-RESULTS_VERSION = "2"  # raise when a measure or what is stored changes: stale results are recomputed lazily
+RESULTS_VERSION = "3"  # raise when a measure or what is stored changes: stale results are recomputed lazily
 # 2: ``info["key"]`` names what the rows were computed from (below), so the static site can reuse them
+# 3: ``info["annotator_alpha"]``: each experiment's own Krippendorff's alpha per criterion (the overview's annotator α)
 _RESULTS_SCHEMA = """
 CREATE TABLE IF NOT EXISTS results (
     study_id TEXT NOT NULL,
@@ -561,7 +562,8 @@ def stored_results(study: Study) -> dict:
     """What is stored with a revision: study info, every ``to_frame`` row, and experiment pairs.
 
     ``info`` holds the name, each criterion's evaluation type and QCET id, teams, years, track,
-    tags, the experiments' property answers and the reason when the study cannot be assessed.
+    tags, the experiments' property answers, the reason when the study cannot be assessed, and
+    ``annotator_alpha``: ``{criterion: {experiment: alpha}}`` of each experiment's own raters.
     ``pairs`` has, for every pair of experiments and criterion, the mean pair CV* over the
     systems both scored (on the shifted scale) and which catalogue properties they answer the
     same and differently (for the experiment-pair analysis of :mod:`qra_widgets.overview`).
@@ -585,6 +587,7 @@ def stored_results(study: Study) -> dict:
         "systems": len(study.systems),
         "properties": {e.id: e.properties for e in study.experiments},
         "problem": "",
+        "annotator_alpha": {},
     }
     rows: list[tuple] = []
     signature = ""
@@ -596,6 +599,11 @@ def stored_results(study: Study) -> dict:
         number = lambda v: None if v is None or math.isnan(v) else float(v)  # NaN is stored as NULL
         rows = [(r.result_type, r.measure, r.level, r.quality_criterion, r.system, number(r.value), int(r.n),
                  None if r.n_systems is None else int(r.n_systems), r.note, described) for r in result.rows]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # an undefined alpha is stored as None
+            agreement = result.annotator_agreement()  # not Type III: within each experiment
+        for e, q, v in agreement[agreement.measure == "alpha"][["experiment", "quality_criterion", "value"]].to_numpy():
+            info["annotator_alpha"].setdefault(q, {})[e] = number(v)
     except QRAInputError as error:
         info["problem"] = str(error)
     return {"info": info, "rows": rows, "pairs": experiment_pairs(study), "signature": signature}

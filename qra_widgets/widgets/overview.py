@@ -30,6 +30,7 @@ SINGULAR = {"studies": "study", "criteria": "quality criterion", "systems": "sys
 TYPE_TITLES = {"human": "Human evaluation", "metric": "Automatic metrics", "llm-as-judge": "LLM as judge",
                "unknown": "Evaluation type not given"}
 EXPERIMENTS_HINT = "n: experiments with results"
+TYPE_III_ALPHA_HINT = "Krippendorff's α between experiments (Type III: do the experiments' ratings of the same items agree?)"
 _RANK = ("rank", "#", "rank", False, "rank within the evaluation type, worst first")
 _STUDY = ("study", "Study", "text", False, "")
 _TYPE = ("evaluation_type", "Type", "text", False, "evaluation type")
@@ -38,12 +39,15 @@ _N = ("n", "n", "count", False, EXPERIMENTS_HINT)
 
 
 def _measure_columns(scope: str = "") -> list[tuple]:
-    """Mean CV*, P, W, τ and α, the columns a study and a criterion share (``scope`` ends W's and τ's hints)."""
+    """Mean CV*, P, W, τ, α and annotator α, the columns a study and a criterion share (``scope`` ends W's and τ's hints)."""
     return [("mean CV*", "Mean CV*", "CV*", False, "mean of the system-level CV* (lower is better)"),
             ("P", "P", "P", False, "share of system pairs ranked the same way in every pair of experiments"),
             ("W", "W", "W", False, f"Kendall's W (three or more experiments){scope}"),
             ("τ", "τ", "τ", False, f"Kendall's τ (two experiments){scope}"),
-            ("α", "α", "α", False, "Krippendorff's α")]
+            ("α", "α", "α", False, TYPE_III_ALPHA_HINT),
+            ("annotator α", "Annotator α", "annotator α", False,
+             (f"Krippendorff's α among each experiment's own raters, the mean over the experiments"
+              f"{scope and ' and criteria'} (not the Type III α)"))]
 
 
 #: Per level: (column, header, kind, optional, hint); kind "rank", "text" or a measure (its decimals).
@@ -261,6 +265,8 @@ class OverviewView:
         if key == "qcet_name" and record.get("qcet"):
             return f"{value} ({record['qcet']})"
         if kind in MEASURES or kind in WORSE_IS_HIGHER:
+            if _text(value, kind) == "–" and key == "annotator α":
+                return "no item-level ratings (system means only), or their α is undefined"
             if _text(value, kind) == "–":
                 return record.get("problem") or record.get("note") or "not defined for these data"
             return ""
