@@ -138,7 +138,7 @@ def _extract(commit: str, folder: Path) -> Path:
 
 def _timed(root: Path, name: str, quick: bool) -> dict:
     env = {**os.environ, "PYTHONPATH": str(root)}
-    done = subprocess.run([sys.executable, __file__, "--run", name, "--package", str(root), *(["--quick"] if quick else [])],
+    done = subprocess.run(check=False, args=[sys.executable, __file__, "--run", name, "--package", str(root), *(["--quick"] if quick else [])],
                           capture_output=True, text=True, env=env)
     if done.returncode:
         raise SystemExit(f"engine.py: {name} at {root} failed:\n{done.stderr[-2000:]}")
