@@ -137,4 +137,4 @@ def interval_template(assessment) -> str:
     """The QRA++ template with each interval after its value ("12.01 [9.8, 14.3]"):
     :func:`qra_widgets.report.html.template_html` with intervals, the caption saying how they were
     made, under the table the caution of each interval marked ‡."""
-    return template_html(assessment, intervals=True)
+    return template_html(assessment, intervals=True, css="qra-interval-table")
