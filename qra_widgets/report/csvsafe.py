@@ -35,7 +35,7 @@ def no_nul(value: Any) -> Any:
     write a NUL at all ("need to escape"), 3.11's writes it raw, which spreadsheets cut at; so every
     Python writes the same file.
 
-    >>> no_nul("a\x00b") == "a\ufffdb", no_nul(1.5)
+    >>> no_nul("a\\x00b") == "a\\ufffdb", no_nul(1.5)
     (True, 1.5)
     """
     if isinstance(value, str) and "\x00" in value:
