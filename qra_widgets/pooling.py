@@ -9,7 +9,7 @@ of interval matters: see docs/coverage.md.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -48,9 +48,6 @@ class Pooled:
     tau2_high: float = float("nan")
     i2_low: float = float("nan")
     i2_high: float = float("nan")
-
-    def as_dict(self) -> dict:
-        return asdict(self)
 
 
 def _tau2_dl(y: np.ndarray, v: np.ndarray) -> tuple[float, float]:
