@@ -31,10 +31,12 @@ def judgement_clusters(study, units: list, unit_system: np.ndarray) -> tuple[np.
     for (system, item) in units:
         head, bar, tail = str(item).rpartition("|")
         judgement = bool(bar) and head in judged and tail == str(system)
-        keys.append(f"j\0{head}" if judgement else f"r\0{system}\0{item}")
+        keys.append(("j", head) if judgement else ("r", system, item))
         kinds.append(judgement)
-    # clusters numbered in order of first appearance (pandas.factorize), as a dict of the keys would
-    cluster = pd.factorize(np.array(keys, dtype=object))[0].astype(np.int64)
+    # clusters numbered in order of first appearance.  Keys are tuples, not joined strings: pandas < 2.2
+    # hashes an object string only up to its first NUL, so "j\0a" and "j\0b" were one cluster there.
+    first: dict = {}
+    cluster = np.fromiter((first.setdefault(key, len(first)) for key in keys), dtype=np.int64, count=len(keys))
     n_systems = int(unit_system.max(initial=0)) + 1
     pairs = np.unique(cluster * n_systems + unit_system)  # (cluster, system shown), sorted
     shown = np.split(pairs % n_systems, np.flatnonzero(np.diff(pairs // n_systems)) + 1)  # per cluster, sorted

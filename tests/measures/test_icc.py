@@ -42,7 +42,8 @@ def test_items_not_rated_by_every_rater_are_left_out_and_counted():
     found = qw.icc(frame, item="item", rater="rater", value="value")
     assert found.attrs == {"items": 3, "raters": 2, "items_left_out": 1, "ci": 0.95}
     complete = qw.icc(frame.iloc[:6], item="item", rater="rater", value="value")
-    assert found.icc.tolist() == complete.icc.tolist()
+    # equal up to rounding: which rows are summed first differs (pandas 2.1 sums in another order)
+    assert found.icc.tolist() == pytest.approx(complete.icc.tolist(), rel=1e-12)
 
 
 def test_icc_refuses_malformed_input_and_is_undefined_for_constant_ratings():
