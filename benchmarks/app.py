@@ -74,11 +74,15 @@ def edit_latency(context, url: str, edits: int) -> list[float]:
         page.click(".lm-TabBar-tab:has-text('Scores')")
         cell = page.locator(".qra-cell-0-0-2 input")
         cell.fill(value)
-        page.wait_for_function(f"() => {plot}?.data?.[0]?.y?.[0] !== undefined")  # drawn (a redraw replaces the plot's element)
+        page.wait_for_function(
+            f"() => {plot}?.data?.[0]?.y?.[0] !== undefined"
+        )  # drawn (a redraw replaces the plot's element)
         before = page.evaluate(f"() => {plot}.data[0].y[0]")
         start = time.perf_counter()
         cell.press("Enter")
-        page.wait_for_function(f"() => {{ const y = {plot}?.data[0]?.y?.[0]; return y !== undefined && y !== {before}; }}")
+        page.wait_for_function(
+            f"() => {{ const y = {plot}?.data[0]?.y?.[0]; return y !== undefined && y !== {before}; }}"
+        )
         times.append(time.perf_counter() - start)
     page.close()
     return times
@@ -117,10 +121,20 @@ new MutationObserver((_, observer) => {
 #: The control: a notebook with one Text widget (the same class, so the same wait), served with
 #: the app's own settings.  What the arrivals cost Voila and Chromium with no app at all.
 CONTROL_NOTEBOOK = {
-    "cells": [{"cell_type": "code", "execution_count": None, "id": "control", "metadata": {}, "outputs": [],
-               "source": "import ipywidgets as w\nname = w.Text(value='control')\nname.add_class('qra-study-name')\nname"}],
+    "cells": [
+        {
+            "cell_type": "code",
+            "execution_count": None,
+            "id": "control",
+            "metadata": {},
+            "outputs": [],
+            "source": "import ipywidgets as w\nname = w.Text(value='control')\nname.add_class('qra-study-name')\nname",
+        }
+    ],
     "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"}},
-    "nbformat": 4, "nbformat_minor": 5}
+    "nbformat": 4,
+    "nbformat_minor": 5,
+}
 
 
 def cpu_seconds(processes) -> float:
@@ -161,20 +175,31 @@ def arrivals(browser, url: str, server: psutil.Process, tabs: int, pool_size: in
     time.sleep(2)  # the new renderers settle
     load_before = os.getloadavg()[0]
     pooled = kernels(server)
-    cpu_before = {"browser": cpu_seconds(browser_processes()), "server": cpu_seconds([server]), "kernels": cpu_seconds(pooled)}
+    cpu_before = {
+        "browser": cpu_seconds(browser_processes()),
+        "server": cpu_seconds([server]),
+        "kernels": cpu_seconds(pooled),
+    }
     start, epoch = time.perf_counter(), time.time()
     navigate_all(pages, url)
     seconds, stuck = [], []
     for page in pages:
         try:
-            page.wait_for_selector(".qra-study-name input", timeout=max(1, start + ARRIVAL_TIMEOUT - time.perf_counter()) * 1000)
-            seconds.append(page.evaluate("() => window.qraDrawnAt") / 1000 - epoch)  # when this page drew it, not when we looked
+            page.wait_for_selector(
+                ".qra-study-name input", timeout=max(1, start + ARRIVAL_TIMEOUT - time.perf_counter()) * 1000
+            )
+            seconds.append(
+                page.evaluate("() => window.qraDrawnAt") / 1000 - epoch
+            )  # when this page drew it, not when we looked
         except Exception:  # noqa: BLE001 - playwright's TimeoutError
             stuck.append(page.evaluate("() => document.body ? document.body.innerText.slice(0, 200) : ''"))
     window = time.perf_counter() - start
     drawn = kernels(server)
-    cpu_window = {"browser": cpu_seconds(browser_processes()) - cpu_before["browser"], "server": cpu_seconds([server]) - cpu_before["server"],
-                  "kernels": cpu_seconds(drawn) - cpu_before["kernels"]}
+    cpu_window = {
+        "browser": cpu_seconds(browser_processes()) - cpu_before["browser"],
+        "server": cpu_seconds([server]) - cpu_before["server"],
+        "kernels": cpu_seconds(drawn) - cpu_before["kernels"],
+    }
     time.sleep(3)  # the pool refills
     running = kernels(server)
     rss = sum(k.memory_info().rss for k in running) / 2**20
@@ -183,11 +208,23 @@ def arrivals(browser, url: str, server: psutil.Process, tabs: int, pool_size: in
     for page in pages:
         close_tab(page)  # Voila's beforeunload asks the server to shut the tab's kernel down
     left, waited = wait_for_kernels(server, pool_size, timeout=60)
-    return {"tabs": tabs, "stuck": stuck, "slowest": max(seconds) if not stuck else float("inf"), "median": statistics.median(seconds) if seconds else float("inf"), "kernels": len(running),
-            "rss_per_kernel": rss / len(running), "uss_per_kernel": uss / len(running),
-            "left_after_close": left, "close_seconds": waited,
-            "cpu_per_kernel": cpu / len(running), "load_before": load_before, "load_after": os.getloadavg()[0],
-            "window": window, "cpu_window": cpu_window, "new_kernels": len({k.pid for k in drawn} - {k.pid for k in pooled})}
+    return {
+        "tabs": tabs,
+        "stuck": stuck,
+        "slowest": max(seconds) if not stuck else float("inf"),
+        "median": statistics.median(seconds) if seconds else float("inf"),
+        "kernels": len(running),
+        "rss_per_kernel": rss / len(running),
+        "uss_per_kernel": uss / len(running),
+        "left_after_close": left,
+        "close_seconds": waited,
+        "cpu_per_kernel": cpu / len(running),
+        "load_before": load_before,
+        "load_after": os.getloadavg()[0],
+        "window": window,
+        "cpu_window": cpu_window,
+        "new_kernels": len({k.pid for k in drawn} - {k.pid for k in pooled}),
+    }
 
 
 def one_after_another(context, url: str, tabs: int, timeout: float = 90) -> tuple[int, list[float]]:
@@ -209,27 +246,46 @@ def one_after_another(context, url: str, tabs: int, timeout: float = 90) -> tupl
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--pool-size", type=int, default=POOL_SIZE, help=f"preheated kernels (default {POOL_SIZE}, as qra-widgets app)")
-    parser.add_argument("--fill-delay", type=float, default=FILL_DELAY,
-                        help=f"seconds before a handed-out preheated kernel is replaced (default {FILL_DELAY}, as qra-widgets app)")
+    parser.add_argument(
+        "--pool-size", type=int, default=POOL_SIZE, help=f"preheated kernels (default {POOL_SIZE}, as qra-widgets app)"
+    )
+    parser.add_argument(
+        "--fill-delay",
+        type=float,
+        default=FILL_DELAY,
+        help=f"seconds before a handed-out preheated kernel is replaced (default {FILL_DELAY}, as qra-widgets app)",
+    )
     parser.add_argument("--arrivals", type=int, default=20, help="tabs opened at once (default 20; 0 to skip)")
-    parser.add_argument("--one-after-another", type=int, default=0, help="tabs opened one after another, to count renders that never finish")
+    parser.add_argument(
+        "--one-after-another",
+        type=int,
+        default=0,
+        help="tabs opened one after another, to count renders that never finish",
+    )
     parser.add_argument("--only-load", action="store_true", help="only the arrivals and one-after-another measurements")
-    parser.add_argument("--control", action="store_true",
-                        help="also the same arrivals on a one-Text-widget notebook served by plain Voila (the floor)")
+    parser.add_argument(
+        "--control",
+        action="store_true",
+        help="also the same arrivals on a one-Text-widget notebook served by plain Voila (the floor)",
+    )
     args = parser.parse_args(argv)
     folder = Path(tempfile.mkdtemp())
     if args.only_load:
         with chromium_browser() as browser:
-            with running_app(folder, wait=False, pool_size=args.pool_size, fill_delay=args.fill_delay) as (url, process):
+            with running_app(folder, wait=False, pool_size=args.pool_size, fill_delay=args.fill_delay) as (
+                url,
+                process,
+            ):
                 wait_until_serving(url, process)
                 wait_for_pool(psutil.Process(process.pid), args.pool_size)
                 report_load(browser, browser.new_context(viewport={"width": 1400, "height": 1000}), url, process, args)
             if args.control:  # after the app's server stopped, so that its pool refills do not overlap
                 control(browser, folder, args)
         return 0
-    with chromium_browser() as browser, running_app(folder, wait=False, pool_size=args.pool_size,
-                                                         fill_delay=args.fill_delay) as (url, process):
+    with (
+        chromium_browser() as browser,
+        running_app(folder, wait=False, pool_size=args.pool_size, fill_delay=args.fill_delay) as (url, process),
+    ):
         context = browser.new_context(viewport={"width": 1400, "height": 1000})
         started = time.perf_counter()
         wait_until_serving(url, process)
@@ -252,7 +308,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"| server start (until it answers) | {server_start:.1f} s | – |")
     print(f"| first render, first page after start | {cold:.1f} s | – |")
     print(f"| first render, preheated kernel (median of {args.runs}) | {median_warm:.1f} s | < 5 s |")
-    print(f"| grid edit -> CV* chart updated (median of {len(edits)}) | {statistics.median(edits) * 1000:.0f} ms | < 300 ms |")
+    print(
+        f"| grid edit -> CV* chart updated (median of {len(edits)}) | {statistics.median(edits) * 1000:.0f} ms | < 300 ms |"
+    )
     print(f"| websocket bytes received per page load (median) | {median_bytes / 1e6:.2f} MB | < 8 MB |")
     print(f"| websocket bytes, first page after start | {cold_bytes / 1e6:.2f} MB | – |")
     return 0
@@ -276,10 +334,14 @@ def control(browser, folder: Path, args) -> None:
         wait_for_pool(server, args.pool_size)
         load = arrivals(browser, url, server, args.arrivals, args.pool_size)
     used = load["cpu_window"]
-    print(f"| control: {load['tabs']} tabs of a one-Text-widget notebook, same server settings: "
-          f"slowest / median render | {load['slowest']:.1f} s / {load['median']:.1f} s | – |")
-    print(f"| ... CPU until the last tab was drawn: Chromium / kernels / Voila server | "
-          f"{used['browser']:.1f} s / {used['kernels']:.1f} s / {used['server']:.1f} s | – |")
+    print(
+        f"| control: {load['tabs']} tabs of a one-Text-widget notebook, same server settings: "
+        f"slowest / median render | {load['slowest']:.1f} s / {load['median']:.1f} s | – |"
+    )
+    print(
+        f"| ... CPU until the last tab was drawn: Chromium / kernels / Voila server | "
+        f"{used['browser']:.1f} s / {used['kernels']:.1f} s / {used['server']:.1f} s | – |"
+    )
 
 
 def print_header() -> None:
@@ -293,25 +355,39 @@ def report_load(browser, context, url: str, process, args, header: bool = True) 
         print_header()
     if args.arrivals:
         load = arrivals(browser, url, server, args.arrivals, args.pool_size)
-        print(f"| {load['tabs']} tabs opened at once, pool of {args.pool_size}, fill delay {args.fill_delay:g} s: slowest / median render | "
-              f"{load['slowest']:.1f} s / {load['median']:.1f} s | slowest < 30 s |")
+        print(
+            f"| {load['tabs']} tabs opened at once, pool of {args.pool_size}, fill delay {args.fill_delay:g} s: slowest / median render | "
+            f"{load['slowest']:.1f} s / {load['median']:.1f} s | slowest < 30 s |"
+        )
         print(f"| ... CPU time per kernel to start and render (user + system) | {load['cpu_per_kernel']:.1f} s | – |")
         used = load["cpu_window"]
-        print(f"| ... CPU used until the last tab was drawn ({load['window']:.1f} s, {os.cpu_count()} cores): "
-              f"Chromium / kernels ({load['new_kernels']} started) / Voila server | "
-              f"{used['browser']:.1f} s / {used['kernels']:.1f} s / {used['server']:.1f} s | – |")
-        print(f"| ... machine load average (1 min) before / after | {load['load_before']:.1f} / {load['load_after']:.1f} | 2 cores |")
+        print(
+            f"| ... CPU used until the last tab was drawn ({load['window']:.1f} s, {os.cpu_count()} cores): "
+            f"Chromium / kernels ({load['new_kernels']} started) / Voila server | "
+            f"{used['browser']:.1f} s / {used['kernels']:.1f} s / {used['server']:.1f} s | – |"
+        )
+        print(
+            f"| ... machine load average (1 min) before / after | {load['load_before']:.1f} / {load['load_after']:.1f} | 2 cores |"
+        )
         if load["stuck"]:
-            print(f"| ... tabs not drawn after {ARRIVAL_TIMEOUT} s | {len(load['stuck'])}: {sorted(set(load['stuck']))} | 0 |")
-        print(f"| kernel memory per tab (RSS / USS, {load['kernels']} kernels) | "
-              f"{load['rss_per_kernel']:.0f} MiB / {load['uss_per_kernel']:.0f} MiB | – |")
-        print(f"| kernels left {load['close_seconds']:.0f} s after closing the {load['tabs']} tabs | "
-              f"{load['left_after_close']} (the pool) | {args.pool_size} |")
+            print(
+                f"| ... tabs not drawn after {ARRIVAL_TIMEOUT} s | {len(load['stuck'])}: {sorted(set(load['stuck']))} | 0 |"
+            )
+        print(
+            f"| kernel memory per tab (RSS / USS, {load['kernels']} kernels) | "
+            f"{load['rss_per_kernel']:.0f} MiB / {load['uss_per_kernel']:.0f} MiB | – |"
+        )
+        print(
+            f"| kernels left {load['close_seconds']:.0f} s after closing the {load['tabs']} tabs | "
+            f"{load['left_after_close']} (the pool) | {args.pool_size} |"
+        )
     if args.one_after_another:
         stuck, seconds = one_after_another(context, url, args.one_after_another)
         print(f"| {args.one_after_another} tabs one after another: renders never finished (90 s) | {stuck} | 0 |")
         if seconds:
-            print(f"| ... their render, median / slowest | {statistics.median(seconds):.1f} s / {max(seconds):.1f} s | – |")
+            print(
+                f"| ... their render, median / slowest | {statistics.median(seconds):.1f} s / {max(seconds):.1f} s | – |"
+            )
     return 0
 
 

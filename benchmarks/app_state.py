@@ -44,8 +44,14 @@ def big_study(systems: int = 200, experiments: int = 8):
     names = [f"system {i:03d}" for i in range(systems)]
     exps = [Experiment(f"e{j}", role="original" if j == 0 else "repeat") for j in range(experiments)]
     scores = {("Quality", s, e.id): float(rng.uniform(1, 5)) for s in names for e in exps}
-    return Study("big", name=f"{systems} systems", quality_criteria=[QualityCriterion("Quality", 1, 5)], systems=names,
-                 experiments=exps, scores=scores)
+    return Study(
+        "big",
+        name=f"{systems} systems",
+        quality_criteria=[QualityCriterion("Quality", 1, 5)],
+        systems=names,
+        experiments=exps,
+        scores=scores,
+    )
 
 
 def rss_mb() -> float:
@@ -79,8 +85,9 @@ def run_delay() -> float:
         return float("nan")
 
 
-def edit_times(dashboard, criterion: str, edits: int, cpu: list[float] | None = None,
-               waited: list[float] | None = None) -> list[float]:
+def edit_times(
+    dashboard, criterion: str, edits: int, cpu: list[float] | None = None, waited: list[float] | None = None
+) -> list[float]:
     """Wall-clock seconds of each edit (and, into ``cpu``, this thread's CPU seconds; into
     ``waited``, its seconds waiting for a core)."""
     grid = dashboard.scores.grid(criterion)
@@ -126,9 +133,11 @@ class FullCollections:
 
 
 def cold_start() -> float:
-    code = ("import time; t = time.perf_counter(); from qra_widgets.widgets import Dashboard; from qra_widgets import examples; "
-            "d = Dashboard(examples.load('qrapp_example1'), library_path=__import__('tempfile').mkdtemp() + '/l.sqlite3'); "
-            "assert d.charts.cv_chart.outputs; print(time.perf_counter() - t)")
+    code = (
+        "import time; t = time.perf_counter(); from qra_widgets.widgets import Dashboard; from qra_widgets import examples; "
+        "d = Dashboard(examples.load('qrapp_example1'), library_path=__import__('tempfile').mkdtemp() + '/l.sqlite3'); "
+        "assert d.charts.cv_chart.outputs; print(time.perf_counter() - t)"
+    )
     start = time.perf_counter()
     subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
     return time.perf_counter() - start
@@ -137,7 +146,9 @@ def cold_start() -> float:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--edits", type=int, default=200)
-    parser.add_argument("--big-edits", type=int, default=60, help="edits of the 200 x 8 study (enough for a stable p90)")
+    parser.add_argument(
+        "--big-edits", type=int, default=60, help="edits of the 200 x 8 study (enough for a stable p90)"
+    )
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args(argv)
     warnings.simplefilter("ignore")
@@ -170,10 +181,17 @@ def main(argv: list[str] | None = None) -> int:
     tracemalloc.stop()
 
     ms = lambda values: f"{statistics.median(values) * 1000:.0f} ms (p90 {np.percentile(values, 90) * 1000:.0f} ms)"
-    full = (f"{len(collections.times)} ({', '.join(f'{t * 1000:.0f} ms' for t in collections.times)})"
-            if collections.times else "0")
+    full = (
+        f"{len(collections.times)} ({', '.join(f'{t * 1000:.0f} ms' for t in collections.times)})"
+        if collections.times
+        else "0"
+    )
     rows = [
-        ("open a 200-system x 8-experiment study after another study (all views, all charts), median of 3", f"{opened:.2f} s", "< 1 s"),
+        (
+            "open a 200-system x 8-experiment study after another study (all views, all charts), median of 3",
+            f"{opened:.2f} s",
+            "< 1 s",
+        ),
         ("`Dashboard(study)` of that study, built from nothing", f"{constructed:.2f} s", "–"),
         (f"edit -> CV* chart, QRA++ Example 1 (median of {args.edits})", ms(small_edits), "< 150 ms"),
         (f"edit -> CV* chart, 200 x 8 study (median of {args.big_edits})", ms(big_edits), "< 150 ms"),
@@ -181,10 +199,16 @@ def main(argv: list[str] | None = None) -> int:
         ("  the same edits: time waiting for a core (other processes' load)", ms(big_waited), "–"),
         ("  the same edits: full garbage collections", full, "–"),
         (f"kernel memory over {args.edits} edits: RSS growth", f"{rss_after - rss_before:+.1f} MB", "flat"),
-        (f"kernel memory over {args.edits} edits: Python heap growth", f"{(heap_after - heap_before) / 2**20:+.2f} MB", "flat"),
+        (
+            f"kernel memory over {args.edits} edits: Python heap growth",
+            f"{(heap_after - heap_before) / 2**20:+.2f} MB",
+            "flat",
+        ),
         ("cold start to first chart (new interpreter, import, `Dashboard(study)`)", f"{cold:.1f} s", "< 5 s"),
     ]
-    table = "\n".join(["| measurement | value | target |", "|---|---:|---|", *[f"| {a} | {b} | {c} |" for a, b, c in rows]])
+    table = "\n".join(
+        ["| measurement | value | target |", "|---|---:|---|", *[f"| {a} | {b} | {c} |" for a, b, c in rows]]
+    )
     load = " / ".join(f"{x:.1f}" for x in os.getloadavg())
     table += f"\n\nLoad average (1 / 5 / 15 min) at the end: {load} on {os.cpu_count()} cores."
     print(table)

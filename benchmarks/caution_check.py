@@ -55,11 +55,19 @@ def one(cell, rng: np.random.Generator, B: int) -> list[tuple]:
         warnings.simplefilter("ignore")
         assessment = assess(study, "qrapp")
         estimates = {(r.measure, r.level, r.system): r.value for r in assessment.rows}
-        result = run_bootstrap(study, assessment.conventions, B=B, seed=int(rng.integers(2**31)), ci_method="bca", resample="items")
+        result = run_bootstrap(
+            study, assessment.conventions, B=B, seed=int(rng.integers(2**31)), ci_method="bca", resample="items"
+        )
         for method in ("percentile", "bca"):
-            found = assessment_intervals(assessment, Bootstrap(result.replicates, result.estimates,
-                                                               result.jackknife if method == "bca" else {},
-                                                               {**result.info, "ci_method": method}))
+            found = assessment_intervals(
+                assessment,
+                Bootstrap(
+                    result.replicates,
+                    result.estimates,
+                    result.jackknife if method == "bca" else {},
+                    {**result.info, "ci_method": method},
+                ),
+            )
             for key, (low, high, word, _note, over) in found.items():
                 measure, level, _qc, system = key
                 if key[0] in ("annotators", "mean") or level == "study" or measure not in MEASURES:
@@ -70,9 +78,23 @@ def one(cell, rng: np.random.Generator, B: int) -> list[tuple]:
                 estimate = estimates[(measure, level, system)]
                 cautioned = bool(interval_caution(measure, level, word, over, estimate, low, high))
                 # for the threshold table: a two-sided interval that leaves 1 out, its distance to 1 in interval widths
-                widths = (1 - estimate) / (high - low) if word in ("percentile", "bca") and high < 1 and high > low else math.inf
-                out.append((measure, level, cell.tau, method, cautioned, bool(low <= value <= high), widths,
-                            word in ("percentile", "bca")))
+                widths = (
+                    (1 - estimate) / (high - low)
+                    if word in ("percentile", "bca") and high < 1 and high > low
+                    else math.inf
+                )
+                out.append(
+                    (
+                        measure,
+                        level,
+                        cell.tau,
+                        method,
+                        cautioned,
+                        bool(low <= value <= high),
+                        widths,
+                        word in ("percentile", "bca"),
+                    )
+                )
     return out
 
 
@@ -84,7 +106,11 @@ def table(records: list[tuple], by) -> list[str]:
     for key in sorted(groups, key=str):
         hits = groups[key]
         share = float(np.mean(hits))
-        lines.append("| " + " | ".join(map(str, key)) + f" | {len(hits)} | {100 * share:.1f} ({100 * math.sqrt(share * (1 - share) / len(hits)):.1f}) |")
+        lines.append(
+            "| "
+            + " | ".join(map(str, key))
+            + f" | {len(hits)} | {100 * share:.1f} ({100 * math.sqrt(share * (1 - share) / len(hits)):.1f}) |"
+        )
     return lines
 
 
@@ -97,8 +123,10 @@ def threshold_table(records: list[tuple]) -> list[str]:
             flagged = [r for r in rpw if r[3] == method and r[2] == 0.3 and r[6] <= k]
             share = np.mean([r[6] <= k for r in misses]) if misses else math.nan
             covered = np.mean([r[5] for r in flagged]) if flagged else math.nan
-            lines.append(f"| {k:g} | {method} | {sum(r[6] <= k for r in misses)} of {len(misses)} ({100 * share:.0f}%) "
-                         f"| {len(flagged)} | {100 * covered:.1f} |")
+            lines.append(
+                f"| {k:g} | {method} | {sum(r[6] <= k for r in misses)} of {len(misses)} ({100 * share:.0f}%) "
+                f"| {len(flagged)} | {100 * covered:.1f} |"
+            )
     return lines
 
 
@@ -119,10 +147,12 @@ def main(argv: list[str] | None = None) -> int:
     lines = [
         "# Does the caution rule pick out the intervals that cover too little?",
         "",
-        (f"Command: `python benchmarks/caution_check.py --reps {args.reps} --B {args.B} --seed {args.seed}` "
-         f"({minutes:.0f} minutes). Model: benchmarks/coverage.py; tau in 0, 0.1, 0.3; n = 2, 3; paired and "
-         f"unpaired; 2 raters; {args.reps} replications per design (12 designs). Item bootstrap with the boundary "
-         "rule; target: the value for these raters. Coverage in percent (MC SE); nominal 95%."),
+        (
+            f"Command: `python benchmarks/caution_check.py --reps {args.reps} --B {args.B} --seed {args.seed}` "
+            f"({minutes:.0f} minutes). Model: benchmarks/coverage.py; tau in 0, 0.1, 0.3; n = 2, 3; paired and "
+            f"unpaired; 2 raters; {args.reps} replications per design (12 designs). Item bootstrap with the boundary "
+            "rule; target: the value for these raters. Coverage in percent (MC SE); nominal 95%."
+        ),
         "",
         "## By measure",
         "",

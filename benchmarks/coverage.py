@@ -87,9 +87,15 @@ METHODS = ("percentile", "bca")
 TARGETS = ("raters", "over raters", "experiments")
 # which target each interval claims (what docs/coverage.md calls its stated target)
 STATED = {"items": "raters", "items+raters": "over raters", "systems": "over raters", "vangel": "experiments"}
-MEASURES = {("CV*", "system"): "CV* (system)", ("CV*", "qc"): "CV* (criterion)", ("r", "qc"): "r",
-            ("P", "qc"): "P", ("W", "qc"): "W", ("alpha", "annotators"): "alpha (each team)",
-            ("mean", "system"): "system mean"}
+MEASURES = {
+    ("CV*", "system"): "CV* (system)",
+    ("CV*", "qc"): "CV* (criterion)",
+    ("r", "qc"): "r",
+    ("P", "qc"): "P",
+    ("W", "qc"): "W",
+    ("alpha", "annotators"): "alpha (each team)",
+    ("mean", "system"): "system mean",
+}
 GAUSS = np.polynomial.hermite_e.hermegauss(48)  # nodes, weights for E[g(Z)], Z ~ N(0, 1) (weights sum to sqrt(2 pi))
 
 
@@ -132,7 +138,9 @@ def alpha_truth(centre: np.ndarray, rater_effects: np.ndarray | None) -> float:
         d = ordinal_distance(pooled)
         observed = np.einsum("snk,kl,snl,n->", p, d, p, weights) / len(centre)
     else:
-        p = category_probabilities(centre[:, None, None] + a[None, :, None] + rater_effects[None, None, :], SD_NOISE)  # (S, N, R, K)
+        p = category_probabilities(
+            centre[:, None, None] + a[None, :, None] + rater_effects[None, None, :], SD_NOISE
+        )  # (S, N, R, K)
         R = len(rater_effects)
         pooled = np.einsum("snrk,n->k", p, weights) / (len(centre) * R)
         d = ordinal_distance(pooled)
@@ -148,8 +156,13 @@ def population_cv(tau: float, raters: int, rng: np.random.Generator, draws: int 
     """(S,) a system's CV (percent) of its score over reproductions: new c, raters and items."""
     out = np.empty(SYSTEMS)
     for s in range(SYSTEMS):
-        m = (MU[s] + rng.normal(0, tau, (draws, 1, 1)) + rng.normal(0, SD_ITEM, (draws, ITEMS, 1))
-             + rng.normal(0, SD_RATER, (draws, 1, raters)) + rng.normal(0, SD_NOISE, (draws, ITEMS, raters)))
+        m = (
+            MU[s]
+            + rng.normal(0, tau, (draws, 1, 1))
+            + rng.normal(0, SD_ITEM, (draws, ITEMS, 1))
+            + rng.normal(0, SD_RATER, (draws, 1, raters))
+            + rng.normal(0, SD_NOISE, (draws, ITEMS, raters))
+        )
         score = np.clip(np.round(m), 1, 5).mean(axis=(1, 2)) - QC.scale_min
         out[s] = 100 * score.std(ddof=1) / score.mean()
     return out
@@ -168,7 +181,9 @@ class Cell:
         self.columns = (
             np.full(s.size, QC.name, dtype=object),
             np.array([f"s{k}" for k in s], dtype=object),
-            np.array([f"s{a}-i{b}" if pairing == "paired" else f"e{c}-s{a}-i{b}" for a, b, c in zip(s, i, e)], dtype=object),
+            np.array(
+                [f"s{a}-i{b}" if pairing == "paired" else f"e{c}-s{a}-i{b}" for a, b, c in zip(s, i, e)], dtype=object
+            ),
             np.array([f"e{k}" for k in e], dtype=object),
             np.array([f"e{a}-r{b}" for a, b in zip(e, r)], dtype=object),
         )
@@ -185,14 +200,24 @@ class Cell:
         c = rng.normal(0, self.tau, (n, SYSTEMS))
         b = rng.normal(0, SD_RATER, (n, R))
         a = rng.normal(0, SD_ITEM, (1 if self.pairing == "paired" else n, SYSTEMS, ITEMS))
-        latent = (MU[None, :, None, None] + c[:, :, None, None] + a[:, :, :, None] + b[:, None, None, :]
-                  + rng.normal(0, SD_NOISE, (n, SYSTEMS, ITEMS, R)))
+        latent = (
+            MU[None, :, None, None]
+            + c[:, :, None, None]
+            + a[:, :, :, None]
+            + b[:, None, None, :]
+            + rng.normal(0, SD_NOISE, (n, SYSTEMS, ITEMS, R))
+        )
         values = np.clip(np.round(latent), 1, 5).ravel()
         ratings = Ratings.from_columns(*self.columns, values)
         scores = values.reshape(latent.shape).mean(axis=(2, 3))  # (n, S) system means
-        study = Study(id="coverage", quality_criteria=[QC], systems=self.systems, experiments=self.experiments,
-                      scores={(QC.name, f"s{s}", f"e{e}"): float(scores[e, s]) for e in range(n) for s in range(SYSTEMS)},
-                      ratings=ratings)
+        study = Study(
+            id="coverage",
+            quality_criteria=[QC],
+            systems=self.systems,
+            experiments=self.experiments,
+            scores={(QC.name, f"s{s}", f"e{e}"): float(scores[e, s]) for e in range(n) for s in range(SYSTEMS)},
+            ratings=ratings,
+        )
         return study, c, b
 
     def truths(self, c: np.ndarray, b: np.ndarray, cv_population: np.ndarray) -> dict:
@@ -215,13 +240,17 @@ class Cell:
 
 def _measured(matrix: np.ndarray, cell: Cell) -> dict:
     """The library's own values of a matrix of expected system means (rows = experiments)."""
-    study = Study(id="truth", quality_criteria=[QC], systems=cell.systems, experiments=cell.experiments,
-                  scores={(QC.name, f"s{s}", f"e{e}"): float(matrix[e, s]) for e in range(cell.n) for s in range(SYSTEMS)})
+    study = Study(
+        id="truth",
+        quality_criteria=[QC],
+        systems=cell.systems,
+        experiments=cell.experiments,
+        scores={(QC.name, f"s{s}", f"e{e}"): float(matrix[e, s]) for e in range(cell.n) for s in range(SYSTEMS)},
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         rows = assess(study, "qrapp").rows
-    return {(row.measure, row.level, row.system): row.value for row in rows
-            if (row.measure, row.level) in MEASURES}
+    return {(row.measure, row.level, row.system): row.value for row in rows if (row.measure, row.level) in MEASURES}
 
 
 # ----------------------------------------------------------------------------- one replication
@@ -237,8 +266,10 @@ def intervals(study: Study, mode: str, B: int, seed: int, assessment=None) -> di
         out = {}
         for method in METHODS:
             info = {**result.info, "ci_method": method}
-            found = assessment_intervals(assessment, Bootstrap(result.replicates, result.estimates,
-                                                               result.jackknife if method == "bca" else {}, info))
+            found = assessment_intervals(
+                assessment,
+                Bootstrap(result.replicates, result.estimates, result.jackknife if method == "bca" else {}, info),
+            )
             for key, (low, high, label, *_rest) in found.items():
                 if key[0] == "annotators":
                     measure, level, system = key[3], "annotators", key[1]
@@ -280,9 +311,19 @@ def cells() -> list[Cell]:
     return [Cell(t, n, p, r) for t, n, p, r in product(TAUS, EXPERIMENTS, PAIRING, RATERS)]
 
 
-def run(reps: int, B: int, seed: int, state_path: Path | None, out: Path, round_size: int, command: str,
-        resume: bool = False, limit_seconds: float | None = None, draws: int = 4000,
-        shard: tuple[int, int] = (0, 1)) -> dict:
+def run(
+    reps: int,
+    B: int,
+    seed: int,
+    state_path: Path | None,
+    out: Path,
+    round_size: int,
+    command: str,
+    resume: bool = False,
+    limit_seconds: float | None = None,
+    draws: int = 4000,
+    shard: tuple[int, int] = (0, 1),
+) -> dict:
     all_cells = cells()  # a cell's seed is its index in the full list, so shards and whole runs draw the same numbers
     mine = [c for k, c in enumerate(all_cells) if k % shard[1] == shard[0]]
     state = {"seed": seed, "B": B, "command": command, "cells": {}}
@@ -294,8 +335,9 @@ def run(reps: int, B: int, seed: int, state_path: Path | None, out: Path, round_
     for c in mine:
         entry = state["cells"].setdefault(c.name, {"reps": 0, "seconds": 0.0, "sums": {}, "cv_population": None})
         if entry["cv_population"] is None:
-            entry["cv_population"] = population_cv(c.tau, c.raters, np.random.default_rng([seed, 7, all_cells.index(c)]),
-                                                   draws).tolist()
+            entry["cv_population"] = population_cv(
+                c.tau, c.raters, np.random.default_rng([seed, 7, all_cells.index(c)]), draws
+            ).tolist()
     while True:
         pending = [c for c in mine if state["cells"][c.name]["reps"] < reps]
         if not pending:
@@ -337,7 +379,9 @@ def merge_states(paths: list[Path]) -> dict:
                 continue
             merged["cells"][name] = entry
     order = [c.name for c in cells()]
-    merged["cells"] = dict(sorted(merged["cells"].items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order)))
+    merged["cells"] = dict(
+        sorted(merged["cells"].items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order))
+    )
     return merged
 
 
@@ -369,12 +413,18 @@ def summary(state: dict) -> list[str]:
     if not pooled:
         return []
     taus = sorted({k[3] for k in pooled}, key=lambda x: float(x.split("=")[1]))
-    lines = ["## Summary: each interval against the target it claims", "",
-             ("Pooled over the cells of each tau (n experiments, pairing, raters); `coverage (MC SE)`, the SE from the "
-             "spread of the replications' shares (cells differ, so it is a rough guide); the worst cell with at least 5 "
-             "replications."), "",
-             "| measure | resampling | method | target | " + " | ".join(taus) + " | worst cell |",
-             "|---|---|---|---|" + "---:|" * len(taus) + "---|"]
+    lines = [
+        "## Summary: each interval against the target it claims",
+        "",
+        (
+            "Pooled over the cells of each tau (n experiments, pairing, raters); `coverage (MC SE)`, the SE from the "
+            "spread of the replications' shares (cells differ, so it is a rough guide); the worst cell with at least 5 "
+            "replications."
+        ),
+        "",
+        "| measure | resampling | method | target | " + " | ".join(taus) + " | worst cell |",
+        "|---|---|---|---|" + "---:|" * len(taus) + "---|",
+    ]
     order = list(MEASURES.values())
     for measure, mode, method in sorted({k[:3] for k in pooled}, key=lambda k: (order.index(k[0]), k[1], k[2])):
         cells = []
@@ -410,7 +460,9 @@ def report(state: dict) -> str:
     ]
     lines += summary(state)
     names = sorted({k for e in state["cells"].values() for k in e["sums"]})
-    rows = sorted({tuple(k.split(" | ")[:3]) for k in names}, key=lambda r: (list(MEASURES.values()).index(r[0]), r[1], r[2]))
+    rows = sorted(
+        {tuple(k.split(" | ")[:3]) for k in names}, key=lambda r: (list(MEASURES.values()).index(r[0]), r[1], r[2])
+    )
     cell_names = list(state["cells"])
     for measure in MEASURES.values():
         mine = [r for r in rows if r[0] == measure]
@@ -418,12 +470,17 @@ def report(state: dict) -> str:
             continue
         lines += [f"## {measure}", ""]
         for target in TARGETS:
-            present = [r for r in mine if any(" | ".join((*r, target)) in state["cells"][c]["sums"] for c in cell_names)]
+            present = [
+                r for r in mine if any(" | ".join((*r, target)) in state["cells"][c]["sums"] for c in cell_names)
+            ]
             if not present:
                 continue
-            lines += [f"Target: **{target}**", "",
-                      "| design | reps | " + " | ".join(f"{r[1]} {r[2]}" for r in present) + " |",
-                      "|---|---:|" + "---:|" * len(present)]
+            lines += [
+                f"Target: **{target}**",
+                "",
+                "| design | reps | " + " | ".join(f"{r[1]} {r[2]}" for r in present) + " |",
+                "|---|---:|" + "---:|" * len(present),
+            ]
             for c in cell_names:
                 entry = state["cells"][c]
                 cells_text = []
@@ -433,7 +490,9 @@ def report(state: dict) -> str:
                         cells_text.append("-")
                     else:
                         mean, se, n = coverage(s)
-                        cells_text.append(f"{100 * mean:.1f} ({100 * se:.1f})" + ("" if n == entry["reps"] else f" [{n}]"))
+                        cells_text.append(
+                            f"{100 * mean:.1f} ({100 * se:.1f})" + ("" if n == entry["reps"] else f" [{n}]")
+                        )
                 lines.append(f"| {c} | {entry['reps']} | " + " | ".join(cells_text) + " |")
             lines.append("")
     lines += ["`[k]`: only k of the cell's replications gave an interval (the others: undefined measure).", ""]
@@ -447,10 +506,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--B", type=int, default=500)
     parser.add_argument("--seed", type=int, default=20261125)
     parser.add_argument("--round", type=int, default=10, help="replications per cell per round")
-    parser.add_argument("--state", type=Path, default=None, action="append",
-                        help="JSON file saved after every round; with --report-only, several shards' files are merged")
-    parser.add_argument("--shard", default="0/1", help="K/N: run only the cells whose index is K modulo N "
-                        "(one process per core; merge with --report-only --state A --state B)")
+    parser.add_argument(
+        "--state",
+        type=Path,
+        default=None,
+        action="append",
+        help="JSON file saved after every round; with --report-only, several shards' files are merged",
+    )
+    parser.add_argument(
+        "--shard",
+        default="0/1",
+        help="K/N: run only the cells whose index is K modulo N "
+        "(one process per core; merge with --report-only --state A --state B)",
+    )
     parser.add_argument("--resume", action="store_true", help="continue the run saved in --state")
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--minutes", type=float, default=None, help="stop after the cell's round that passes this")
@@ -475,9 +543,19 @@ def main(argv: list[str] | None = None) -> int:
         args.reps, args.B, args.round = 2, 100, 2
     out = args.out or (Path("/dev/stdout") if args.quick else ROOT / "benchmarks" / "coverage-latest.md")
     started = time.perf_counter()
-    state = run(args.reps, args.B, args.seed, state_path, out if not args.quick else Path("/dev/null"), args.round, command,
-                resume=args.resume, limit_seconds=None if args.minutes is None else 60 * args.minutes,
-                draws=500 if args.quick else 4000, shard=shard)
+    state = run(
+        args.reps,
+        args.B,
+        args.seed,
+        state_path,
+        out if not args.quick else Path("/dev/null"),
+        args.round,
+        command,
+        resume=args.resume,
+        limit_seconds=None if args.minutes is None else 60 * args.minutes,
+        draws=500 if args.quick else 4000,
+        shard=shard,
+    )
     text = report(state)
     if args.quick:
         print(text)

@@ -26,8 +26,11 @@ if str(ROOT) not in sys.path:
 
 from qra_widgets.pooling import random_effects
 
-DESIGNS = [(k, tau2, low, high) for k in (2, 3, 5) for tau2, low, high in
-           ((0.0, 0.1, 0.2), (0.02, 0.1, 0.2), (0.05, 0.1, 0.2), (0.05, 0.05, 0.3), (0.1, 0.1, 0.1))]
+DESIGNS = [
+    (k, tau2, low, high)
+    for k in (2, 3, 5)
+    for tau2, low, high in ((0.0, 0.1, 0.2), (0.02, 0.1, 0.2), (0.05, 0.1, 0.2), (0.05, 0.05, 0.3), (0.1, 0.1, 0.1))
+]
 METHODS = [(m, c) for m in ("reml", "dl") for c in ("hksj", "z")]
 
 
@@ -39,11 +42,17 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     warnings.simplefilter("ignore")
     started = time.time()
-    lines = ["# Coverage of the pooled interval (benchmarks/coverage_pooling.py)", "",
-             (f"Command: `python benchmarks/coverage_pooling.py --reps {args.reps} --seed {args.seed}`; "
-              "nominal 95%; `coverage (MC SE)` in percent."), "",
-             "| k | tau² | se range | " + " | ".join(f"{m.upper()} {c}" for m, c in METHODS) + " |",
-             "|---:|---:|---|" + "---:|" * len(METHODS)]
+    lines = [
+        "# Coverage of the pooled interval (benchmarks/coverage_pooling.py)",
+        "",
+        (
+            f"Command: `python benchmarks/coverage_pooling.py --reps {args.reps} --seed {args.seed}`; "
+            "nominal 95%; `coverage (MC SE)` in percent."
+        ),
+        "",
+        "| k | tau² | se range | " + " | ".join(f"{m.upper()} {c}" for m, c in METHODS) + " |",
+        "|---:|---:|---|" + "---:|" * len(METHODS),
+    ]
     for k, tau2, low, high in DESIGNS:
         rng = np.random.default_rng([args.seed, k, int(tau2 * 1000), int(low * 100), int(high * 100)])
         hits = dict.fromkeys(METHODS, 0)

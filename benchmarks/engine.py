@@ -32,8 +32,15 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-BASELINES = {"assess": "e950350", "assess-90k": "e950350", "save": "e950350", "bootstrap-90k": "37a36a3",
-             "bootstrap-8.6k": "37a36a3", "systems": "37a36a3", "pairwise": "37a36a3"}
+BASELINES = {
+    "assess": "e950350",
+    "assess-90k": "e950350",
+    "save": "e950350",
+    "bootstrap-90k": "37a36a3",
+    "bootstrap-8.6k": "37a36a3",
+    "systems": "37a36a3",
+    "pairwise": "37a36a3",
+}
 
 
 def _cpu(function) -> float:
@@ -64,14 +71,33 @@ def _pairwise_study(folder: Path, judgements: int, systems: int):
         b = np.where(b >= a, b + 1, b)
         p = 1 / (1 + np.exp(strength[b] - strength[a]))
         answer = np.where(rng.random(judgements) < p, "A", "B")
-        rows = ["item,rater,left,right,answer"] + [f"i{j},r{j % 20},s{x},s{y},{c}" for j, (x, y, c) in enumerate(zip(a, b, answer))]
+        rows = ["item,rater,left,right,answer"] + [
+            f"i{j},r{j % 20},s{x},s{y},{c}" for j, (x, y, c) in enumerate(zip(a, b, answer))
+        ]
         (folder / f"{e}.csv").write_text("\n".join(rows) + "\n")
-    spec = {"schema": "qra-widgets/annotations", "version": 1, "id": "pairs",
-            "quality_criteria": [{"name": "Q", "scale_min": 0, "scale_max": 100, "label_level": "nominal"}],
-            "experiments": [{"id": e, "file": f"{e}.csv", "layout": "pairwise", "score": "bradley_terry",
-                             "columns": {"item": "item", "rater": "rater", "system_a": "left", "system_b": "right",
-                                         "choice": "answer"},
-                             "choices": {"A": "a", "B": "b"}} for e in ("O", "R")]}
+    spec = {
+        "schema": "qra-widgets/annotations",
+        "version": 1,
+        "id": "pairs",
+        "quality_criteria": [{"name": "Q", "scale_min": 0, "scale_max": 100, "label_level": "nominal"}],
+        "experiments": [
+            {
+                "id": e,
+                "file": f"{e}.csv",
+                "layout": "pairwise",
+                "score": "bradley_terry",
+                "columns": {
+                    "item": "item",
+                    "rater": "rater",
+                    "system_a": "left",
+                    "system_b": "right",
+                    "choice": "answer",
+                },
+                "choices": {"A": "a", "B": "b"},
+            }
+            for e in ("O", "R")
+        ],
+    }
     return load_annotations(spec, base=folder)
 
 
@@ -88,8 +114,13 @@ def case(name: str, quick: bool) -> dict:
         studies = [simulated(i, rng) for i in range(30 if quick else 300)]
         return {"cpu": _cpu(lambda: [qw.assess(s) for s in studies])}
     if name == "assess-90k":  # 6 experiments x 1,000 items x 5 raters x 3 criteria, 10 systems: 90,000 ratings
-        studies = [annotation_study(*((3, 120, 1) if quick else (6, 1000, 3)), raters=5, systems=10, seed=seed) for seed in range(3)]
-        return {"cpu": _cpu(lambda: [qw.assess(study) for study in studies])}  # each study's first assess (it validates the ratings)
+        studies = [
+            annotation_study(*((3, 120, 1) if quick else (6, 1000, 3)), raters=5, systems=10, seed=seed)
+            for seed in range(3)
+        ]
+        return {
+            "cpu": _cpu(lambda: [qw.assess(study) for study in studies])
+        }  # each study's first assess (it validates the ratings)
     if name == "save":
         from qra_widgets.store import StudyLibrary
 
@@ -102,7 +133,9 @@ def case(name: str, quick: bool) -> dict:
 
     if name in ("bootstrap-90k", "bootstrap-8.6k"):
         size = {"bootstrap-90k": ((6, 1000, 3), 5), "bootstrap-8.6k": ((4, 360, 3), 2)}[name]
-        study = annotation_study(*((3, 120, 1) if quick else size[0]), raters=size[1], systems=10 if name == "bootstrap-90k" else 3)
+        study = annotation_study(
+            *((3, 120, 1) if quick else size[0]), raters=size[1], systems=10 if name == "bootstrap-90k" else 3
+        )
         B = 200 if quick else 2000
         bootstrap(study, B=10, seed=1)  # warm-up: imports
         cpu = _cpu(lambda: bootstrap(study, B=B, seed=1))
@@ -131,15 +164,22 @@ def case(name: str, quick: bool) -> dict:
 def _extract(commit: str, folder: Path) -> Path:
     root = folder / f"at-{commit}"
     root.mkdir()
-    archive = subprocess.run(["git", "-C", str(HERE.parent), "archive", commit, "qra_widgets"], capture_output=True, check=True).stdout
+    archive = subprocess.run(
+        ["git", "-C", str(HERE.parent), "archive", commit, "qra_widgets"], capture_output=True, check=True
+    ).stdout
     subprocess.run(["tar", "-x", "-C", str(root)], input=archive, check=True)
     return root
 
 
 def _timed(root: Path, name: str, quick: bool) -> dict:
     env = {**os.environ, "PYTHONPATH": str(root)}
-    done = subprocess.run(check=False, args=[sys.executable, __file__, "--run", name, "--package", str(root), *(["--quick"] if quick else [])],
-                          capture_output=True, text=True, env=env)
+    done = subprocess.run(
+        check=False,
+        args=[sys.executable, __file__, "--run", name, "--package", str(root), *(["--quick"] if quick else [])],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     if done.returncode:
         raise SystemExit(f"engine.py: {name} at {root} failed:\n{done.stderr[-2000:]}")
     found = json.loads(done.stdout.strip().splitlines()[-1])
@@ -178,13 +218,24 @@ def main() -> None:
                 befores.append(before)
                 afters.append(after)
                 ratios.append(after["cpu"] / before["cpu"])
-                extra = "".join(f", {k} {before[k]:.3g} -> {after[k]:.3g}" for k in ("within", "floor", "assess") if k in after and k in before)
-                print(f"{name}, pair {pair}: {commit} {before['cpu']:.2f} s (load {before['load']:.1f}), this tree {after['cpu']:.2f} s "
-                      f"(load {after['load']:.1f}): {ratios[-1]:.2f}{extra}", flush=True)
-            line = f"{name}: median after / before over {pairs} pairs = {statistics.median(ratios):.2f} (against {commit})"
+                extra = "".join(
+                    f", {k} {before[k]:.3g} -> {after[k]:.3g}"
+                    for k in ("within", "floor", "assess")
+                    if k in after and k in before
+                )
+                print(
+                    f"{name}, pair {pair}: {commit} {before['cpu']:.2f} s (load {before['load']:.1f}), this tree {after['cpu']:.2f} s "
+                    f"(load {after['load']:.1f}): {ratios[-1]:.2f}{extra}",
+                    flush=True,
+                )
+            line = (
+                f"{name}: median after / before over {pairs} pairs = {statistics.median(ratios):.2f} (against {commit})"
+            )
             if "within" in afters[0]:
-                line += (f"; within-tree ratio median {statistics.median(b.get('within', float('nan')) for b in befores):.2f}"
-                         f" -> {statistics.median(a['within'] for a in afters):.2f}")
+                line += (
+                    f"; within-tree ratio median {statistics.median(b.get('within', float('nan')) for b in befores):.2f}"
+                    f" -> {statistics.median(a['within'] for a in afters):.2f}"
+                )
             print(line, flush=True)
 
 

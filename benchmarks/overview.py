@@ -36,20 +36,37 @@ from qra_widgets.store import StudyLibrary
 
 def simulated(index: int, rng: np.random.Generator, systems: int = 6, experiments: int = 4) -> Study:
     names = [f"system-{j}" for j in range(systems)]
-    criteria = [QualityCriterion("Fluency", scale_min=1, scale_max=5, evaluation_type="human", qcet_id="QOG-w-3"),
-                QualityCriterion("BLEU", scale_min=0, scale_max=100, evaluation_type="metric", qcet_id="QTG-f-1")]
+    criteria = [
+        QualityCriterion("Fluency", scale_min=1, scale_max=5, evaluation_type="human", qcet_id="QOG-w-3"),
+        QualityCriterion("BLEU", scale_min=0, scale_max=100, evaluation_type="metric", qcet_id="QTG-f-1"),
+    ]
     exps, scores = [], {}
     base = {"Fluency": rng.uniform(2.5, 4.5, systems), "BLEU": rng.uniform(15, 40, systems)}
     for i in range(experiments):
-        props = {"G.test_dataset": str(rng.choice(["A", "B"])), "H3.2.1": int(rng.choice([3, 5])),
-                 "H3.2.2.1": str(rng.choice(["Yes", "No"])), "G.runtime_environment": str(rng.choice(["gpu", "cpu"]))}
-        exps.append(Experiment(f"e{i}", team=f"team-{rng.integers(40)}", date=f"{2019 + index % 6}-05-01", properties=props))
+        props = {
+            "G.test_dataset": str(rng.choice(["A", "B"])),
+            "H3.2.1": int(rng.choice([3, 5])),
+            "H3.2.2.1": str(rng.choice(["Yes", "No"])),
+            "G.runtime_environment": str(rng.choice(["gpu", "cpu"])),
+        }
+        exps.append(
+            Experiment(f"e{i}", team=f"team-{rng.integers(40)}", date=f"{2019 + index % 6}-05-01", properties=props)
+        )
         for qc in criteria:
             noise = rng.normal(0, 0.04 * (qc.scale_max - qc.scale_min), systems)
             for j, name in enumerate(names):
-                scores[(qc.name, name, f"e{i}")] = float(np.clip(base[qc.name][j] + noise[j], qc.scale_min, qc.scale_max))
-    return Study(f"task-{index:05d}", name=f"Shared-task study {index}", quality_criteria=criteria, systems=names,
-                 experiments=exps, scores=scores, metadata={"track": f"track-{index % 3}", "tags": [f"round-{index % 2}"]})
+                scores[(qc.name, name, f"e{i}")] = float(
+                    np.clip(base[qc.name][j] + noise[j], qc.scale_min, qc.scale_max)
+                )
+    return Study(
+        f"task-{index:05d}",
+        name=f"Shared-task study {index}",
+        quality_criteria=criteria,
+        systems=names,
+        experiments=exps,
+        scores=scores,
+        metadata={"track": f"track-{index % 3}", "tags": [f"round-{index % 2}"]},
+    )
 
 
 def median(function, repeats: int) -> float:
@@ -62,8 +79,13 @@ def median(function, repeats: int) -> float:
 
 
 def overview_rows(sizes: list[int], repeats: int) -> list[str]:
-    rows = [("| studies | save all (stored results written) | assess all | overview() from stored results | ratio | "
-             "filter + sort (in memory) | target |"), "|---:|---:|---:|---:|---:|---:|---|"]
+    rows = [
+        (
+            "| studies | save all (stored results written) | assess all | overview() from stored results | ratio | "
+            "filter + sort (in memory) | target |"
+        ),
+        "|---:|---:|---:|---:|---:|---:|---|",
+    ]
     rng = np.random.default_rng(0)
     for size in sizes:
         studies = [simulated(i, rng) for i in range(size)]
@@ -82,14 +104,25 @@ def overview_rows(sizes: list[int], repeats: int) -> list[str]:
 
             original, StudyLibrary._connection = StudyLibrary._connection, no_database
             try:
-                refine = median(lambda view=view: (view.filter(evaluation_type="human", year=["2020", "2021"]).sorted("criteria", "P"),
-                                                   view.sorted("systems")), repeats)
+                refine = median(
+                    lambda view=view: (
+                        view.filter(evaluation_type="human", year=["2020", "2021"]).sorted("criteria", "P"),
+                        view.sorted("systems"),
+                    ),
+                    repeats,
+                )
             finally:
                 StudyLibrary._connection = original
         ratio = view_time / assess_all
-        target = f"< 0.1 at 1,000 studies: {'met' if ratio < 0.1 else 'NOT met'}" if size >= 1000 else "(the target is set at 1,000)"
-        rows.append(f"| {size:,} | {save:.2f} s | {assess_all:.3f} s | {view_time:.3f} s | {ratio:.3f} | {refine * 1000:.1f} ms | "
-                    f"{target} |")
+        target = (
+            f"< 0.1 at 1,000 studies: {'met' if ratio < 0.1 else 'NOT met'}"
+            if size >= 1000
+            else "(the target is set at 1,000)"
+        )
+        rows.append(
+            f"| {size:,} | {save:.2f} s | {assess_all:.3f} s | {view_time:.3f} s | {ratio:.3f} | {refine * 1000:.1f} ms | "
+            f"{target} |"
+        )
     return rows
 
 
@@ -103,8 +136,13 @@ def assess_rows(systems: list[int], repeats: int) -> list[str]:
         base = rng.uniform(20, 80, size)
         exps = [Experiment(f"e{i}") for i in range(3)]
         scores = {("BLEU", s, e.id): float(base[j] + rng.normal(0, 2)) for j, s in enumerate(names) for e in exps}
-        study = Study("scale", quality_criteria=[QualityCriterion("BLEU", scale_min=0, scale_max=100)], systems=names,
-                      experiments=exps, scores=scores)
+        study = Study(
+            "scale",
+            quality_criteria=[QualityCriterion("BLEU", scale_min=0, scale_max=100)],
+            systems=names,
+            experiments=exps,
+            scores=scores,
+        )
         seconds = median(lambda study=study: qw.assess(study), repeats)
         first = first or seconds
         factor = seconds / first
@@ -120,13 +158,24 @@ def main() -> None:
     parser.add_argument("--out", help="also write the Markdown to this file")
     parser.add_argument("--only", choices=("overview", "assess"), help="run one of the two parts")
     args = parser.parse_args()
-    sizes, systems, repeats = ([10, 30], [1000, 2000], 1) if args.quick else ([10, 100, 1000], [1000, 2000, 5000, 10000, 20000], 5)
+    sizes, systems, repeats = (
+        ([10, 30], [1000, 2000], 1) if args.quick else ([10, 100, 1000], [1000, 2000, 5000, 10000, 20000], 5)
+    )
     lines = []
     if args.only in (None, "overview"):
-        lines += ["## Overview from stored results vs assessing every study (CPU seconds)", "", *overview_rows(sizes, repeats), ""]
+        lines += [
+            "## Overview from stored results vs assessing every study (CPU seconds)",
+            "",
+            *overview_rows(sizes, repeats),
+            "",
+        ]
     if args.only in (None, "assess"):
-        lines += ["## assess() against the number of systems (3 experiments, 1 criterion; CPU time)", "",
-                  *assess_rows(systems, repeats), ""]
+        lines += [
+            "## assess() against the number of systems (3 experiments, 1 criterion; CPU time)",
+            "",
+            *assess_rows(systems, repeats),
+            "",
+        ]
     text = "\n".join(lines)
     print(text)
     if args.out:

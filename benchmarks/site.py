@@ -54,16 +54,23 @@ def run(studies: int) -> tuple[float, float, int]:
         written = build_site(Path(folder) / "library.sqlite3", Path(folder) / "site")
         cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
         plotly_loaded = "plotly" in sys.modules
-        print(f"{studies} studies: {cpu:.1f} s CPU, {wall:.1f} s wall, {len(written)} files, plotly imported: {plotly_loaded}",
-              flush=True)
+        print(
+            f"{studies} studies: {cpu:.1f} s CPU, {wall:.1f} s wall, {len(written)} files, plotly imported: {plotly_loaded}",
+            flush=True,
+        )
         return cpu, wall, len(written)
 
 
 def _timed(root: Path, studies: int) -> float:
     """One run in a fresh process with the package at ``root``; its CPU seconds."""
     env = {**os.environ, "PYTHONPATH": str(root)}
-    done = subprocess.run([sys.executable, __file__, "--sizes", str(studies), "--package", str(root)],
-                          capture_output=True, text=True, env=env, check=True)
+    done = subprocess.run(
+        [sys.executable, __file__, "--sizes", str(studies), "--package", str(root)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
     print(f"  {root.name}: {done.stdout.strip()}", flush=True)
     return float(re.search(r"([0-9.]+) s CPU", done.stdout).group(1))
 
@@ -73,8 +80,9 @@ def against(commit: str, studies: int, pairs: int) -> None:
     with tempfile.TemporaryDirectory(prefix="qra-site-baseline-") as folder:
         baseline = Path(folder) / f"at-{commit}"
         baseline.mkdir()
-        archive = subprocess.run(["git", "-C", str(HERE.parent), "archive", commit, "qra_widgets"],
-                                 capture_output=True, check=True).stdout
+        archive = subprocess.run(
+            ["git", "-C", str(HERE.parent), "archive", commit, "qra_widgets"], capture_output=True, check=True
+        ).stdout
         subprocess.run(["tar", "-x", "-C", str(baseline)], input=archive, check=True)
         for pair in range(1, pairs + 1):
             print(f"{studies} studies, pair {pair}:", flush=True)
@@ -86,12 +94,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--sizes", type=int, nargs="*")
-    parser.add_argument("--against", metavar="COMMIT", help=f"time COMMIT's package too, before this tree's (e.g. {BASELINE})")
+    parser.add_argument(
+        "--against", metavar="COMMIT", help=f"time COMMIT's package too, before this tree's (e.g. {BASELINE})"
+    )
     parser.add_argument("--pairs", type=int, default=1)
     parser.add_argument("--package", type=Path, help=argparse.SUPPRESS)  # set by --against for its runs
     args = parser.parse_args()
     sys.path[:0] = [str(args.package or HERE.parent), str(HERE)]
     import qra_widgets  # now: benchmarks/overview.py puts this tree's folder first on sys.path
+
     root = Path(qra_widgets.__file__).resolve().parents[1]
     if root != (args.package or HERE.parent).resolve():
         sys.exit(f"site.py: imported qra_widgets from {root}, not {args.package or HERE.parent}")

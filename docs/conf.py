@@ -165,16 +165,33 @@ def _page_scripts(app, pagename, templatename, context, doctree) -> None:
 # navigation without editing an index, and a page that does not exist yet is not an error.
 # ---------------------------------------------------------------------------------------
 PAGE_ORDER = {
-    "": ["install", "user-guide/index", "measures", "conventions", "intervals", "intervals-engine", "coverage",
-         "file-formats", "app", "serving", "cli", "api/index", "examples/index", "decisions",
-         "performance", "contributing", "references", "changelog"],
+    "": [
+        "install",
+        "user-guide/index",
+        "measures",
+        "conventions",
+        "intervals",
+        "intervals-engine",
+        "coverage",
+        "file-formats",
+        "app",
+        "serving",
+        "cli",
+        "api/index",
+        "examples/index",
+        "decisions",
+        "performance",
+        "contributing",
+        "references",
+        "changelog",
+    ],
     "user-guide": ["researcher", "organiser", "teacher"],  # then the topic pages, alphabetically
 }
 
 
 def _folder_pages(found_docs, folder: str) -> list[str]:
     prefix = f"{folder}/" if folder else ""
-    here = {d[len(prefix):] for d in found_docs if d.startswith(prefix)}
+    here = {d[len(prefix) :] for d in found_docs if d.startswith(prefix)}
     direct = {d for d in here if "/" not in d and d != "index"}
     indexes = {d for d in here if d.count("/") == 1 and d.endswith("/index")}
     candidates = direct | indexes

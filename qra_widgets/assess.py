@@ -37,13 +37,52 @@ from .measures.precision import cv_star_checked
 from .result import ResultRow as _Row
 from .study import Study
 
-COLUMNS = ["result_type", "measure", "level", "quality_criterion", "system", "value", "n", "n_systems", "note",
-           "conventions", "ci_low", "ci_high", "ci_method", "ci_over", "ci_level", "ci_B", "ci_seed", "ci_pairing",
-           "ci_note"]
-_FRAME_DTYPES = {"n": int, "n_systems": "Int64", "ci_low": float, "ci_high": float, "ci_level": float, "ci_B": "Int64",
-                 "ci_seed": "Int64", "ci_method": object, "ci_over": object, "ci_pairing": object, "ci_note": object}
+COLUMNS = [
+    "result_type",
+    "measure",
+    "level",
+    "quality_criterion",
+    "system",
+    "value",
+    "n",
+    "n_systems",
+    "note",
+    "conventions",
+    "ci_low",
+    "ci_high",
+    "ci_method",
+    "ci_over",
+    "ci_level",
+    "ci_B",
+    "ci_seed",
+    "ci_pairing",
+    "ci_note",
+]
+_FRAME_DTYPES = {
+    "n": int,
+    "n_systems": "Int64",
+    "ci_low": float,
+    "ci_high": float,
+    "ci_level": float,
+    "ci_B": "Int64",
+    "ci_seed": "Int64",
+    "ci_method": object,
+    "ci_over": object,
+    "ci_pairing": object,
+    "ci_note": object,
+}
 CAUTION_MARK = "‡"  # an interval with a caution (ci_note); "†" marks Vangel's interval
-SYSTEM_MEAN_COLUMNS = ["experiment", "quality_criterion", "system", "value", "ci_low", "ci_high", "ci_method", "ci_over", "ci_note"]
+SYSTEM_MEAN_COLUMNS = [
+    "experiment",
+    "quality_criterion",
+    "system",
+    "value",
+    "ci_low",
+    "ci_high",
+    "ci_method",
+    "ci_over",
+    "ci_note",
+]
 
 
 def pd_na():
@@ -140,8 +179,17 @@ class Assessment:
         low, high, method, _why, over = found
         measure, level = {"annotators": (key[3], "annotators"), "mean": ("mean", "system")}.get(key[0], key[:2])
         info = self.bootstrap_info or {}
-        return interval_caution(measure, level, method, over, estimate, low, high,
-                                experiments=len(self.study.experiments), paired=info.get("paired"))
+        return interval_caution(
+            measure,
+            level,
+            method,
+            over,
+            estimate,
+            low,
+            high,
+            experiments=len(self.study.experiments),
+            paired=info.get("paired"),
+        )
 
     def interval_cautions(self) -> dict[str, str]:
         """``{caution: mark}``: each distinct ``ci_note`` of the tidy frame and the annotator-agreement
@@ -163,8 +211,12 @@ class Assessment:
         stay the same objects: a report asks for it for its marks, its notes and its table."""
         key = (self.study.ratings, self.conventions, self.intervals, len(self.intervals))
         kept = self.__dict__.get("_agreement_kept")
-        if (kept is None or len(kept[0]) != len(key) or any(a is not b for a, b in zip(kept[0], key[:3]))
-                or kept[0][3] != key[3]):
+        if (
+            kept is None
+            or len(kept[0]) != len(key)
+            or any(a is not b for a, b in zip(kept[0], key[:3]))
+            or kept[0][3] != key[3]
+        ):
             kept = (key, self.annotator_agreement())
             self.__dict__["_agreement_kept"] = kept
         return kept[1]
@@ -198,16 +250,20 @@ class Assessment:
         cells = [self._interval_cells(row) for row in rows] if self.intervals else [self._cells(None)] * len(rows)
         column = lambda name: [getattr(row, name) for row in rows]
         cell = lambda name: [c[name] for c in cells]
-        return {**{name: column(name) for name in COLUMNS[:5]}, "value": np.array(column("value"), dtype=float),
-                "n": np.array(column("n"), dtype=int), "n_systems": pd.array(column("n_systems"), dtype="Int64"),
-                "note": [c.get("note", row.note) for c, row in zip(cells, rows)],
-                "conventions": [self.conventions.describe()] * len(rows),
-                **{name: np.array(cell(name), dtype=float) for name in ("ci_low", "ci_high")},
-                **{name: pd.Series(cell(name), dtype=object) for name in ("ci_method", "ci_over")},
-                "ci_level": np.array(cell("ci_level"), dtype=float),
-                **{name: pd.array(cell(name), dtype="Int64") for name in ("ci_B", "ci_seed")},
-                "ci_pairing": pd.Series(cell("ci_pairing"), dtype=object),
-                "ci_note": pd.Series(cell("ci_note"), dtype=object)}
+        return {
+            **{name: column(name) for name in COLUMNS[:5]},
+            "value": np.array(column("value"), dtype=float),
+            "n": np.array(column("n"), dtype=int),
+            "n_systems": pd.array(column("n_systems"), dtype="Int64"),
+            "note": [c.get("note", row.note) for c, row in zip(cells, rows)],
+            "conventions": [self.conventions.describe()] * len(rows),
+            **{name: np.array(cell(name), dtype=float) for name in ("ci_low", "ci_high")},
+            **{name: pd.Series(cell(name), dtype=object) for name in ("ci_method", "ci_over")},
+            "ci_level": np.array(cell("ci_level"), dtype=float),
+            **{name: pd.array(cell(name), dtype="Int64") for name in ("ci_B", "ci_seed")},
+            "ci_pairing": pd.Series(cell("ci_pairing"), dtype=object),
+            "ci_note": pd.Series(cell("ci_note"), dtype=object),
+        }
 
     def _interval_cells(self, row: _Row) -> dict:
         """The interval columns of a row; with intervals asked for, a row without one says why in its note."""
@@ -215,14 +271,30 @@ class Assessment:
         return self._cells(self.intervals.get(key), row.note, self.ci_note(key, row.value))
 
     def _cells(self, found, note: str = "", caution: str = "") -> dict:
-        empty = {"ci_low": np.nan, "ci_high": np.nan, "ci_method": "", "ci_over": "", "ci_level": np.nan,
-                 "ci_B": pd_na(), "ci_seed": pd_na(), "ci_pairing": "", "ci_note": ""}
+        empty = {
+            "ci_low": np.nan,
+            "ci_high": np.nan,
+            "ci_method": "",
+            "ci_over": "",
+            "ci_level": np.nan,
+            "ci_B": pd_na(),
+            "ci_seed": pd_na(),
+            "ci_pairing": "",
+            "ci_note": "",
+        }
         if found is None:
             return empty
         low, high, method, why, over = found
         info = self.bootstrap_info
-        cells = {**empty, "ci_low": low, "ci_high": high, "ci_method": method, "ci_over": over, "ci_note": caution,
-                 "note": "; ".join(p for p in (note, why) if p)}
+        cells = {
+            **empty,
+            "ci_low": low,
+            "ci_high": high,
+            "ci_method": method,
+            "ci_over": over,
+            "ci_note": caution,
+            "note": "; ".join(p for p in (note, why) if p),
+        }
         if over:
             cells["ci_level"] = info.get("ci", np.nan)
         if over and over != "experiments":
@@ -241,14 +313,18 @@ class Assessment:
 
         frame = annotator_agreement(self.study, self.conventions)
         if self.bootstrap_info and len(frame):
-            cells = [self.intervals.get(("annotators", e, q, m), (np.nan, np.nan, "", "no interval: not resampled", ""))
-                     for e, q, m in zip(frame.experiment, frame.quality_criterion, frame.measure)]
+            cells = [
+                self.intervals.get(("annotators", e, q, m), (np.nan, np.nan, "", "no interval: not resampled", ""))
+                for e, q, m in zip(frame.experiment, frame.quality_criterion, frame.measure)
+            ]
             frame["ci_low"] = [c[0] for c in cells]
             frame["ci_high"] = [c[1] for c in cells]
             frame["ci_method"] = [c[2] for c in cells]
             frame["ci_over"] = [c[4] for c in cells]
-            frame["ci_note"] = [self.ci_note(("annotators", e, q, m), v)
-                                for e, q, m, v in zip(frame.experiment, frame.quality_criterion, frame.measure, frame.value)]
+            frame["ci_note"] = [
+                self.ci_note(("annotators", e, q, m), v)
+                for e, q, m, v in zip(frame.experiment, frame.quality_criterion, frame.measure, frame.value)
+            ]
         return frame
 
     def system_means(self):
@@ -261,24 +337,44 @@ class Assessment:
         for (qc, system, experiment), value in self.study.scores.items():
             found = self.intervals.get(("mean", experiment, qc, system))
             low, high, method, _why, over = found if found is not None else (np.nan, np.nan, "", "", "")
-            rows.append([experiment, qc, system, float(value), low, high, method, over,
-                         self.ci_note(("mean", experiment, qc, system), float(value))])
+            rows.append(
+                [
+                    experiment,
+                    qc,
+                    system,
+                    float(value),
+                    low,
+                    high,
+                    method,
+                    over,
+                    self.ci_note(("mean", experiment, qc, system), float(value)),
+                ]
+            )
         return pd.DataFrame(rows, columns=SYSTEM_MEAN_COLUMNS)
 
-    def value(self, measure: str, level: str = "qc", quality_criterion: str | None = None, system: str | None = None) -> float:
+    def value(
+        self, measure: str, level: str = "qc", quality_criterion: str | None = None, system: str | None = None
+    ) -> float:
         """Look up one value, e.g. ``value("CV*", "system", "Fluency", "SVM")``."""
         for row in self.rows:
-            if (row.measure, row.level) == (measure, level) and (quality_criterion is None or row.quality_criterion == quality_criterion) \
-                    and (system is None or row.system == system):
+            if (
+                (row.measure, row.level) == (measure, level)
+                and (quality_criterion is None or row.quality_criterion == quality_criterion)
+                and (system is None or row.system == system)
+            ):
                 return row.value
-        raise QRAInputError(f"measure: no {measure!r} at {level} level for {quality_criterion or 'the study'} {system or ''}".rstrip())
+        raise QRAInputError(
+            f"measure: no {measure!r} at {level} level for {quality_criterion or 'the study'} {system or ''}".rstrip()
+        )
 
     @property
     def notes(self) -> list[str]:
         """What a reader of the table must know: why a value is nan, then the footnote of each
         interval caution (``‡1 ...``, :meth:`caution_footnotes`), as every report lists them."""
         where = lambda r: " / ".join(p for p in (r.quality_criterion, r.system) if p) or "study"
-        return [f"{r.measure} ({r.level}, {where(r)}): {r.note}" for r in self.rows if r.note] + self.caution_footnotes()
+        return [
+            f"{r.measure} ({r.level}, {where(r)}): {r.note}" for r in self.rows if r.note
+        ] + self.caution_footnotes()
 
     @property
     def n(self) -> int:
@@ -288,9 +384,19 @@ class Assessment:
 # ----------------------------------------------------------------------------- assess
 
 
-def assess(study: Study, conventions: str | Conventions | None = None, *, bootstrap: int = 0, seed: int | None = None,
-           ci: float = 0.95, ci_method: str = "percentile", resample: str = "items", progress=None,
-           reuse: Assessment | None = None, max_work: int | None = None) -> Assessment:
+def assess(
+    study: Study,
+    conventions: str | Conventions | None = None,
+    *,
+    bootstrap: int = 0,
+    seed: int | None = None,
+    ci: float = 0.95,
+    ci_method: str = "percentile",
+    resample: str = "items",
+    progress=None,
+    reuse: Assessment | None = None,
+    max_work: int | None = None,
+) -> Assessment:
     """Compute every applicable QRA++ measure of ``study`` at system, QC and study level.
 
     ``conventions`` is a preset name (``"qrapp"`` or ``"qra3"``) or a
@@ -354,7 +460,9 @@ def assess(study: Study, conventions: str | Conventions | None = None, *, bootst
         bootstrap setting is out of range.
     """
     if not isinstance(study, Study):  # a dict or a file name: say so, not an AttributeError
-        raise QRAInputError(f"assess: expected a Study (qra_widgets.load_study reads a file), got {type(study).__name__}")
+        raise QRAInputError(
+            f"assess: expected a Study (qra_widgets.load_study reads a file), got {type(study).__name__}"
+        )
     if bootstrap or seed is not None:  # sizes, replicates and seed checked before anything is computed
         check_bootstrap(study, bootstrap if bootstrap else 10, seed, max_work)
     conventions = conventions_for(study, conventions)
@@ -363,7 +471,9 @@ def assess(study: Study, conventions: str | Conventions | None = None, *, bootst
     study.validate()
     with_results = {e for (_q, _s, e) in study.scores} | study.labels.experiments() | {k[1] for k in study.findings}
     if len(with_results) < 2:
-        raise QRAInputError(f"experiments: assessment needs results from at least two experiments, got {len(with_results)}")
+        raise QRAInputError(
+            f"experiments: assessment needs results from at least two experiments, got {len(with_results)}"
+        )
     assessment = Assessment(study, [], conventions=conventions)
     pooled = m.RankCounts(0, 0)
     for qc in study.quality_criteria:
@@ -373,8 +483,17 @@ def assess(study: Study, conventions: str | Conventions | None = None, *, bootst
         from .intervals import assessment_intervals
         from .uncertainty import bootstrap as run_bootstrap
 
-        result = run_bootstrap(study, conventions, B=bootstrap, seed=seed, ci=ci, ci_method=ci_method,
-                               resample=resample, progress=progress, max_work=max_work)
+        result = run_bootstrap(
+            study,
+            conventions,
+            B=bootstrap,
+            seed=seed,
+            ci=ci,
+            ci_method=ci_method,
+            resample=resample,
+            progress=progress,
+            max_work=max_work,
+        )
         assessment.intervals = assessment_intervals(assessment, result)
         assessment.bootstrap_info = dict(result.info)
     return assessment
@@ -395,8 +514,17 @@ def _assess_qc(assessment: Assessment, qc_name: str, earlier: _Kept | None) -> m
     signs = study.sign_matrix(qc_name)
     conventions = assessment.conventions
     scale_min = qc.scale_min if conventions.scale_shift else None
-    inputs = None if study.has_labels(qc_name) else (
-        matrix.shape, matrix.tobytes(), tuple(study.systems), scale_min, None if signs is None else signs.tobytes())
+    inputs = (
+        None
+        if study.has_labels(qc_name)
+        else (
+            matrix.shape,
+            matrix.tobytes(),
+            tuple(study.systems),
+            scale_min,
+            None if signs is None else signs.tobytes(),
+        )
+    )
     if inputs is not None and earlier is not None and earlier.inputs == inputs:
         assessment.rows.extend(earlier.rows)
         assessment.cv.update(earlier.cv)
@@ -408,8 +536,10 @@ def _assess_qc(assessment: Assessment, qc_name: str, earlier: _Kept | None) -> m
     n = scored.shape[0]
     rows = assessment.rows
     if n >= 2 and _nominal_ratings(study, qc):
-        rows.extend(_Row(t, name, "qc", qc_name, None, np.nan, n, None, NOMINAL_NOTE)
-                    for t, name in (("I", "CV*"), ("II", "r"), ("II", "rho"), ("II", "tau" if n == 2 else "W")))
+        rows.extend(
+            _Row(t, name, "qc", qc_name, None, np.nan, n, None, NOMINAL_NOTE)
+            for t, name in (("I", "CV*"), ("II", "r"), ("II", "rho"), ("II", "tau" if n == 2 else "W"))
+        )
     elif n >= 2:
         _type_one(assessment, qc_name, scale_min, matrix, earlier, kept)
         _type_two(rows, qc_name, scored, conventions)
@@ -420,8 +550,10 @@ def _assess_qc(assessment: Assessment, qc_name: str, earlier: _Kept | None) -> m
     return kept.counts
 
 
-NOMINAL_NOTE = ("refused: the criterion is nominal and its values are means of category codes; use the label "
-                "agreement between experiments (Type III), or give category counts as scores of a non-nominal criterion")
+NOMINAL_NOTE = (
+    "refused: the criterion is nominal and its values are means of category codes; use the label "
+    "agreement between experiments (Type III), or give category counts as scores of a non-nominal criterion"
+)
 
 
 def _nominal_ratings(study: Study, qc) -> bool:
@@ -433,16 +565,25 @@ def _nominal_ratings(study: Study, qc) -> bool:
     ratings = getattr(study, "ratings", None)
     if qc.label_level != "nominal" or not ratings or qc.name not in ratings.criteria():
         return False
-    declared = [c for c in ((getattr(ratings, "spec", None) or {}).get("quality_criteria") or [])
-                if isinstance(c, dict) and c.get("name") == qc.name]
+    declared = [
+        c
+        for c in ((getattr(ratings, "spec", None) or {}).get("quality_criteria") or [])
+        if isinstance(c, dict) and c.get("name") == qc.name
+    ]
     if not declared or declared[0].get("label_level") != "nominal":
         return False
     choices = getattr(ratings, "choices", None)
     return not (choices is not None and any(q == qc.name for q, _e in choices.judged()))
 
 
-def _type_one(assessment: Assessment, qc: str, scale_min: float | None, matrix: np.ndarray,
-              earlier: _Kept | None = None, kept: _Kept | None = None) -> None:
+def _type_one(
+    assessment: Assessment,
+    qc: str,
+    scale_min: float | None,
+    matrix: np.ndarray,
+    earlier: _Kept | None = None,
+    kept: _Kept | None = None,
+) -> None:
     system_rows = []
     for j, system in enumerate(assessment.study.systems):
         values = matrix[:, j][~np.isnan(matrix[:, j])]
@@ -455,8 +596,9 @@ def _type_one(assessment: Assessment, qc: str, scale_min: float | None, matrix: 
                 result, reason = found[1]
             else:
                 # the study is validated (finite scores, none below the scale): no check per system
-                result, reason = _measured(cv_star_checked, values, scale_min=scale_min,
-                                           **assessment.conventions.to_kwargs("cv_star"))
+                result, reason = _measured(
+                    cv_star_checked, values, scale_min=scale_min, **assessment.conventions.to_kwargs("cv_star")
+                )
             if kept is not None:
                 kept.systems[system] = (inputs, (result, reason))
                 kept.cv[(qc, system)] = result
@@ -465,7 +607,9 @@ def _type_one(assessment: Assessment, qc: str, scale_min: float | None, matrix: 
     defined = [r.value for r in system_rows if not np.isnan(r.value)]
     n = int((~np.isnan(matrix).all(axis=1)).sum())
     mean = float(np.mean(defined)) if defined else np.nan
-    assessment.rows.append(_Row("I", "CV*", "qc", qc, None, mean, n, len(defined), "" if defined else "no system has a defined CV*"))
+    assessment.rows.append(
+        _Row("I", "CV*", "qc", qc, None, mean, n, len(defined), "" if defined else "no system has a defined CV*")
+    )
     assessment.rows.extend(system_rows)
 
 
@@ -478,7 +622,19 @@ def _type_two(rows: list[_Row], qc: str, scored: np.ndarray, conventions: Conven
         x, y = scored[0, both], scored[1, both]
         for name, function in (("r", m.pearson_r), ("rho", m.spearman_rho), ("tau", m.kendall_tau)):
             if both.sum() < 2:
-                rows.append(_Row("II", name, "qc", qc, None, np.nan, 2, int(both.sum()), "fewer than 2 systems scored in both experiments"))
+                rows.append(
+                    _Row(
+                        "II",
+                        name,
+                        "qc",
+                        qc,
+                        None,
+                        np.nan,
+                        2,
+                        int(both.sum()),
+                        "fewer than 2 systems scored in both experiments",
+                    )
+                )
                 continue
             value, reason = _measured(function, x, y)
             rows.append(_Row("II", name, "qc", qc, None, value, 2, int(both.sum()), reason))
@@ -491,13 +647,25 @@ def _type_two(rows: list[_Row], qc: str, scored: np.ndarray, conventions: Conven
     rows.append(_Row("II", "W", "qc", qc, None, value, n, complete, reason))
 
 
-def _type_four(rows: list[_Row], study: Study, qc: str, scored: np.ndarray, conventions: Conventions,
-               signs: np.ndarray | None, earlier: _Kept | None = None, kept: _Kept | None = None) -> m.RankCounts:
+def _type_four(
+    rows: list[_Row],
+    study: Study,
+    qc: str,
+    scored: np.ndarray,
+    conventions: Conventions,
+    signs: np.ndarray | None,
+    earlier: _Kept | None = None,
+    kept: _Kept | None = None,
+) -> m.RankCounts:
     if signs is not None:
         stated = signs[~np.isnan(signs).all(axis=1)]
         if stated.shape[0] < 2:
             return m.RankCounts(0, 0)
-        counts, n, systems = m.sign_counts(stated, **conventions.to_kwargs("sign_counts")), stated.shape[0], len(study.systems)
+        counts, n, systems = (
+            m.sign_counts(stated, **conventions.to_kwargs("sign_counts")),
+            stated.shape[0],
+            len(study.systems),
+        )
     elif scored.shape[0] >= 2 and scored.shape[1] >= 2:
         kwargs = conventions.to_kwargs("rank_counts")
         if earlier is not None and kept is not None and scored.shape[1] > m.ranking.PAIR_SIGNS_UP_TO:
@@ -549,19 +717,28 @@ def _type_three(rows: list[_Row], study: Study, qc, conventions: Conventions) ->
         alpha_level = conventions.alpha_level or qc.label_level
         pair_counts = np.zeros((n_units, q), dtype=np.int64)
         np.add.at(pair_counts, (coded.unit, coded.code), 1)
-        measures = [("kappa", lambda cols: m.cohen_kappa(table[0, cols], table[1, cols], categories=list(range(q)))),
-                    ("alpha", lambda cols: m.krippendorff_alpha(m.CategoryCounts(pair_counts[cols], coded.categories),
-                                                                level=alpha_level))]
+        measures = [
+            ("kappa", lambda cols: m.cohen_kappa(table[0, cols], table[1, cols], categories=list(range(q)))),
+            (
+                "alpha",
+                lambda cols: m.krippendorff_alpha(
+                    m.CategoryCounts(pair_counts[cols], coded.categories), level=alpha_level
+                ),
+            ),
+        ]
     else:
         counts = np.bincount(coded.unit * q + coded.code, minlength=n_units * q).reshape(n_units, q)
         scoped = lambda cols: m.CategoryCounts(counts[cols], coded.categories)
         alpha_level = conventions.alpha_level or qc.label_level
-        available = {"fleiss_kappa": lambda cols: m.fleiss_kappa(scoped(cols)),
-                     "alpha": lambda cols: m.krippendorff_alpha(scoped(cols), level=alpha_level)}
+        available = {
+            "fleiss_kappa": lambda cols: m.fleiss_kappa(scoped(cols)),
+            "alpha": lambda cols: m.krippendorff_alpha(scoped(cols), level=alpha_level),
+        }
         measures = [(name, available[name]) for name in conventions.agreement_many]
     bounds = np.searchsorted(coded.unit_system, np.arange(len(study.systems) + 1))
-    scopes = [("qc", None, slice(None))] + [("system", s, slice(bounds[i], bounds[i + 1]))
-                                            for i, s in enumerate(study.systems) if bounds[i + 1] > bounds[i]]
+    scopes = [("qc", None, slice(None))] + [
+        ("system", s, slice(bounds[i], bounds[i + 1])) for i, s in enumerate(study.systems) if bounds[i + 1] > bounds[i]
+    ]
     for level, system, columns in scopes:
         for name, function in measures:
             value, reason = _measured(function, columns)
@@ -579,7 +756,9 @@ def _study_level(assessment: Assessment, pooled: m.RankCounts) -> None:
         if values:
             defined = [v for v in values if not np.isnan(v)]
             note = "" if defined else f"no quality criterion has a defined {name}"
-            rows.append(_Row("III", name, "study", None, None, float(np.mean(defined)) if defined else np.nan, n, None, note))
+            rows.append(
+                _Row("III", name, "study", None, None, float(np.mean(defined)) if defined else np.nan, n, None, note)
+            )
     if pooled.compared:
         rows.append(_Row("IV", "P", "study", None, None, pooled.proportion(), n, None))
 

@@ -56,8 +56,9 @@ class ImportReport:
     def to_frame(self):
         import pandas as pd
 
-        rows = [("added", s, i, "") for s, i in self.added] + [("already existed", s, i, "kept the library's version; not overwritten")
-                                                                for s, i in self.existed]
+        rows = [("added", s, i, "") for s, i in self.added] + [
+            ("already existed", s, i, "kept the library's version; not overwritten") for s, i in self.existed
+        ]
         rows += [("refused", s, "", reason) for s, reason in self.refused]
         rows += [("skipped", s, "", reason) for s, reason in self.skipped]
         return pd.DataFrame(rows, columns=["outcome", "source", "study", "reason"])
@@ -65,8 +66,10 @@ class ImportReport:
     def headline(self) -> str:
         """The one-line summary: how many studies were added, already there, refused and skipped."""
         skipped = f", {len(self.skipped)} files skipped" if self.skipped else ""
-        return (f"added {len(self.added)} studies, {len(self.existed)} already existed (not overwritten), "
-                f"{len(self.refused)} refused{skipped}")
+        return (
+            f"added {len(self.added)} studies, {len(self.existed)} already existed (not overwritten), "
+            f"{len(self.refused)} refused{skipped}"
+        )
 
     def summary(self) -> str:
         lines = [self.headline()]
@@ -109,7 +112,9 @@ def _gather(paths, report: ImportReport) -> tuple[dict[str, bytes], dict[str, Pa
                     candidate = Path(folder) / name
                     relative = candidate.relative_to(path).as_posix()
                     _add_file(files, f"{root_name}/{relative}", candidate, report, hidden=_hidden(relative))
-        elif path.is_file() or (path.exists() and not path.is_dir()):  # a FIFO or device given by name: refused by _add_file
+        elif path.is_file() or (
+            path.exists() and not path.is_dir()
+        ):  # a FIFO or device given by name: refused by _add_file
             before = set(files)
             _add_file(files, str(path), path, report, hidden=False)
             loose.update({name: path for name in set(files) - before if name == str(path)})
@@ -173,7 +178,9 @@ def _member_refusal(member: zipfile.ZipInfo) -> str | None:
     if member.flag_bits & 0x1:
         return "encrypted (password-protected) member; unpack it and give the files"
     if member.compress_type not in _READABLE_METHODS:
-        return f"unknown compression method {member.compress_type}; re-pack the zip with the usual (deflate) compression"
+        return (
+            f"unknown compression method {member.compress_type}; re-pack the zip with the usual (deflate) compression"
+        )
     return None
 
 
@@ -201,8 +208,15 @@ def _zip_members(data: bytes, source: str, report: ImportReport) -> dict[str, by
                 continue
             if counts[member.filename] > 1:
                 if name not in read and not any(n == name for n, _ in report.refused):
-                    report.refused.append((name, (f"{counts[member.filename]} members of the zip have this name; "
-                                                  "which one is meant? none is read")))
+                    report.refused.append(
+                        (
+                            name,
+                            (
+                                f"{counts[member.filename]} members of the zip have this name; "
+                                "which one is meant? none is read"
+                            ),
+                        )
+                    )
                 continue
             if PurePosixPath(member.filename).suffix.lower() == ".zip":
                 report.refused.append((name, "a zip inside a zip is not opened; unpack it and give its files"))
@@ -215,7 +229,15 @@ def _zip_members(data: bytes, source: str, report: ImportReport) -> dict[str, by
                     continue
                 except QRAInputError as error:
                     reason = str(error)
-                except (zipfile.BadZipFile, zlib.error, EOFError, OSError, RuntimeError, NotImplementedError, ValueError) as error:
+                except (
+                    zipfile.BadZipFile,
+                    zlib.error,
+                    EOFError,
+                    OSError,
+                    RuntimeError,
+                    NotImplementedError,
+                    ValueError,
+                ) as error:
                     reason = f"cannot be unpacked: the zip is damaged ({type(error).__name__}: {shown(str(error), 60)})"
             report.refused.append((name, reason))
         return read
@@ -247,8 +269,12 @@ def _is_qra3_config(name: str, data: bytes) -> bool:
         parsed = load_json(data, PurePosixPath(name).name)
     except QRAInputError:
         return False
-    return (isinstance(parsed, dict) and bool(parsed) and "schema" not in parsed
-            and all(isinstance(v, dict) and ("criteria" in v or "experiments" in v) for v in parsed.values()))
+    return (
+        isinstance(parsed, dict)
+        and bool(parsed)
+        and "schema" not in parsed
+        and all(isinstance(v, dict) and ("criteria" in v or "experiments" in v) for v in parsed.values())
+    )
 
 
 def _qra3_pairs(names: list[str], files: dict[str, bytes]) -> list[tuple[str, str]]:
@@ -266,8 +292,9 @@ def _qra3_pairs(names: list[str], files: dict[str, bytes]) -> list[tuple[str, st
 def _read_qra3_pair(metrics: str, config: str, files: dict[str, bytes]):
     from .io.qra3 import read_qra3_bytes
 
-    return read_qra3_bytes(files[metrics], files[config], metrics_name=PurePosixPath(metrics).name,
-                           config_name=PurePosixPath(config).name)
+    return read_qra3_bytes(
+        files[metrics], files[config], metrics_name=PurePosixPath(metrics).name, config_name=PurePosixPath(config).name
+    )
 
 
 def _read_annotation_spec(name: str, data: bytes, *, base: Path | None = None, files: dict[str, bytes] | None = None):
@@ -276,8 +303,10 @@ def _read_annotation_spec(name: str, data: bytes, *, base: Path | None = None, f
     try:
         from .io.annotations import check_spec, load_annotations
     except ImportError:
-        raise QRAInputError("not a qra-widgets study; as an annotation spec it needs qra_widgets.io.annotations, "
-                            "which this qra-widgets does not have") from None
+        raise QRAInputError(
+            "not a qra-widgets study; as an annotation spec it needs qra_widgets.io.annotations, "
+            "which this qra-widgets does not have"
+        ) from None
 
     spec = check_spec(load_json(data, PurePosixPath(name).name))
     if base is not None:
@@ -323,7 +352,9 @@ def _bundles(files: dict[str, bytes], loose: dict[str, Path], report: ImportRepo
     for name in files:
         if name not in loose:
             by_folder.setdefault(_folder(name), []).append(name)
-    specs = {folder: sorted(n for n in names if _is_annotation_spec(n, files[n])) for folder, names in by_folder.items()}
+    specs = {
+        folder: sorted(n for n in names if _is_annotation_spec(n, files[n])) for folder, names in by_folder.items()
+    }
     specs = {folder: found for folder, found in specs.items() if found}
     taken: set[str] = set()
     jobs = []
@@ -337,15 +368,27 @@ def _bundles(files: dict[str, bytes], loose: dict[str, Path], report: ImportRepo
         if len(found) > 1:
             where = "the uploaded files" if folder == "." else folder
             listed = ", ".join(PurePosixPath(n).name for n in found)
-            report.refused.append((where, (f"holds {len(found)} annotation specs at its top level ({listed}); "
-                                           "a bundle has exactly one: which one is the study? nothing in it was read")))
-            report.skipped.extend((n, f"in {where}, which holds {len(found)} annotation specs") for n in members if n not in found)
+            report.refused.append(
+                (
+                    where,
+                    (
+                        f"holds {len(found)} annotation specs at its top level ({listed}); "
+                        "a bundle has exactly one: which one is the study? nothing in it was read"
+                    ),
+                )
+            )
+            report.skipped.extend(
+                (n, f"in {where}, which holds {len(found)} annotation specs") for n in members if n not in found
+            )
             continue
         spec = found[0]
-        relative = {n[len(prefix):]: files[n] for n in members if n != spec}
+        relative = {n[len(prefix) :]: files[n] for n in members if n != spec}
         named = _spec_file_names(files[spec])
-        report.skipped.extend((n, f"part of the bundle of {PurePosixPath(spec).name}, which does not name it")
-                              for n in members if n != spec and n[len(prefix):] not in named)
+        report.skipped.extend(
+            (n, f"part of the bundle of {PurePosixPath(spec).name}, which does not name it")
+            for n in members
+            if n != spec and n[len(prefix) :] not in named
+        )
         jobs.append((spec, lambda s=spec, r=relative: _read_annotation_spec(s, files[s], files=r)))
     return jobs, taken
 
@@ -360,9 +403,12 @@ def _read_table(name: str, data: bytes, scale_min=None):
     empty = frame.index[frame["study"] == ""]
     if len(empty):
         raise QRAInputError(f"{PurePosixPath(name).name}: row {empty[0] + 2}, column 'study' is empty")
-    return [study_from_scores_table(group.drop(columns="study"), study_id, f"{PurePosixPath(name).name} (study {shown(study_id)})",
-                                    scale_min)
-            for study_id, group in frame.groupby("study", sort=False)]
+    return [
+        study_from_scores_table(
+            group.drop(columns="study"), study_id, f"{PurePosixPath(name).name} (study {shown(study_id)})", scale_min
+        )
+        for study_id, group in frame.groupby("study", sort=False)
+    ]
 
 
 def _read_json(name: str, data: bytes, base: Path | None = None):
@@ -376,8 +422,10 @@ def _read_json(name: str, data: bytes, base: Path | None = None):
     if not isinstance(parsed, dict):
         raise QRAInputError(f"expected a JSON object, got {type(parsed).__name__}")
     if not _is_annotation_spec(name, data):
-        raise QRAInputError("a JSON object that is neither a qra-widgets study (schema qra-widgets/study) "
-                            "nor an annotation spec (schema qra-widgets/annotations)")
+        raise QRAInputError(
+            "a JSON object that is neither a qra-widgets study (schema qra-widgets/study) "
+            "nor an annotation spec (schema qra-widgets/annotations)"
+        )
     return _read_annotation_spec(name, data, base=base)
 
 
@@ -395,12 +443,25 @@ def import_paths(library, paths, *, data_root: str | os.PathLike | None = None, 
         paths = [paths]
     report = ImportReport()
     files, loose = _gather(paths, report)
-    return _import(library, files, report, loose=loose, data_root=None if data_root is None else Path(data_root),
-                   scale_min=scale_min)
+    return _import(
+        library,
+        files,
+        report,
+        loose=loose,
+        data_root=None if data_root is None else Path(data_root),
+        scale_min=scale_min,
+    )
 
 
-def _import(library, files: dict[str, bytes], report: ImportReport, *, loose: dict[str, Path] | None = None,
-            data_root: Path | None = None, scale_min=None) -> ImportReport:
+def _import(
+    library,
+    files: dict[str, bytes],
+    report: ImportReport,
+    *,
+    loose: dict[str, Path] | None = None,
+    data_root: Path | None = None,
+    scale_min=None,
+) -> ImportReport:
     """Read every study in ``files`` (``{source name: bytes}``) and add the new ones to ``library``."""
     loose = loose or {}
     jobs, taken = _bundles(files, loose, report)
@@ -412,7 +473,9 @@ def _import(library, files: dict[str, bytes], report: ImportReport, *, loose: di
     for names in by_folder.values():
         for metrics, config in _qra3_pairs(names, rest):
             paired |= {metrics, config}
-            jobs.append((f"{metrics} + {PurePosixPath(config).name}", lambda m=metrics, c=config: _read_qra3_pair(m, c, rest)))
+            jobs.append(
+                (f"{metrics} + {PurePosixPath(config).name}", lambda m=metrics, c=config: _read_qra3_pair(m, c, rest))
+            )
     for name, data in rest.items():
         if name in paired:
             continue
@@ -450,7 +513,9 @@ def _library(library):
     return library if isinstance(library, StudyLibrary) else StudyLibrary(library)
 
 
-def add_studies(library, studies, source: str, report: ImportReport | None = None, *, known: set | None = None) -> ImportReport:
+def add_studies(
+    library, studies, source: str, report: ImportReport | None = None, *, known: set | None = None
+) -> ImportReport:
     """Save each of ``studies`` (read from ``source``) in ``library`` unless its id is there already.
 
     A study whose id the library holds (deleted ones included) is reported under ``existed`` and
@@ -498,7 +563,9 @@ def import_bytes(library, named_bytes: dict[str, bytes]) -> ImportReport:
     report = ImportReport()
     files: dict[str, bytes] = {}
     for given, data in named_bytes.items():
-        name = PurePosixPath(str(given).replace("\\", "/")).name or "upload"  # a browser sends a bare name; never a path
+        name = (
+            PurePosixPath(str(given).replace("\\", "/")).name or "upload"
+        )  # a browser sends a bare name; never a path
         try:
             check_size(len(data), name)
         except QRAInputError as error:

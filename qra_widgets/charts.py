@@ -81,11 +81,14 @@ def as_figure(spec: dict) -> go.Figure:
 
 def _base_layout(title: str, subtitle: str = "") -> dict:
     text = safe(title) + (f"<br><sup>{safe(subtitle)}</sup>" if subtitle else "")
-    return {"title": {"text": text, "x": 0.01, "xanchor": "left"},
-            "margin": {"l": 60, "r": 20, "t": 80 if subtitle else 60, "b": 60},
-            "legend": {"orientation": "h", "yanchor": "top", "y": -0.18, "x": 0},
-            "font": {"family": "system-ui, -apple-system, Segoe UI, Roboto, Helvetica, Arial, sans-serif"},
-            "xaxis": {"automargin": True}, "yaxis": {"automargin": True}}
+    return {
+        "title": {"text": text, "x": 0.01, "xanchor": "left"},
+        "margin": {"l": 60, "r": 20, "t": 80 if subtitle else 60, "b": 60},
+        "legend": {"orientation": "h", "yanchor": "top", "y": -0.18, "x": 0},
+        "font": {"family": "system-ui, -apple-system, Segoe UI, Roboto, Helvetica, Arial, sans-serif"},
+        "xaxis": {"automargin": True},
+        "yaxis": {"automargin": True},
+    }
 
 
 def _build(data: list[dict], title: str, subtitle: str = "", **extra) -> go.Figure:
@@ -156,9 +159,22 @@ def cv_by_system_json(result: Assessment, guides: bool = False) -> dict:
     for qc, colour in zip(criteria, cycle(PALETTE)):
         rows = [r for r in system_rows if r.quality_criterion == qc]
         labels = [safe(r.system) for r in rows]
-        bar = {"type": "bar", "name": safe(qc), "marker": {"color": colour}, "customdata": [r.n for r in rows],
-               "legendgroup": safe(qc), name_key: labels, value_key: _nan_to_none([r.value for r in rows]),
-               "hovertemplate": "%{" + name_key + "}<br>CV* = %{" + value_key + ":.3f}<br>n = %{customdata}<extra>" + safe(qc) + "</extra>"}
+        bar = {
+            "type": "bar",
+            "name": safe(qc),
+            "marker": {"color": colour},
+            "customdata": [r.n for r in rows],
+            "legendgroup": safe(qc),
+            name_key: labels,
+            value_key: _nan_to_none([r.value for r in rows]),
+            "hovertemplate": "%{"
+            + name_key
+            + "}<br>CV* = %{"
+            + value_key
+            + ":.3f}<br>n = %{customdata}<extra>"
+            + safe(qc)
+            + "</extra>",
+        }
         if horizontal:
             bar["orientation"] = "h"
         errors = _error_bars(result, rows)
@@ -167,32 +183,81 @@ def cv_by_system_json(result: Assessment, guides: bool = False) -> dict:
         data.append(bar)
         mean = means.get(qc)
         if mean is not None and not np.isnan(mean):  # the legend entry and hover; the line itself is a shape, on top
-            data.append({"type": "scatter", "name": f"mean CV* ({safe(qc)}) = {mean:.2f}", "mode": "lines",
-                         "line": {"color": colour, "dash": "dash", "width": 2}, "legendgroup": safe(qc), name_key: labels,
-                         value_key: [mean] * len(rows),
-                         "hovertemplate": "mean CV* = %{" + value_key + ":.3f}<extra>" + safe(qc) + "</extra>"})
+            data.append(
+                {
+                    "type": "scatter",
+                    "name": f"mean CV* ({safe(qc)}) = {mean:.2f}",
+                    "mode": "lines",
+                    "line": {"color": colour, "dash": "dash", "width": 2},
+                    "legendgroup": safe(qc),
+                    name_key: labels,
+                    value_key: [mean] * len(rows),
+                    "hovertemplate": "mean CV* = %{" + value_key + ":.3f}<extra>" + safe(qc) + "</extra>",
+                }
+            )
             mean_lines.append(_reference_line(mean, horizontal, {"color": colour, "dash": "dash", "width": 2}))
     shapes = mean_lines
     if guides:
         for value, label in ((HUMAN_GUIDE, "12: good for human evaluation"), (METRIC_GUIDE, "1: good for metrics")):
             line = {"color": "#999", "dash": "dot"}
             shapes.append(_reference_line(value, horizontal, line))
-            data.append({"type": "scatter", "x": [None], "y": [None], "mode": "lines", "line": line, "name": f"QRA++ §6.1 guide {label}"})
+            data.append(
+                {
+                    "type": "scatter",
+                    "x": [None],
+                    "y": [None],
+                    "mode": "lines",
+                    "line": line,
+                    "name": f"QRA++ §6.1 guide {label}",
+                }
+            )
     bars = len(names) * max(1, len(criteria))
     value_axis = {"title": {"text": "CV* (%)"}, "rangemode": "tozero"}
-    axes = {"xaxis": value_axis, "yaxis": {"title": {"text": "system"}, "autorange": "reversed"}, "height": _bar_height(bars)} \
-        if horizontal else {"yaxis": value_axis, "xaxis": {"title": {"text": "system"}}, "height": 440}
-    return _spec(data, "CV* by system (lower is more reproducible)", subtitle(result), barmode="group", shapes=shapes,
-                 legend={"orientation": "h", "yanchor": "top", "y": -0.18, "x": 0, "title": {"text": "quality criterion"}}, **axes)
+    axes = (
+        {
+            "xaxis": value_axis,
+            "yaxis": {"title": {"text": "system"}, "autorange": "reversed"},
+            "height": _bar_height(bars),
+        }
+        if horizontal
+        else {"yaxis": value_axis, "xaxis": {"title": {"text": "system"}}, "height": 440}
+    )
+    return _spec(
+        data,
+        "CV* by system (lower is more reproducible)",
+        subtitle(result),
+        barmode="group",
+        shapes=shapes,
+        legend={"orientation": "h", "yanchor": "top", "y": -0.18, "x": 0, "title": {"text": "quality criterion"}},
+        **axes,
+    )
 
 
 def _reference_line(value: float, horizontal: bool, line: dict) -> dict:
     """A line across the plot at ``value`` on the value axis, drawn above the bars (``layer="above"``)."""
     if horizontal:
-        return {"type": "line", "xref": "x", "x0": value, "x1": value, "yref": "paper", "y0": 0, "y1": 1, "line": line,
-                "layer": "above"}
-    return {"type": "line", "yref": "y", "y0": value, "y1": value, "xref": "paper", "x0": 0, "x1": 1, "line": line,
-            "layer": "above"}
+        return {
+            "type": "line",
+            "xref": "x",
+            "x0": value,
+            "x1": value,
+            "yref": "paper",
+            "y0": 0,
+            "y1": 1,
+            "line": line,
+            "layer": "above",
+        }
+    return {
+        "type": "line",
+        "yref": "y",
+        "y0": value,
+        "y1": value,
+        "xref": "paper",
+        "x0": 0,
+        "x1": 1,
+        "line": line,
+        "layer": "above",
+    }
 
 
 def _error_bars(result: Assessment, rows) -> dict | None:
@@ -211,11 +276,24 @@ def plan_chart(plan) -> go.Figure:
     data = []
     groups = plan.groupby(["quality_criterion", "measure", "raters_per_item"], sort=False)
     for ((qc, measure, raters), rows), colour in zip(groups, cycle(PALETTE)):
-        data.append({"type": "scatter", "x": rows["items"].tolist(), "y": _nan_to_none(rows.expected_ci_width.tolist()),
-                     "mode": "lines+markers", "name": safe(f"{measure} ({qc}), {raters} raters per item"),
-                     "line": {"color": colour}, "hovertemplate": "%{x} items<br>expected CI width %{y:.3g}<extra></extra>"})
-    return _build(data, "Planning a reproduction: expected 95% interval width", "",
-                  xaxis={"title": {"text": "items"}}, yaxis={"title": {"text": "expected CI width (CV* in %, α in units)"}})
+        data.append(
+            {
+                "type": "scatter",
+                "x": rows["items"].tolist(),
+                "y": _nan_to_none(rows.expected_ci_width.tolist()),
+                "mode": "lines+markers",
+                "name": safe(f"{measure} ({qc}), {raters} raters per item"),
+                "line": {"color": colour},
+                "hovertemplate": "%{x} items<br>expected CI width %{y:.3g}<extra></extra>",
+            }
+        )
+    return _build(
+        data,
+        "Planning a reproduction: expected 95% interval width",
+        "",
+        xaxis={"title": {"text": "items"}},
+        yaxis={"title": {"text": "expected CI width (CV* in %, α in units)"}},
+    )
 
 
 def p_and_w_by_qc(result: Assessment) -> go.Figure:
@@ -231,13 +309,27 @@ def p_and_w_by_qc_json(result: Assessment) -> dict:
     for measure, label, colour in (("P", "P", PALETTE[0]), ("W", "W", PALETTE[1]), ("tau", "τ", PALETTE[2])):
         values = {r.quality_criterion: r.value for r in qc_rows if r.measure == measure}
         if values:
-            data.append({"type": "bar", "name": label, "x": [safe(q) for q in qcs], "y": _nan_to_none([values.get(q) for q in qcs]),
-                         "marker": {"color": colour}, "hovertemplate": "%{x}<br>" + label + " = %{y:.3f}<extra></extra>"})
+            data.append(
+                {
+                    "type": "bar",
+                    "name": label,
+                    "x": [safe(q) for q in qcs],
+                    "y": _nan_to_none([values.get(q) for q in qcs]),
+                    "marker": {"color": colour},
+                    "hovertemplate": "%{x}<br>" + label + " = %{y:.3f}<extra></extra>",
+                }
+            )
     defined = [r.value for r in qc_rows if r.measure in ("P", "W", "tau") and not np.isnan(r.value)]
     lowest = min(defined) if defined else 0.0
-    return _spec(data, "Rank agreement P and concordance W (τ for two experiments) by quality criterion", subtitle(result),
-                 barmode="group", height=400, yaxis={"title": {"text": "value"}, "range": [min(0, lowest), 1.05]},
-                 xaxis={"title": {"text": "quality criterion"}})
+    return _spec(
+        data,
+        "Rank agreement P and concordance W (τ for two experiments) by quality criterion",
+        subtitle(result),
+        barmode="group",
+        height=400,
+        yaxis={"title": {"text": "value"}, "range": [min(0, lowest), 1.05]},
+        xaxis={"title": {"text": "quality criterion"}},
+    )
 
 
 def scores_by_experiment(study: Study, quality_criterion: str) -> go.Figure:
@@ -261,21 +353,53 @@ def scores_by_experiment_json(study: Study, quality_criterion: str) -> dict:
     title = f"{quality_criterion}: scores by experiment"
     if len(study.systems) > LINES_UP_TO:  # one line per system would be unreadable: one row per system instead
         systems = [safe(s) for s in study.systems]
-        data = [{"type": "heatmap", "z": [_nan_to_none(row) for row in matrix.T.tolist()], "x": labels, "y": systems,
-                 "zmin": qc.scale_min, "zmax": qc.scale_max, "colorscale": "Viridis", "colorbar": {"title": {"text": "score"}},
-                 "hovertemplate": "%{y}<br>%{x}: %{z}<extra></extra>"}]
-        return _spec(data, title, note, yaxis={"autorange": "reversed", "title": {"text": "system"}},
-                     xaxis={"title": {"text": "experiment"}}, height=_bar_height(len(systems)))
-    data = [{"type": "scatter", "name": safe(system), "x": labels, "y": _nan_to_none(matrix[:, j].tolist()),
-             "mode": "lines+markers", "connectgaps": False, "line": {"color": colour},
-             "hovertemplate": "%{x}<br>%{y}<extra>" + safe(system) + "</extra>"}
-            for j, (system, colour) in enumerate(zip(study.systems, cycle(PALETTE)))]
+        data = [
+            {
+                "type": "heatmap",
+                "z": [_nan_to_none(row) for row in matrix.T.tolist()],
+                "x": labels,
+                "y": systems,
+                "zmin": qc.scale_min,
+                "zmax": qc.scale_max,
+                "colorscale": "Viridis",
+                "colorbar": {"title": {"text": "score"}},
+                "hovertemplate": "%{y}<br>%{x}: %{z}<extra></extra>",
+            }
+        ]
+        return _spec(
+            data,
+            title,
+            note,
+            yaxis={"autorange": "reversed", "title": {"text": "system"}},
+            xaxis={"title": {"text": "experiment"}},
+            height=_bar_height(len(systems)),
+        )
+    data = [
+        {
+            "type": "scatter",
+            "name": safe(system),
+            "x": labels,
+            "y": _nan_to_none(matrix[:, j].tolist()),
+            "mode": "lines+markers",
+            "connectgaps": False,
+            "line": {"color": colour},
+            "hovertemplate": "%{x}<br>%{y}<extra>" + safe(system) + "</extra>",
+        }
+        for j, (system, colour) in enumerate(zip(study.systems, cycle(PALETTE)))
+    ]
     axis = {"title": {"text": f"{safe(quality_criterion)} score"}}
     if qc.scale_max is not None:
         axis["range"] = [qc.scale_min, qc.scale_max]
     height = int(min(MAX_HEIGHT, max(420, 120 + 18 * len(study.systems)))) if len(study.systems) > 12 else 420
-    return _spec(data, title, note, yaxis=axis, xaxis={"title": {"text": "experiment"}, "tickangle": 0}, height=height,
-                 legend={"orientation": "v", "x": 1.02, "y": 1, "yanchor": "top", "title": {"text": "system"}})
+    return _spec(
+        data,
+        title,
+        note,
+        yaxis=axis,
+        xaxis={"title": {"text": "experiment"}, "tickangle": 0},
+        height=height,
+        legend={"orientation": "v", "x": 1.02, "y": 1, "yanchor": "top", "title": {"text": "system"}},
+    )
 
 
 def property_heatmap(study: Study, differences) -> go.Figure:
@@ -284,9 +408,20 @@ def property_heatmap(study: Study, differences) -> go.Figure:
     labels = [safe(e.display_name) for e in study.experiments]
     similarity = differences.similarity.to_numpy(dtype=float)
     counts = differences.compared.to_numpy()
-    data = [{"type": "heatmap", "z": similarity, "x": labels, "y": labels, "zmin": 0, "zmax": 1, "colorscale": "Blues",
-             "customdata": counts, "colorbar": {"title": {"text": "same"}},
-             "hovertemplate": "%{y} vs %{x}<br>%{z:.0%} identical of %{customdata} compared<extra></extra>"}]
+    data = [
+        {
+            "type": "heatmap",
+            "z": similarity,
+            "x": labels,
+            "y": labels,
+            "zmin": 0,
+            "zmax": 1,
+            "colorscale": "Blues",
+            "customdata": counts,
+            "colorbar": {"title": {"text": "same"}},
+            "hovertemplate": "%{y} vs %{x}<br>%{z:.0%} identical of %{customdata} compared<extra></extra>",
+        }
+    ]
     title = "Experiment similarity: share of identical properties and conditions"
     if not len(differences.table):
         title += " (no properties given yet)"
@@ -306,7 +441,9 @@ def subset_comparison(comparison) -> go.Figure:
     figure.add_bar(x=groups, y=table.iloc[1].tolist(), name="W (τ if n = 2)", marker_color=PALETTE[1], row=1, col=2)
     figure.add_bar(x=groups, y=table.iloc[2].tolist(), name="P", marker_color=PALETTE[0], row=1, col=2)
     figure.update_yaxes(range=[0, 1.05], row=1, col=2)
-    return _layout(figure, "Reproducibility of subsets of experiments", f"{len(groups)} groups", barmode="group", height=440)
+    return _layout(
+        figure, "Reproducibility of subsets of experiments", f"{len(groups)} groups", barmode="group", height=440
+    )
 
 
 def to_html(figure: go.Figure) -> str:
@@ -344,10 +481,21 @@ def measure_distribution_json(frame, by: str, measure: str = "CV*") -> dict:
     horizontal = len(groups) > 6 or max((len(n) for n in names), default=0) > 18
     value_key = "x" if horizontal else "y"
     for (_group, rows), name, colour in zip(groups, names, cycle(PALETTE)):
-        where = [safe(f"{s} · {q}" + (f" · {m}" if m else "")) for s, q, m in zip(rows.study, rows.quality_criterion, rows.system)]
-        box = {"type": "box", value_key: _nan_to_none(rows.value.tolist()), "name": safe(name) if horizontal else wrap(name, 16),
-               "marker": {"color": colour}, "boxpoints": points, "jitter": 0.3, "pointpos": 0, "text": where,
-               "hovertemplate": "%{text}<br>" + safe(measure) + " = %{" + value_key + ":.3f}<extra></extra>"}
+        where = [
+            safe(f"{s} · {q}" + (f" · {m}" if m else ""))
+            for s, q, m in zip(rows.study, rows.quality_criterion, rows.system)
+        ]
+        box = {
+            "type": "box",
+            value_key: _nan_to_none(rows.value.tolist()),
+            "name": safe(name) if horizontal else wrap(name, 16),
+            "marker": {"color": colour},
+            "boxpoints": points,
+            "jitter": 0.3,
+            "pointpos": 0,
+            "text": where,
+            "hovertemplate": "%{text}<br>" + safe(measure) + " = %{" + value_key + ":.3f}<extra></extra>",
+        }
         if horizontal:
             box["orientation"] = "h"
         data.append(box)
@@ -355,10 +503,21 @@ def measure_distribution_json(frame, by: str, measure: str = "CV*") -> dict:
     labels = {"qcet_name": "QCET criterion", "evaluation_type": "evaluation type", "year": "year"}
     value_title = {"title": {"text": safe(measure) + (" (%)" if measure == "CV*" else "")}}
     if horizontal:
-        return _spec(data, f"{level} by {labels.get(by, by)}", xaxis=value_title, showlegend=False,
-                     yaxis={"autorange": "reversed", "automargin": True}, height=_bar_height(2 * len(groups)))
-    return _spec(data, f"{level} by {labels.get(by, by)}", yaxis=value_title, showlegend=False,
-                 xaxis={"tickangle": 0, "automargin": True})
+        return _spec(
+            data,
+            f"{level} by {labels.get(by, by)}",
+            xaxis=value_title,
+            showlegend=False,
+            yaxis={"autorange": "reversed", "automargin": True},
+            height=_bar_height(2 * len(groups)),
+        )
+    return _spec(
+        data,
+        f"{level} by {labels.get(by, by)}",
+        yaxis=value_title,
+        showlegend=False,
+        xaxis={"tickangle": 0, "automargin": True},
+    )
 
 
 def property_effects_chart(effects) -> go.Figure:
@@ -369,20 +528,49 @@ def property_effects_chart(effects) -> go.Figure:
 def property_effects_chart_json(effects) -> dict:
     """:func:`property_effects_chart` as plain Plotly JSON, for the static site (no plotly import)."""
     ranked = effects[effects.status != "too few pairs"]
-    data = [{"type": "scatter", "x": _nan_to_none(ranked.effect.tolist()),
-             "y": [safe(f"{p} {n}") for p, n in zip(ranked.property, ranked.name)],
-             "mode": "markers", "marker": {"color": PALETTE[3], "size": 9},
-             "error_x": {"type": "data", "symmetric": False, "array": _nan_to_none((ranked.ci_high - ranked.effect).tolist()),
-                         "arrayminus": _nan_to_none((ranked.effect - ranked.ci_low).tolist())},
-             "customdata": [[int(a), int(b), None if math.isnan(p) else float(p)] for a, b, p in
-                            zip(ranked["pairs differ"], ranked["pairs same"],
-                                ranked["p_adjusted"] if "p_adjusted" in ranked else [float("nan")] * len(ranked))],
-             "hovertemplate": "%{y}<br>effect = %{x:.2f}<br>pairs differ / same: %{customdata[0]} / %{customdata[1]}"
-                              "<br>adjusted p = %{customdata[2]:.3f}<extra></extra>"}]
-    zero = {"type": "line", "x0": 0, "x1": 0, "xref": "x", "y0": 0, "y1": 1, "yref": "y domain", "line": {"color": "#999", "dash": "dot"}}
-    return _spec(data, "Pair CV* where experiments differ minus where they agree (95% study-clustered interval)",
-                 xaxis={"title": {"text": "difference in mean pair CV* (points)"}}, yaxis={"autorange": "reversed"},
-                 height=max(300, 40 * len(ranked) + 120), shapes=[zero])
+    data = [
+        {
+            "type": "scatter",
+            "x": _nan_to_none(ranked.effect.tolist()),
+            "y": [safe(f"{p} {n}") for p, n in zip(ranked.property, ranked.name)],
+            "mode": "markers",
+            "marker": {"color": PALETTE[3], "size": 9},
+            "error_x": {
+                "type": "data",
+                "symmetric": False,
+                "array": _nan_to_none((ranked.ci_high - ranked.effect).tolist()),
+                "arrayminus": _nan_to_none((ranked.effect - ranked.ci_low).tolist()),
+            },
+            "customdata": [
+                [int(a), int(b), None if math.isnan(p) else float(p)]
+                for a, b, p in zip(
+                    ranked["pairs differ"],
+                    ranked["pairs same"],
+                    ranked["p_adjusted"] if "p_adjusted" in ranked else [float("nan")] * len(ranked),
+                )
+            ],
+            "hovertemplate": "%{y}<br>effect = %{x:.2f}<br>pairs differ / same: %{customdata[0]} / %{customdata[1]}"
+            "<br>adjusted p = %{customdata[2]:.3f}<extra></extra>",
+        }
+    ]
+    zero = {
+        "type": "line",
+        "x0": 0,
+        "x1": 0,
+        "xref": "x",
+        "y0": 0,
+        "y1": 1,
+        "yref": "y domain",
+        "line": {"color": "#999", "dash": "dot"},
+    }
+    return _spec(
+        data,
+        "Pair CV* where experiments differ minus where they agree (95% study-clustered interval)",
+        xaxis={"title": {"text": "difference in mean pair CV* (points)"}},
+        yaxis={"autorange": "reversed"},
+        height=max(300, 40 * len(ranked) + 120),
+        shapes=[zero],
+    )
 
 
 # ----------------------------------------------------------------------------- forest plots
@@ -411,9 +599,13 @@ def _finite(value) -> bool:
 def forest_figure_json(frame, *, template: bool = True, influence=None) -> dict:
     """:func:`forest_figure` as plain Plotly JSON.  ``template=False`` leaves out the Plotly
     template (the static sites write this JSON without importing plotly; the page styles it)."""
-    rows = [row for row in frame.to_dict("records")
-            if row["row"] == "experiment" or (row["row"] == "pooled" and _finite(row["value"]))
-            or (row["row"] == "prediction" and _finite(row["ci_low"]))]
+    rows = [
+        row
+        for row in frame.to_dict("records")
+        if row["row"] == "experiment"
+        or (row["row"] == "pooled" and _finite(row["value"]))
+        or (row["row"] == "prediction" and _finite(row["ci_low"]))
+    ]
     flagged = set()
     if influence is not None and len(influence):
         marked = influence[influence["influential"].fillna(False).astype(bool)]
@@ -434,8 +626,10 @@ def forest_figure_json(frame, *, template: bool = True, influence=None) -> dict:
             pooled.append(point)
             if _finite(row.get("tau2")):
                 interval = f" [{row['tau2_low']:.3g}, {row['tau2_high']:.3g}]" if _finite(row.get("tau2_low")) else ""
-                summaries.append(f"{safe(system)}: τ² {row['tau2']:.3g}{interval}, I² {row['i2']:.0f}%, "
-                                 f"Q({row['q_df']}) {row['q']:.2f} (p {row['q_p']:.2g})")
+                summaries.append(
+                    f"{safe(system)}: τ² {row['tau2']:.3g}{interval}, I² {row['i2']:.0f}%, "
+                    f"Q({row['q_df']}) {row['q']:.2f} (p {row['q_p']:.2g})"
+                )
         else:
             predictions.append(point)
 
@@ -444,26 +638,51 @@ def forest_figure_json(frame, *, template: bool = True, influence=None) -> dict:
         values = [p[1] for p in points]
         plus = [None if p[3] is None or math.isnan(p[3]) else p[3] - p[1] for p in points]
         minus = [None if p[2] is None or math.isnan(p[2]) else p[1] - p[2] for p in points]
-        return {"type": "scatter", "mode": mode, "name": name, "x": _nan_to_none(values), "y": ys,
-                "marker": {"symbol": symbol, "size": size, "color": color},
-                "error_x": {"type": "data", "symmetric": False, "array": plus, "arrayminus": minus,
-                            "color": color, "thickness": 1.5, "width": 4},
-                "hovertemplate": "%{y}: %{x:.3f}<extra>" + safe(name) + "</extra>"}
+        return {
+            "type": "scatter",
+            "mode": mode,
+            "name": name,
+            "x": _nan_to_none(values),
+            "y": ys,
+            "marker": {"symbol": symbol, "size": size, "color": color},
+            "error_x": {
+                "type": "data",
+                "symmetric": False,
+                "array": plus,
+                "arrayminus": minus,
+                "color": color,
+                "thickness": 1.5,
+                "width": 4,
+            },
+            "hovertemplate": "%{y}: %{x:.3f}<extra>" + safe(name) + "</extra>",
+        }
 
-    data = [trace(experiments["original"], "Original", "diamond", PALETTE[3], 12),
-            trace(experiments["repeat"], "Reproduction", "circle", PALETTE[0]),
-            trace(pooled, "Pooled (random effects)", "diamond-wide", "#000000", 14),
-            trace(predictions, "Prediction interval", "line-ns", PALETTE[7], 1)]
+    data = [
+        trace(experiments["original"], "Original", "diamond", PALETTE[3], 12),
+        trace(experiments["repeat"], "Reproduction", "circle", PALETTE[0]),
+        trace(pooled, "Pooled (random effects)", "diamond-wide", "#000000", 14),
+        trace(predictions, "Prediction interval", "line-ns", PALETTE[7], 1),
+    ]
     ring = trace(ringed, "Influential (leave one out)", "circle-open", PALETTE[3], 22)
     ring["marker"]["line"] = {"width": 2, "color": PALETTE[3]}
     data.append(ring)
-    estimators = sorted({str(r["estimator"]) + (f", {CI_LABELS.get(r.get('ci_method'), '')} interval" if r.get("ci_method") else "")
-                         for r in rows if r["row"] == "pooled"})
+    estimators = sorted(
+        {
+            str(r["estimator"]) + (f", {CI_LABELS.get(r.get('ci_method'), '')} interval" if r.get("ci_method") else "")
+            for r in rows
+            if r["row"] == "pooled"
+        }
+    )
     qc = safe(frame["quality_criterion"].iloc[0]) if len(frame) else ""
     subtitle_text = "; ".join([", ".join(estimators)] + summaries[:3])
     layout = _base_layout(f"Forest plot: {qc}", subtitle_text)
-    layout["yaxis"] = {**layout["yaxis"], "autorange": "reversed", "categoryorder": "array", "categoryarray": labels,
-                       "type": "category"}
+    layout["yaxis"] = {
+        **layout["yaxis"],
+        "autorange": "reversed",
+        "categoryorder": "array",
+        "categoryarray": labels,
+        "type": "category",
+    }
     layout["xaxis"] = {**layout["xaxis"], "title": {"text": f"{qc} (scale units)"}, "zeroline": False}
     layout["height"] = int(min(MAX_HEIGHT, max(MIN_HEIGHT, 200 + FOREST_ROW_PX * len(labels))))
     layout["margin"] = {**layout["margin"], "l": 220}
@@ -487,15 +706,31 @@ def rank_intervals_json(frame, *, template: bool = True) -> dict:
         labels = [f"{safe(experiment)} · {safe(s)}" for s in rows.system]
         plus = [None if math.isnan(h) else h - r for h, r in zip(rows.rank_high, rows["rank"])]
         minus = [None if math.isnan(lo) else r - lo for lo, r in zip(rows.rank_low, rows["rank"])]
-        data.append({"type": "scatter", "mode": "markers", "name": safe(experiment), "x": list(rows["rank"]), "y": labels,
-                     "text": [f"group {g}" for g in rows.group],
-                     "marker": {"size": 10, "color": [PALETTE[(g - 1) % len(PALETTE)] for g in rows.group]},
-                     "error_x": {"type": "data", "symmetric": False, "array": plus, "arrayminus": minus, "thickness": 1.5,
-                                 "color": "#555555"},
-                     "hovertemplate": "%{y}: rank %{x} (%{text})<extra></extra>"})
+        data.append(
+            {
+                "type": "scatter",
+                "mode": "markers",
+                "name": safe(experiment),
+                "x": list(rows["rank"]),
+                "y": labels,
+                "text": [f"group {g}" for g in rows.group],
+                "marker": {"size": 10, "color": [PALETTE[(g - 1) % len(PALETTE)] for g in rows.group]},
+                "error_x": {
+                    "type": "data",
+                    "symmetric": False,
+                    "array": plus,
+                    "arrayminus": minus,
+                    "thickness": 1.5,
+                    "color": "#555555",
+                },
+                "hovertemplate": "%{y}: rank %{x} (%{text})<extra></extra>",
+            }
+        )
     qc = safe(frame.quality_criterion.iloc[0]) if len(frame) else ""
     b = int(frame.B.max()) if len(frame) else 0
-    layout = _base_layout(f"Rank intervals: {qc}", f"bootstrap over items, B = {b}; colour = systems whose order is not resolved")
+    layout = _base_layout(
+        f"Rank intervals: {qc}", f"bootstrap over items, B = {b}; colour = systems whose order is not resolved"
+    )
     layout["xaxis"] = {**layout["xaxis"], "title": {"text": "rank (1 = highest)"}, "dtick": 1}
     layout["yaxis"] = {**layout["yaxis"], "autorange": "reversed", "type": "category"}
     layout["height"] = int(min(MAX_HEIGHT, max(MIN_HEIGHT, 200 + FOREST_ROW_PX * len(frame))))
@@ -507,10 +742,15 @@ def rank_intervals_json(frame, *, template: bool = True) -> dict:
 
 # ----------------------------------------------------------------------------- replication verdicts
 
-VERDICT_LABELS = {"same_direction_significant": "Same direction, significant", "original_in_repeat_ci": "Original in repeat's CI",
-                  "repeat_in_prediction_interval": "Repeat in prediction interval", "tost_equivalent": "Equivalent (TOST)",
-                  "pooled_significant": "Pooled significant", "sceptical_p": "Sceptical p (golden)",
-                  "small_telescopes": "Small telescopes (not < d33%)"}
+VERDICT_LABELS = {
+    "same_direction_significant": "Same direction, significant",
+    "original_in_repeat_ci": "Original in repeat's CI",
+    "repeat_in_prediction_interval": "Repeat in prediction interval",
+    "tost_equivalent": "Equivalent (TOST)",
+    "pooled_significant": "Pooled significant",
+    "sceptical_p": "Sceptical p (golden)",
+    "small_telescopes": "Small telescopes (not < d33%)",
+}
 VERDICT_COLOURS = ((0.0, "#d62728"), (0.5, "#d62728"), (0.5, "#2ca02c"), (1.0, "#2ca02c"))
 
 
@@ -526,13 +766,15 @@ def _verdict_detail(row: dict, criterion: str) -> str:
     def f(v) -> str:
         return "n/a" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.3g}"
 
-    return {"same_direction_significant": f"θr {f(row['theta_r'])}, p {f(row['p_r'])}",
-            "original_in_repeat_ci": f"θo {f(row['theta_o'])} in [{f(row['ci_r_low'])}, {f(row['ci_r_high'])}]",
-            "repeat_in_prediction_interval": f"θr {f(row['theta_r'])} in [{f(row['pi_low'])}, {f(row['pi_high'])}]",
-            "tost_equivalent": f"±{f(row['margin'])}, TOST p {f(row['tost_p'])}",
-            "pooled_significant": f"pooled {f(row['pooled_estimate'])}, p {f(row['pooled_p'])}",
-            "sceptical_p": f"p_S {f(row['sceptical_p'])}, θr/θo {f(row['relative_effect_size'])}",
-            "small_telescopes": f"d33% {f(row['d33'])}, p {f(row['small_telescopes_p'])}"}[criterion]
+    return {
+        "same_direction_significant": f"θr {f(row['theta_r'])}, p {f(row['p_r'])}",
+        "original_in_repeat_ci": f"θo {f(row['theta_o'])} in [{f(row['ci_r_low'])}, {f(row['ci_r_high'])}]",
+        "repeat_in_prediction_interval": f"θr {f(row['theta_r'])} in [{f(row['pi_low'])}, {f(row['pi_high'])}]",
+        "tost_equivalent": f"±{f(row['margin'])}, TOST p {f(row['tost_p'])}",
+        "pooled_significant": f"pooled {f(row['pooled_estimate'])}, p {f(row['pooled_p'])}",
+        "sceptical_p": f"p_S {f(row['sceptical_p'])}, θr/θo {f(row['relative_effect_size'])}",
+        "small_telescopes": f"d33% {f(row['d33'])}, p {f(row['small_telescopes_p'])}",
+    }[criterion]
 
 
 def verdict_figure_json(frame, *, template: bool = True) -> dict:
@@ -547,12 +789,30 @@ def verdict_figure_json(frame, *, template: bool = True) -> dict:
         cells = matrix.loc[criterion].tolist()
         z.append([None if c is None or str(c) == "<NA>" else (1 if c else 0) for c in cells])
         text.append(["" if c is None or str(c) == "<NA>" else ("✓" if c else "✗") for c in cells])
-        hover.append([safe(_verdict_detail(r, criterion)) if str(c) != "<NA>" else safe(r["note"] or "no verdict")
-                      for r, c in zip(records, cells)])
-    data = [{"type": "heatmap", "z": z, "x": columns, "y": [VERDICT_LABELS[c] for c in CRITERIA], "text": text,
-             "texttemplate": "%{text}", "customdata": hover, "zmin": 0, "zmax": 1, "showscale": False, "xgap": 2, "ygap": 2,
-             "colorscale": [list(stop) for stop in VERDICT_COLOURS],
-             "hovertemplate": "%{y}<br>%{x}<br>%{customdata}<extra></extra>"}]
+        hover.append(
+            [
+                safe(_verdict_detail(r, criterion)) if str(c) != "<NA>" else safe(r["note"] or "no verdict")
+                for r, c in zip(records, cells)
+            ]
+        )
+    data = [
+        {
+            "type": "heatmap",
+            "z": z,
+            "x": columns,
+            "y": [VERDICT_LABELS[c] for c in CRITERIA],
+            "text": text,
+            "texttemplate": "%{text}",
+            "customdata": hover,
+            "zmin": 0,
+            "zmax": 1,
+            "showscale": False,
+            "xgap": 2,
+            "ygap": 2,
+            "colorscale": [list(stop) for stop in VERDICT_COLOURS],
+            "hovertemplate": "%{y}<br>%{x}<br>%{customdata}<extra></extra>",
+        }
+    ]
     qc = str(frame["quality_criterion"].iloc[0]) if len(frame) else ""  # _base_layout escapes the title
     effect = str(frame.attrs.get("effect_of", ""))
     layout = _base_layout(f"Replication success by criterion: {qc}", f"effect: {effect}; green = success, red = not")

@@ -6,8 +6,10 @@ True
 
 from __future__ import annotations
 
-METHODS = ("Belz, Popović & Mille (2022), Quantified Reproducibility Assessment of NLP Results, ACL 2022; "
-           "Belz (2025), QRA++: Quantified Reproducibility Assessment for Common Types of Results in NLP")
+METHODS = (
+    "Belz, Popović & Mille (2022), Quantified Reproducibility Assessment of NLP Results, ACL 2022; "
+    "Belz (2025), QRA++: Quantified Reproducibility Assessment for Common Types of Results in NLP"
+)
 
 
 def cite_line() -> str:

@@ -36,8 +36,11 @@ def _report(args: argparse.Namespace) -> str:
 
     if (args.file is None) == (args.example is None):
         raise QRAInputError("report: give either a study FILE or --example NAME")
-    study = (examples.load(args.example) if args.example
-             else _study_file(args.file, args.labels, args.data_root, getattr(args, "scale_min", None)))
+    study = (
+        examples.load(args.example)
+        if args.example
+        else _study_file(args.file, args.labels, args.data_root, getattr(args, "scale_min", None))
+    )
     with_results = {e for (_q, _s, e) in study.scores} | study.labels.experiments()  # labels: Type III
     if len(with_results) < 2:
         from .conventions import conventions_for
@@ -47,7 +50,9 @@ def _report(args: argparse.Namespace) -> str:
     result = _assess_with_progress(assess, study, args)
     if args.format == "narrative":
         return "\n\n".join(result.narrative(qc, system) for qc, system in result.cv) + "\n"
-    return {"markdown": result.to_markdown, "csv": result.to_csv, "latex": result.to_latex, "json": result.to_json}[args.format]()
+    return {"markdown": result.to_markdown, "csv": result.to_csv, "latex": result.to_latex, "json": result.to_json}[
+        args.format
+    ]()
 
 
 def _study_file(path, labels, data_root, scale_min=None):
@@ -133,8 +138,17 @@ def _assess_with_progress(assess, study, args: argparse.Namespace):
     from tqdm import tqdm
 
     with tqdm(total=args.bootstrap, desc="bootstrap", unit="replicate", file=sys.stderr, leave=False) as bar:
-        return assess(study, conventions, bootstrap=args.bootstrap, seed=seed, ci=args.ci, ci_method=args.ci_method,
-                      resample=args.resample, progress=lambda done: bar.update(done - bar.n), max_work=args.max_work)
+        return assess(
+            study,
+            conventions,
+            bootstrap=args.bootstrap,
+            seed=seed,
+            ci=args.ci,
+            ci_method=args.ci_method,
+            resample=args.resample,
+            progress=lambda done: bar.update(done - bar.n),
+            max_work=args.max_work,
+        )
 
 
 def _whole_number(text: str, option: str) -> int:
@@ -180,8 +194,10 @@ def _require_app_extra() -> None:
 
     missing = [name for name in APP_MODULES if not installed(name)]
     if missing:
-        raise QRAInputError(f"the dashboard needs {', '.join(missing)}, which this installation lacks; "
-                            "install the app extra: pip install 'qra-widgets[app]'")
+        raise QRAInputError(
+            f"the dashboard needs {', '.join(missing)}, which this installation lacks; "
+            "install the app extra: pip install 'qra-widgets[app]'"
+        )
 
 
 def _app(args: argparse.Namespace) -> str:
@@ -203,11 +219,19 @@ def _app(args: argparse.Namespace) -> str:
     if args.db:
         environment["QRA_WIDGETS_DB"] = str(args.db)
     library = environment.get("QRA_WIDGETS_DB") or default_path()
-    command = voila_command(args.port, args.no_browser, args.host, POOL_SIZE if args.pool_size is None else args.pool_size,
-                            fill_delay=FILL_DELAY if args.fill_delay is None else args.fill_delay,
-                            allow_hosts=args.allow_host or ())
-    print(f"qra-widgets: serving on http://{args.host}:{args.port}/ (library: {library}); answering to host names "
-          f"{', '.join(sorted(allowed_hosts(args.allow_host or ())))}", file=sys.stderr)
+    command = voila_command(
+        args.port,
+        args.no_browser,
+        args.host,
+        POOL_SIZE if args.pool_size is None else args.pool_size,
+        fill_delay=FILL_DELAY if args.fill_delay is None else args.fill_delay,
+        allow_hosts=args.allow_host or (),
+    )
+    print(
+        f"qra-widgets: serving on http://{args.host}:{args.port}/ (library: {library}); answering to host names "
+        f"{', '.join(sorted(allowed_hosts(args.allow_host or ())))}",
+        file=sys.stderr,
+    )
     voila = subprocess.Popen(command, env=environment)
     stopping: list[int] = []
 
@@ -303,9 +327,11 @@ def _import_all(args: argparse.Namespace) -> str:
     ambiguous = {study_id: paths for study_id, paths in by_id.items() if len(paths) > 1}
     if ambiguous:
         study_id, paths = next(iter(ambiguous.items()))
-        raise QRAInputError(f"{folder}: ambiguous backup: {', '.join(p.name for p in paths)} all hold study {study_id!r}"
-                            f"{f' (and {len(ambiguous) - 1} more ids repeat)' if len(ambiguous) > 1 else ''}; "
-                            "move the stray files out of the folder; nothing was restored")
+        raise QRAInputError(
+            f"{folder}: ambiguous backup: {', '.join(p.name for p in paths)} all hold study {study_id!r}"
+            f"{f' (and {len(ambiguous) - 1} more ids repeat)' if len(ambiguous) > 1 else ''}; "
+            "move the stray files out of the folder; nothing was restored"
+        )
     library = StudyLibrary(args.db)
     restored = []
     summary = lambda: f"restored {len(restored)} of {len(files)} studies (every revision) into {library.path}\n"
@@ -317,7 +343,9 @@ def _import_all(args: argparse.Namespace) -> str:
         except QRAInputError as error:
             refused.append(str(error))
     if refused:
-        raise PartialFailure(f"not restored: {len(refused)} of {len(files)} backup files: " + "; ".join(refused), summary())
+        raise PartialFailure(
+            f"not restored: {len(refused)} of {len(files)} backup files: " + "; ".join(refused), summary()
+        )
     return summary()
 
 
@@ -331,8 +359,9 @@ def _import(args: argparse.Namespace) -> str:
 
     report = import_paths(StudyLibrary(args.db), args.paths, data_root=args.data_root, scale_min=args.scale_min)
     if report.refused:
-        raise PartialFailure(f"import: {report.headline()} (the refused files are listed above with the reasons)",
-                             report.summary())
+        raise PartialFailure(
+            f"import: {report.headline()} (the refused files are listed above with the reasons)", report.summary()
+        )
     return report.summary()
 
 
@@ -363,9 +392,16 @@ def _sensitivity(args: argparse.Namespace) -> str:
         from .sensitivity import optional_exclude_variants
 
         spec = load_spec(args.study)
-        variants = optional_exclude_variants(spec, lambda copied: load_annotations(copied, base=Path(args.study).parent))
-        frame = sensitivity(variants["none"], published=args.published, quality_criterion=args.quality_criterion,
-                            system=args.system, variants=variants if len(variants) > 1 else None)
+        variants = optional_exclude_variants(
+            spec, lambda copied: load_annotations(copied, base=Path(args.study).parent)
+        )
+        frame = sensitivity(
+            variants["none"],
+            published=args.published,
+            quality_criterion=args.quality_criterion,
+            system=args.system,
+            variants=variants if len(variants) > 1 else None,
+        )
         return sensitivity_report(frame, args.format)
     else:
         study = load_study(args.study)
@@ -382,24 +418,36 @@ def _atlas(args: argparse.Namespace) -> str:
         for family in atlas.load_manifest()["families"]:
             files = sum(len(s["files"]) for s in family["sources"])
             licences = "; ".join(f"{s['repository']}: {s['licence']}" for s in family["sources"])
-            lines.append(f"{family['id']}: {family['title']} ({len(family['reproductions'])} reproduction(s), "
-                         f"{files} files, {len(family['published'])} published numbers; licence {licences})")
+            lines.append(
+                f"{family['id']}: {family['title']} ({len(family['reproductions'])} reproduction(s), "
+                f"{files} files, {len(family['published'])} published numbers; licence {licences})"
+            )
         return "\n".join(lines) + "\n"
     if args.atlas_command == "fetch":
-        fetched = atlas.fetch(cache=args.cache, mirror=args.mirror, base_url=args.base_url, families=families,
-                              deadline=args.deadline, max_file_bytes=args.max_file_bytes)
+        fetched = atlas.fetch(
+            cache=args.cache,
+            mirror=args.mirror,
+            base_url=args.base_url,
+            families=families,
+            deadline=args.deadline,
+            max_file_bytes=args.max_file_bytes,
+        )
         return f"{len(fetched)} files verified (sha256) in {args.cache or atlas.default_cache()}\n"
     if args.atlas_command == "build":
         refused: list[str] = []  # a family whose cached file fails its sha256 (or is a link): named, exit 2
         results = atlas.build(cache=args.cache, db=args.db, families=families, refused=refused)
         lines = [check.line() for result in results for check in result.checks]
         bad = [r.family["id"] for r in results if not r.reproduced]
-        lines.append(f"{len(results) - len(bad)} of {len(results)} families reproduce every published number"
-                     + (f"; not: {', '.join(bad)}" if bad else ""))
+        lines.append(
+            f"{len(results) - len(bad)} of {len(results)} families reproduce every published number"
+            + (f"; not: {', '.join(bad)}" if bad else "")
+        )
         if refused:
             raise PartialFailure(f"atlas build: {'; '.join(refused)}", "\n".join(lines + refused) + "\n")
         if bad:
-            raise PartialFailure(f"atlas build: {', '.join(bad)} differ from their published numbers", "\n".join(lines) + "\n")
+            raise PartialFailure(
+                f"atlas build: {', '.join(bad)} differ from their published numbers", "\n".join(lines) + "\n"
+            )
         return "\n".join(lines) + "\n"
     from .atlas.site import build_atlas_site
 
@@ -408,53 +456,99 @@ def _atlas(args: argparse.Namespace) -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="qra-widgets", description="Quantified reproducibility assessment (QRA++) of NLP results.")
-    parser.add_argument("--debug", action="store_true", help=f"print the traceback of an unexpected error (or set {DEBUG_ENV}=1)")
+    parser = argparse.ArgumentParser(
+        prog="qra-widgets", description="Quantified reproducibility assessment (QRA++) of NLP results."
+    )
+    parser.add_argument(
+        "--debug", action="store_true", help=f"print the traceback of an unexpected error (or set {DEBUG_ENV}=1)"
+    )
     from .version import __version__
 
     parser.add_argument("--version", action="version", version=f"qra-widgets {__version__}")
     for name, text in READ_LIMITS.items():  # before the command: qra-widgets --max-systems 20000 report ...
         parser.add_argument(f"--{name.replace('_', '-')}", type=_max_work, default=None, metavar="N", help=text)
     commands = parser.add_subparsers(dest="command", required=True)
-    report = commands.add_parser("report", help="assess a study file (or an annotation spec) and print the QRA++ results")
+    report = commands.add_parser(
+        "report", help="assess a study file (or an annotation spec) and print the QRA++ results"
+    )
     report.add_argument("file", nargs="?", help="study file: .json, long .csv or .xlsx; or an annotation spec (.json)")
-    report.add_argument("--data-root", metavar="DIR",
-                        help="folder an annotation spec's files are read under (default: the spec's own folder); "
-                             "nothing outside it is read")
-    report.add_argument("--labels", help="long CSV of Type III labels (experiment, quality_criterion, system, item, label)")
-    report.add_argument("--scale-min", type=_scale_min_argument, default=None, metavar="NUMBER|QC=NUMBER,...",
-                        help="scale minimum of a scores table without a scale_min column: a number for every criterion, "
-                             "or CRITERION=NUMBER,... (never assumed to be 0)")
-    report.add_argument("--example", help="assess a bundled paper example instead of a file (see `qra-widgets examples`)")
+    report.add_argument(
+        "--data-root",
+        metavar="DIR",
+        help="folder an annotation spec's files are read under (default: the spec's own folder); "
+        "nothing outside it is read",
+    )
+    report.add_argument(
+        "--labels", help="long CSV of Type III labels (experiment, quality_criterion, system, item, label)"
+    )
+    report.add_argument(
+        "--scale-min",
+        type=_scale_min_argument,
+        default=None,
+        metavar="NUMBER|QC=NUMBER,...",
+        help="scale minimum of a scores table without a scale_min column: a number for every criterion, "
+        "or CRITERION=NUMBER,... (never assumed to be 0)",
+    )
+    report.add_argument(
+        "--example", help="assess a bundled paper example instead of a file (see `qra-widgets examples`)"
+    )
     report.add_argument("--format", choices=FORMATS, default="markdown", help="output format (default: markdown)")
-    report.add_argument("--conventions", type=_conventions_argument, default=None, metavar="NAME|JSON|FILE.json",
-                        help="conventions: a preset (qrapp, qra3), a JSON object such as "
-                             "'{\"name\": \"qrapp\", \"scale_shift\": false}' (name = the preset the other fields "
-                             "override), or a .json file of either (default: the study's own, else qrapp)")
-    report.add_argument("--bootstrap", type=int, default=0, metavar="B",
-                        help="add confidence intervals from B bootstrap replicates (e.g. 2000)")
-    report.add_argument("--seed", default=None,
-                        help="random seed of the bootstrap, a whole number >= 0 (same seed, same intervals)")
-    report.add_argument("--max-work", type=_max_work, default=None, metavar="N",
-                        help="raise the limit on the bootstrap's size (replicates x ratings; default 500,000,000; "
-                             "see docs/serving.md)")
+    report.add_argument(
+        "--conventions",
+        type=_conventions_argument,
+        default=None,
+        metavar="NAME|JSON|FILE.json",
+        help="conventions: a preset (qrapp, qra3), a JSON object such as "
+        '\'{"name": "qrapp", "scale_shift": false}\' (name = the preset the other fields '
+        "override), or a .json file of either (default: the study's own, else qrapp)",
+    )
+    report.add_argument(
+        "--bootstrap",
+        type=int,
+        default=0,
+        metavar="B",
+        help="add confidence intervals from B bootstrap replicates (e.g. 2000)",
+    )
+    report.add_argument(
+        "--seed", default=None, help="random seed of the bootstrap, a whole number >= 0 (same seed, same intervals)"
+    )
+    report.add_argument(
+        "--max-work",
+        type=_max_work,
+        default=None,
+        metavar="N",
+        help="raise the limit on the bootstrap's size (replicates x ratings; default 500,000,000; see docs/serving.md)",
+    )
     report.add_argument("--ci", type=float, default=0.95, help="interval coverage (default 0.95)")
     report.add_argument("--ci-method", choices=("percentile", "bca"), default="percentile", help="bootstrap interval")
-    report.add_argument("--resample", choices=("items", "items+raters", "systems"), default="items",
-                        help="what the bootstrap resamples (default: items; systems when there are only scores)")
+    report.add_argument(
+        "--resample",
+        choices=("items", "items+raters", "systems"),
+        default="items",
+        help="what the bootstrap resamples (default: items; systems when there are only scores)",
+    )
     report.set_defaults(run=_report)
     from .planning import add_plan_command  # `plan`: its options and its run live with the planner
+
     add_plan_command(commands)
-    qra3 = commands.add_parser("qra3", help="run QRA3 on metrics.csv + config.json, writing QRA3's table.csv, table.tex, data.json")
+    qra3 = commands.add_parser(
+        "qra3", help="run QRA3 on metrics.csv + config.json, writing QRA3's table.csv, table.tex, data.json"
+    )
     qra3.add_argument("--input", required=True, help="QRA3 metrics.csv (Key,Study,Experiment,System,Criterion,Result)")
     qra3.add_argument("--config", required=True, help="QRA3 config.json (per-study settings)")
     qra3.add_argument("--out-dir", required=True, help="output folder; one sub-folder per study")
-    qra3.add_argument("--krippendorff-alpha-mode", choices=("nominal", "ordinal", "interval", "ratio"), default=None,
-                      help="Krippendorff's alpha level for Type III (default: the config's type_iii_krippendorff_alpha_mode)")
+    qra3.add_argument(
+        "--krippendorff-alpha-mode",
+        choices=("nominal", "ordinal", "interval", "ratio"),
+        default=None,
+        help="Krippendorff's alpha level for Type III (default: the config's type_iii_krippendorff_alpha_mode)",
+    )
     qra3.add_argument("--force", action="store_true", help="overwrite existing output")
     qra3.set_defaults(run=_qra3)
     to_qra3 = commands.add_parser("export-qra3", help="write studies as QRA3 metrics.csv + config.json")
-    to_qra3.add_argument("studies", nargs="+", metavar="STUDY", help="a study file (.json, .csv, .xlsx) or a library study id")
+    to_qra3.add_argument(
+        "studies", nargs="+", metavar="STUDY", help="a study file (.json, .csv, .xlsx) or a library study id"
+    )
     to_qra3.add_argument("--out-dir", required=True, help="folder for metrics.csv and config.json")
     to_qra3.add_argument("--db", help="study library file (default: $QRA_WIDGETS_DB or the user data directory)")
     to_qra3.add_argument("--force", action="store_true", help="overwrite existing files")
@@ -463,69 +557,125 @@ def build_parser() -> argparse.ArgumentParser:
     listing.set_defaults(run=_examples)
     app = commands.add_parser("app", help="serve the dashboard in the browser (Voila), on loopback by default")
     app.add_argument("--port", type=int, default=8866)
-    app.add_argument("--host", default="127.0.0.1",
-                     help="address to listen on (default: loopback only); it does not change which host names are answered")
-    app.add_argument("--allow-host", action="append", metavar="NAME",
-                     help="also answer requests for this host name (exact, case-insensitive, port ignored; repeatable); "
-                          "always answered: localhost, 127.0.0.1, [::1]. See docs/serving.md")
+    app.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to listen on (default: loopback only); it does not change which host names are answered",
+    )
+    app.add_argument(
+        "--allow-host",
+        action="append",
+        metavar="NAME",
+        help="also answer requests for this host name (exact, case-insensitive, port ignored; repeatable); "
+        "always answered: localhost, 127.0.0.1, [::1]. See docs/serving.md",
+    )
     app.add_argument("--no-browser", action="store_true", help="do not open a browser window")
     app.add_argument("--db", help="study library file (default: $QRA_WIDGETS_DB or the user data directory)")
-    app.add_argument("--pool-size", type=int, default=None,
-                     help="preheated kernels kept ready (default 2; 0 starts a kernel per page)")
-    app.add_argument("--fill-delay", type=float, default=None,
-                     help="seconds before a handed-out preheated kernel is replaced (default 1); for a class "
-                          "opening the app at once, --pool-size 20 --fill-delay 60 keeps refills out of the rush")
+    app.add_argument(
+        "--pool-size",
+        type=int,
+        default=None,
+        help="preheated kernels kept ready (default 2; 0 starts a kernel per page)",
+    )
+    app.add_argument(
+        "--fill-delay",
+        type=float,
+        default=None,
+        help="seconds before a handed-out preheated kernel is replaced (default 1); for a class "
+        "opening the app at once, --pool-size 20 --fill-delay 60 keeps refills out of the rush",
+    )
     app.set_defaults(run=_app)
-    backup = commands.add_parser("export-all", help="back up the study library: one JSON file per study, every revision")
+    backup = commands.add_parser(
+        "export-all", help="back up the study library: one JSON file per study, every revision"
+    )
     backup.add_argument("folder")
     backup.add_argument("--db", help="study library file (default: $QRA_WIDGETS_DB or the user data directory)")
     backup.set_defaults(run=_export_all)
-    restore = commands.add_parser("import-all", help="restore an export-all backup folder into a library (existing studies are kept)")
+    restore = commands.add_parser(
+        "import-all", help="restore an export-all backup folder into a library (existing studies are kept)"
+    )
     restore.add_argument("folder")
     restore.add_argument("--db", help="study library file (default: $QRA_WIDGETS_DB or the user data directory)")
     restore.set_defaults(run=_import_all)
-    bulk = commands.add_parser("import", help="import many studies (files, folders, zips, QRA3 pairs, long CSVs with a study column)")
+    bulk = commands.add_parser(
+        "import", help="import many studies (files, folders, zips, QRA3 pairs, long CSVs with a study column)"
+    )
     bulk.add_argument("paths", nargs="+", metavar="PATH")
-    bulk.add_argument("--data-root", metavar="DIR",
-                      help="folder the files named by an annotation spec given as PATH are read under (default: the spec's own folder)")
+    bulk.add_argument(
+        "--data-root",
+        metavar="DIR",
+        help="folder the files named by an annotation spec given as PATH are read under (default: the spec's own folder)",
+    )
     bulk.add_argument("--db", help="study library file (default: $QRA_WIDGETS_DB or the user data directory)")
-    bulk.add_argument("--scale-min", type=_scale_min_argument, default=None, metavar="NUMBER|QC=NUMBER,...",
-                      help="scale minimum of a scores table without a scale_min column: a number for every criterion, "
-                             "or CRITERION=NUMBER,... (never assumed to be 0)")
+    bulk.add_argument(
+        "--scale-min",
+        type=_scale_min_argument,
+        default=None,
+        metavar="NUMBER|QC=NUMBER,...",
+        help="scale minimum of a scores table without a scale_min column: a number for every criterion, "
+        "or CRITERION=NUMBER,... (never assumed to be 0)",
+    )
     bulk.set_defaults(run=_import)
     site = commands.add_parser("site", help="write a static website (index + one page per study) that works offline")
-    site.add_argument("source", metavar="LIBRARY_OR_FOLDER", help="a library file (.sqlite3) or a folder of study files")
+    site.add_argument(
+        "source", metavar="LIBRARY_OR_FOLDER", help="a library file (.sqlite3) or a folder of study files"
+    )
     site.add_argument("--out", required=True, help="output folder")
     site.set_defaults(run=_site)
-    sens = commands.add_parser("sensitivity", help="the CV* of one system under every combination of the documented "
-                               "choices, and which reproduce a published value")
-    sens.add_argument("study", metavar="STUDY", help="what `report` reads (a study file, a long CSV, an annotation spec), "
-                      "or a QRA3 metrics.csv with --config")
+    sens = commands.add_parser(
+        "sensitivity",
+        help="the CV* of one system under every combination of the documented "
+        "choices, and which reproduce a published value",
+    )
+    sens.add_argument(
+        "study",
+        metavar="STUDY",
+        help="what `report` reads (a study file, a long CSV, an annotation spec), or a QRA3 metrics.csv with --config",
+    )
     sens.add_argument("--published", required=True, help="the value as printed (its digits are the precision compared)")
     sens.add_argument("--quality-criterion", required=True)
     sens.add_argument("--system", required=True)
     sens.add_argument("--config", help="QRA3 config.json, when STUDY is a QRA3 metrics.csv")
-    sens.add_argument("--format", choices=("text", "html", "latex"), default="text", help="output format (default: text)")
+    sens.add_argument(
+        "--format", choices=("text", "html", "latex"), default="text", help="output format (default: text)"
+    )
     sens.set_defaults(run=_sensitivity)
-    atlas_parser = commands.add_parser("atlas", help="the atlas of published original -> reproduction families: list, fetch, build, site")
+    atlas_parser = commands.add_parser(
+        "atlas", help="the atlas of published original -> reproduction families: list, fetch, build, site"
+    )
     atlas_commands = atlas_parser.add_subparsers(dest="atlas_command", required=True)
     from . import atlas as atlas_defaults
-    atlas_help = {"list": "list the families of the manifest with their sources and licences",
-                  "fetch": "download every file at its pinned commit into the cache, verifying its sha256",
-                  "build": "recompute every family from the cache and check its published numbers",
-                  "site": "write the static atlas (one page per family, an index) from the cache"}
+
+    atlas_help = {
+        "list": "list the families of the manifest with their sources and licences",
+        "fetch": "download every file at its pinned commit into the cache, verifying its sha256",
+        "build": "recompute every family from the cache and check its published numbers",
+        "site": "write the static atlas (one page per family, an index) from the cache",
+    }
     for name, text in atlas_help.items():
         sub = atlas_commands.add_parser(name, help=text)
-        sub.add_argument("--cache", default=None, help="cache folder (default: the user's cache folder, qra-widgets/atlas)")
+        sub.add_argument(
+            "--cache", default=None, help="cache folder (default: the user's cache folder, qra-widgets/atlas)"
+        )
         sub.add_argument("--family", action="append", help="only this family (repeatable)")
         if name == "fetch":
             where = sub.add_mutually_exclusive_group()
             where.add_argument("--mirror", help="copy from a local folder laid out <family>/<owner>__<repo>/<path>")
             where.add_argument("--base-url", help="download from this http(s) URL, laid out as the mirror")
-            sub.add_argument("--deadline", type=float, default=atlas_defaults.FETCH_DEADLINE, metavar="SECONDS",
-                             help=f"give the whole fetch up after this many seconds (default {atlas_defaults.FETCH_DEADLINE:.0f})")
-            sub.add_argument("--max-file-bytes", type=_max_work, default=atlas_defaults.DOWNLOAD_CAP, metavar="N",
-                             help=f"refuse a file larger than this (default {atlas_defaults.DOWNLOAD_CAP:,} bytes)")
+            sub.add_argument(
+                "--deadline",
+                type=float,
+                default=atlas_defaults.FETCH_DEADLINE,
+                metavar="SECONDS",
+                help=f"give the whole fetch up after this many seconds (default {atlas_defaults.FETCH_DEADLINE:.0f})",
+            )
+            sub.add_argument(
+                "--max-file-bytes",
+                type=_max_work,
+                default=atlas_defaults.DOWNLOAD_CAP,
+                metavar="N",
+                help=f"refuse a file larger than this (default {atlas_defaults.DOWNLOAD_CAP:,} bytes)",
+            )
         if name == "build":
             sub.add_argument("--db", help="also save each family's study into this library file")
         if name == "site":
@@ -535,10 +685,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 DEBUG_ENV = "QRA_WIDGETS_DEBUG"
-READ_LIMITS = {"max_systems": "raise the limit on systems per criterion and per study (default 10,000)",
-               "max_spec_bytes": "raise the limit on the bytes one annotation spec parses, re-reads counted (default 200 MiB)",
-               "max_experiments": "raise the limit on experiments per spec and per study (default 1,000)",
-               "max_pairwise": "raise the limit on judgements x systems of a Bradley-Terry fit (default 25,000,000)"}
+READ_LIMITS = {
+    "max_systems": "raise the limit on systems per criterion and per study (default 10,000)",
+    "max_spec_bytes": "raise the limit on the bytes one annotation spec parses, re-reads counted (default 200 MiB)",
+    "max_experiments": "raise the limit on experiments per spec and per study (default 1,000)",
+    "max_pairwise": "raise the limit on judgements x systems of a Bradley-Terry fit (default 25,000,000)",
+}
 
 
 def _one_line(text: str) -> str:

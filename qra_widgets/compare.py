@@ -27,8 +27,11 @@ from .errors import QRAInputError
 from .study import Experiment, Study
 
 NOT_GIVEN = "(not given)"
-CONDITION_TITLES = {"object": "Object conditions", "method": "Measurement method conditions",
-                    "procedure": "Measurement procedure conditions"}
+CONDITION_TITLES = {
+    "object": "Object conditions",
+    "method": "Measurement method conditions",
+    "procedure": "Measurement procedure conditions",
+}
 
 
 def _text(value) -> str:
@@ -75,7 +78,9 @@ def property_differences(study: Study) -> PropertyDifferences:
     ids = study.experiment_ids
     attributes = {e.id: experiment_attributes(e) for e in study.experiments}
     names = sorted({name for values in attributes.values() for name in values})
-    table = pd.DataFrame({e: [attributes[e].get(n, NOT_GIVEN) for n in names] for e in ids}, index=pd.Index(names, name="attribute"))
+    table = pd.DataFrame(
+        {e: [attributes[e].get(n, NOT_GIVEN) for n in names] for e in ids}, index=pd.Index(names, name="attribute")
+    )
     table["differs"] = [len({attributes[e][n] for e in ids if n in attributes[e]}) > 1 for n in names]
     similarity = pd.DataFrame(np.eye(len(ids)), index=ids, columns=ids)
     compared = pd.DataFrame(0, index=ids, columns=ids)
@@ -99,7 +104,9 @@ def conditions_table(study: Study, quality_criterion: str | None = None):
 
     qcs = [quality_criterion] if quality_criterion else study.qc_names
     result = assess(study)
-    names = {g: list(dict.fromkeys(n for e in study.experiments for n in e.conditions.get(g, {}))) for g in CONDITION_TITLES}
+    names = {
+        g: list(dict.fromkeys(n for e in study.experiments for n in e.conditions.get(g, {}))) for g in CONDITION_TITLES
+    }
     rows, keys = [], []
     for qc in qcs:
         for system in study.systems:
@@ -156,8 +163,9 @@ def _groups_by(study: Study, attributes: str | list[str]) -> dict[str, list[str]
     return groups
 
 
-def compare_subsets(study: Study, by: str | list[str] | None = None,
-                    subsets: dict[str, list[str]] | None = None) -> SubsetComparison:
+def compare_subsets(
+    study: Study, by: str | list[str] | None = None, subsets: dict[str, list[str]] | None = None
+) -> SubsetComparison:
     """Assess groups of experiments and show mean CV*, W (or tau) and P side by side.
 
     Group ``by`` the value of one attribute or the combination of several (see
@@ -222,14 +230,25 @@ def two_phase(study: Study, repeatability: list[str], reproducibility: list[str]
     for (qc, system), r0 in baseline.cv.items():
         r = varied.cv.get((qc, system))
         r_value = r.cv_star if r else np.nan
-        rows.append({"quality_criterion": qc, "system": system, "R0": r0.cv_star, "n (R0)": r0.n,
-                     "R": r_value, "n (R)": r.n if r else 0, "R - R0": r_value - r0.cv_star})
+        rows.append(
+            {
+                "quality_criterion": qc,
+                "system": system,
+                "R0": r0.cv_star,
+                "n (R0)": r0.n,
+                "R": r_value,
+                "n (R)": r.n if r else 0,
+                "R - R0": r_value - r0.cv_star,
+            }
+        )
     warnings = []
     if differences:
         warnings.append(f"the repeatability experiments are not identical: they differ in {', '.join(differences)}")
     if len(repeatability) != len(others):
-        warnings.append(f"R0 uses {len(repeatability)} experiments and R {len(others)}; "
-                        "Belz (2021) section 4.3 advises equal sample sizes for small n")
+        warnings.append(
+            f"R0 uses {len(repeatability)} experiments and R {len(others)}; "
+            "Belz (2021) section 4.3 advises equal sample sizes for small n"
+        )
     return TwoPhase(pd.DataFrame(rows), not differences, differences, baseline, varied, warnings)
 
 
@@ -245,7 +264,10 @@ def _property_status(study: Study) -> dict[str, bool]:
             grouped.setdefault(name.split(" [")[0], []).append((name, value))
         per_experiment.append(grouped)
     names = set().union(*per_experiment)
-    return {n: all(n in g for g in per_experiment) and len({tuple(g.get(n, ())) for g in per_experiment}) == 1 for n in names}
+    return {
+        n: all(n in g for g in per_experiment) and len({tuple(g.get(n, ())) for g in per_experiment}) == 1
+        for n in names
+    }
 
 
 def property_effects(studies: Iterable[Study]):
@@ -270,15 +292,32 @@ def property_effects(studies: Iterable[Study]):
         for name, same in _property_status(study).items():
             records.append({"attribute": name, "same": same, "CV*": values["CV*"], "P": values["P"], "study": study.id})
     if not records:
-        return pd.DataFrame(columns=["attribute", "studies same", "mean CV* (same)", "mean P (same)",
-                                     "studies differ", "mean CV* (differ)", "mean P (differ)"])
+        return pd.DataFrame(
+            columns=[
+                "attribute",
+                "studies same",
+                "mean CV* (same)",
+                "mean P (same)",
+                "studies differ",
+                "mean CV* (differ)",
+                "mean P (differ)",
+            ]
+        )
     frame = pd.DataFrame(records)
     rows = []
     for name, group in frame.groupby("attribute", sort=True):
         same, differ = group[group.same], group[~group.same]
-        rows.append({"attribute": name, "studies same": len(same), "mean CV* (same)": same["CV*"].mean(),
-                     "mean P (same)": same["P"].mean(), "studies differ": len(differ),
-                     "mean CV* (differ)": differ["CV*"].mean(), "mean P (differ)": differ["P"].mean()})
+        rows.append(
+            {
+                "attribute": name,
+                "studies same": len(same),
+                "mean CV* (same)": same["CV*"].mean(),
+                "mean P (same)": same["P"].mean(),
+                "studies differ": len(differ),
+                "mean CV* (differ)": differ["CV*"].mean(),
+                "mean P (differ)": differ["P"].mean(),
+            }
+        )
     return pd.DataFrame(rows)
 
 

@@ -152,7 +152,8 @@ class Conventions:
         if not many or any(item not in AGREEMENT_MANY for item in many) or len(set(many)) != len(many):
             raise QRAInputError(
                 f"conventions.agreement_many: must be a non-empty selection of {', '.join(AGREEMENT_MANY)}, "
-                f"got {self.agreement_many!r}")
+                f"got {self.agreement_many!r}"
+            )
         object.__setattr__(self, "agreement_many", many)
         if not isinstance(self.name, str) or not self.name:
             raise QRAInputError(f"conventions.name: must be a non-empty text, got {self.name!r}")
@@ -169,8 +170,11 @@ class Conventions:
         base = PRESETS.get(self.name)
         if base is None:
             return {}
-        return {f.name: getattr(self, f.name) for f in fields(self)
-                if f.name != "name" and getattr(self, f.name) != getattr(base, f.name)}
+        return {
+            f.name: getattr(self, f.name)
+            for f in fields(self)
+            if f.name != "name" and getattr(self, f.name) != getattr(base, f.name)
+        }
 
     def stamp(self) -> str:
         """The preset and the fields that override it, in one token: ``qrapp``,
@@ -284,7 +288,8 @@ def resolve(conventions: str | Conventions | dict | None) -> Conventions:
             return PRESETS[conventions]
         except KeyError:
             raise QRAInputError(
-                f"conventions: unknown preset {conventions!r}; use one of {', '.join(PRESETS)}") from None
+                f"conventions: unknown preset {conventions!r}; use one of {', '.join(PRESETS)}"
+            ) from None
     if isinstance(conventions, dict):
         return Conventions.from_dict(conventions)
     raise QRAInputError(f"conventions: expected a preset name or Conventions, got {type(conventions).__name__}")

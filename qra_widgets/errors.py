@@ -52,8 +52,10 @@ class IdTakenError(QRAInputError):
     nothing was stored.  ``suggestion`` is a free id (``StudyLibrary.free_id``)."""
 
     def __init__(self, study_id: str, suggestion: str):
-        super().__init__(f"save: the library already has a study with the id {study_id!r}; save it under another id "
-                         f"(for example {suggestion!r}) or open the existing study")
+        super().__init__(
+            f"save: the library already has a study with the id {study_id!r}; save it under another id "
+            f"(for example {suggestion!r}) or open the existing study"
+        )
         self.study_id, self.suggestion = study_id, suggestion
 
 
@@ -71,8 +73,11 @@ def check_replacement(replace_undefined_by: object) -> float:
     ...
     qra_widgets.errors.QRAInputError: replace_undefined_by: must be a number or nan, got '0'
     """
-    if isinstance(replace_undefined_by, bool) or not isinstance(replace_undefined_by, numbers.Real) \
-            or type(replace_undefined_by).__name__ == "bool_":
+    if (
+        isinstance(replace_undefined_by, bool)
+        or not isinstance(replace_undefined_by, numbers.Real)
+        or type(replace_undefined_by).__name__ == "bool_"
+    ):
         raise QRAInputError(f"replace_undefined_by: must be a number or nan, got {replace_undefined_by!r}")
     return float(replace_undefined_by)
 

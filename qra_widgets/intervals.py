@@ -104,8 +104,14 @@ def ci_over_of(resample: str) -> str:
 # ----------------------------------------------------------------------------- intervals
 
 
-def interval(replicates: np.ndarray, *, ci: float = 0.95, method: str = "percentile", estimate: float = NAN,
-             jackknife: np.ndarray | None = None) -> tuple[float, float, str]:
+def interval(
+    replicates: np.ndarray,
+    *,
+    ci: float = 0.95,
+    method: str = "percentile",
+    estimate: float = NAN,
+    jackknife: np.ndarray | None = None,
+) -> tuple[float, float, str]:
     """(low, high, note) from bootstrap replicates: percentile, or BCa (Efron & Tibshirani 1993, eq. 14.9-14.15).
     Two-sided, without the boundary rule (:func:`interval_at` adds it).
 
@@ -120,15 +126,22 @@ def interval(replicates: np.ndarray, *, ci: float = 0.95, method: str = "percent
     values = np.asarray(replicates, dtype=float)
     finite = values[np.isfinite(values)]
     if len(finite) < 0.5 * len(values) or len(finite) < 10:
-        return NAN, NAN, f"no interval: the measure is undefined in {len(values) - len(finite)} of {len(values)} replicates"
-    dropped = (f"interval over the {len(finite)} of {len(values)} replicates where the measure is defined"
-               if len(finite) < len(values) else "")
+        return (
+            NAN,
+            NAN,
+            f"no interval: the measure is undefined in {len(values) - len(finite)} of {len(values)} replicates",
+        )
+    dropped = (
+        f"interval over the {len(finite)} of {len(values)} replicates where the measure is defined"
+        if len(finite) < len(values)
+        else ""
+    )
     alpha = (1 - ci) / 2
     levels = np.array([alpha, 1 - alpha])
     if method == "bca":
         if not np.isfinite(estimate) or jackknife is None:
             return NAN, NAN, "no BCa interval: no estimate or jackknife"
-        below = (np.mean(finite < estimate) + 0.5 * np.mean(finite == estimate))
+        below = np.mean(finite < estimate) + 0.5 * np.mean(finite == estimate)
         if below in (0.0, 1.0):
             return NAN, NAN, "no BCa interval: every replicate lies on one side of the estimate"
         z0 = ndtri(below)
@@ -143,8 +156,15 @@ def interval(replicates: np.ndarray, *, ci: float = 0.95, method: str = "percent
     return float(low), float(high), dropped
 
 
-def interval_at(measure: str, replicates: np.ndarray, *, ci: float = 0.95, method: str = "percentile",
-                estimate: float = NAN, jackknife: np.ndarray | None = None) -> tuple[float, float, str, str]:
+def interval_at(
+    measure: str,
+    replicates: np.ndarray,
+    *,
+    ci: float = 0.95,
+    method: str = "percentile",
+    estimate: float = NAN,
+    jackknife: np.ndarray | None = None,
+) -> tuple[float, float, str, str]:
     r"""(low, high, note, method word): :func:`interval` with the boundary rule.
 
     CV* cannot go below 0, and r, rho, tau, W, P, kappa and alpha cannot go above 1: a perfect
@@ -207,20 +227,40 @@ def assessment_intervals(assessment, result) -> dict:
         measure, level, qc, system = key
         if key in result.replicates:
             name = system if measure == "annotators" else measure
-            low, high, note, word = interval_at(name, result.replicates[key], ci=info["ci"], method=info["ci_method"],
-                                                estimate=result.estimates.get(key, NAN), jackknife=result.jackknife.get(key))
+            low, high, note, word = interval_at(
+                name,
+                result.replicates[key],
+                ci=info["ci"],
+                method=info["ci_method"],
+                estimate=result.estimates.get(key, NAN),
+                jackknife=result.jackknife.get(key),
+            )
             out[key] = (low, high, word, note, over if np.isfinite(low) else "")
-        elif measure == "CV*" and level == "system" and (qc not in rated or info["resample"] == "systems") \
-                and (qc, system) in assessment.cv:
+        elif (
+            measure == "CV*"
+            and level == "system"
+            and (qc not in rated or info["resample"] == "systems")
+            and (qc, system) in assessment.cv
+        ):
             values = [study.scores[(qc, system, e)] for e in study.experiment_ids if (qc, system, e) in study.scores]
             shift = study.quality_criterion(qc).scale_min if assessment.conventions.scale_shift else 0.0
             low, high = cv_interval(values, shift, ci=info["ci"])
             defined = bool(np.isfinite(low))
-            out[key] = (low, high, "vangel" if defined else "", "" if defined else "no interval: the mean is 0",
-                        "experiments" if defined else "")
+            out[key] = (
+                low,
+                high,
+                "vangel" if defined else "",
+                "" if defined else "no interval: the mean is 0",
+                "experiments" if defined else "",
+            )
         else:
-            why = ("CV* at QC and study level needs items to resample (item-level ratings)" if measure == "CV*" else
-                   "stated findings are not resampled" if measure == "P" else "not resampled")
+            why = (
+                "CV* at QC and study level needs items to resample (item-level ratings)"
+                if measure == "CV*"
+                else "stated findings are not resampled"
+                if measure == "P"
+                else "not resampled"
+            )
             out[key] = (NAN, NAN, "", f"no interval: {why}", "")
     return out
 
@@ -246,8 +286,18 @@ class Caution:
     boundary: float | None = None
     unpaired_from: int | None = None
 
-    def applies(self, measure: str, level: str, method: str, over: str, estimate: float, low: float, high: float,
-                experiments: int | None = None, paired: bool | None = None) -> bool:
+    def applies(
+        self,
+        measure: str,
+        level: str,
+        method: str,
+        over: str,
+        estimate: float,
+        low: float,
+        high: float,
+        experiments: int | None = None,
+        paired: bool | None = None,
+    ) -> bool:
         if measure not in self.measures or level not in self.levels or over not in self.over:
             return False
         if self.methods is not None and method not in self.methods:
@@ -274,33 +324,80 @@ _AGREEMENT = frozenset({"alpha", "kappa", "fleiss_kappa", "ac1", "bp"})
 # (interval_at) reach their boundary, so the rules about boundaries name the two-sided methods
 # only.  rho and Kendall's tau were not simulated and get no caution.
 CAUTIONS: tuple[Caution, ...] = (
-    Caution(frozenset({"CV*"}), frozenset({"system", "qc", "study"}), frozenset({"items+raters"}), _TWO_SIDED,
-            "CV* interval over items+raters: too short for the value over raters (coverage study: 54-89%, least "
-            "at the criterion level); read it as a lower limit on the uncertainty"),
-    Caution(frozenset({"CV*"}), frozenset({"qc", "study"}), frozenset({"items"}), _TWO_SIDED,
-            "criterion-level CV* interval: too short (coverage study: 66-90%, least when the experiments agree); "
-            "read the system-level intervals"),
-    Caution(frozenset({"r", "P", "W"}), frozenset({"qc", "study"}), frozenset({"items", "items+raters"}), _TWO_SIDED,
-            "{measure} within one interval width of 1, which the interval leaves out: too short there (coverage "
-            "study: 67-74%, 0-37% when the experiments differ little); read its lower end as a lower bound", boundary=1.0),
-    Caution(frozenset({"P", "W"}), frozenset({"qc", "study"}), frozenset({"items", "items+raters"}), frozenset({"bca"}),
-            "BCa interval of {measure} from items: too short (coverage study: 79-93%, the percentile interval "
-            "82-95%); read the percentile interval"),
-    Caution(frozenset({"CV*"}), frozenset({"system"}), frozenset({"items"}), frozenset({"percentile"}),
-            "percentile interval of a system's CV* with five or more unpaired experiments: too short (coverage "
-            "study: 76-88%, BCa 91-93%); read the BCa interval (ci_method='bca')", unpaired_from=5),
-    Caution(frozenset({"mean"}), frozenset({"system"}), frozenset({"items+raters"}), _TWO_SIDED,
-            "system mean over items+raters: too short for the mean over raters (coverage study: 87-90% over "
-            "the designs, 79-82% in the worst; 80-85% is typical in an independent audit's designs); read it as a "
-            "lower limit on the uncertainty"),
-    Caution(_AGREEMENT, _ALL_LEVELS, frozenset({"items+raters"}), None,
-            "agreement is resampled over items only, not raters: read it as the interval for these raters "
-            "(coverage study: it covers another team's alpha in 78%)"),
+    Caution(
+        frozenset({"CV*"}),
+        frozenset({"system", "qc", "study"}),
+        frozenset({"items+raters"}),
+        _TWO_SIDED,
+        "CV* interval over items+raters: too short for the value over raters (coverage study: 54-89%, least "
+        "at the criterion level); read it as a lower limit on the uncertainty",
+    ),
+    Caution(
+        frozenset({"CV*"}),
+        frozenset({"qc", "study"}),
+        frozenset({"items"}),
+        _TWO_SIDED,
+        "criterion-level CV* interval: too short (coverage study: 66-90%, least when the experiments agree); "
+        "read the system-level intervals",
+    ),
+    Caution(
+        frozenset({"r", "P", "W"}),
+        frozenset({"qc", "study"}),
+        frozenset({"items", "items+raters"}),
+        _TWO_SIDED,
+        "{measure} within one interval width of 1, which the interval leaves out: too short there (coverage "
+        "study: 67-74%, 0-37% when the experiments differ little); read its lower end as a lower bound",
+        boundary=1.0,
+    ),
+    Caution(
+        frozenset({"P", "W"}),
+        frozenset({"qc", "study"}),
+        frozenset({"items", "items+raters"}),
+        frozenset({"bca"}),
+        "BCa interval of {measure} from items: too short (coverage study: 79-93%, the percentile interval "
+        "82-95%); read the percentile interval",
+    ),
+    Caution(
+        frozenset({"CV*"}),
+        frozenset({"system"}),
+        frozenset({"items"}),
+        frozenset({"percentile"}),
+        "percentile interval of a system's CV* with five or more unpaired experiments: too short (coverage "
+        "study: 76-88%, BCa 91-93%); read the BCa interval (ci_method='bca')",
+        unpaired_from=5,
+    ),
+    Caution(
+        frozenset({"mean"}),
+        frozenset({"system"}),
+        frozenset({"items+raters"}),
+        _TWO_SIDED,
+        "system mean over items+raters: too short for the mean over raters (coverage study: 87-90% over "
+        "the designs, 79-82% in the worst; 80-85% is typical in an independent audit's designs); read it as a "
+        "lower limit on the uncertainty",
+    ),
+    Caution(
+        _AGREEMENT,
+        _ALL_LEVELS,
+        frozenset({"items+raters"}),
+        None,
+        "agreement is resampled over items only, not raters: read it as the interval for these raters "
+        "(coverage study: it covers another team's alpha in 78%)",
+    ),
 )
 
 
-def interval_caution(measure: str, level: str, method: str, over: str, estimate: float, low: float, high: float, *,
-                     experiments: int | None = None, paired: bool | None = None) -> str:
+def interval_caution(
+    measure: str,
+    level: str,
+    method: str,
+    over: str,
+    estimate: float,
+    low: float,
+    high: float,
+    *,
+    experiments: int | None = None,
+    paired: bool | None = None,
+) -> str:
     """The caution on one interval (empty when the coverage study found nothing to say), from
     the first rule of :data:`CAUTIONS` that applies; ``level`` is ``system``, ``qc``, ``study``
     or ``annotators`` (the agreement within one experiment).  No interval, no caution.

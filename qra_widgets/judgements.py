@@ -28,7 +28,7 @@ def judgement_clusters(study, units: list, unit_system: np.ndarray) -> tuple[np.
         return None, None
     judged = choices.units()
     keys, kinds = [], []
-    for (system, item) in units:
+    for system, item in units:
         head, bar, tail = str(item).rpartition("|")
         judgement = bool(bar) and head in judged and tail == str(system)
         keys.append(("j", head) if judgement else ("r", system, item))
@@ -42,7 +42,10 @@ def judgement_clusters(study, units: list, unit_system: np.ndarray) -> tuple[np.
     shown = np.split(pairs % n_systems, np.flatnonzero(np.diff(pairs // n_systems)) + 1)  # per cluster, sorted
     judgement_of = np.zeros(len(shown), dtype=bool)
     judgement_of[cluster] = kinds
-    labels = [("j" + ",".join(map(str, systems.tolist()))) if j else f"s{systems[0]}" for systems, j in zip(shown, judgement_of)]
+    labels = [
+        ("j" + ",".join(map(str, systems.tolist()))) if j else f"s{systems[0]}"
+        for systems, j in zip(shown, judgement_of)
+    ]
     stratum = pd.factorize(np.array(labels, dtype=object))[0].astype(np.int64)  # strata in order of first appearance
     judgement_strata = np.unique(stratum[judgement_of])
     sizes = np.bincount(stratum)
@@ -75,7 +78,7 @@ def draw_within(strata: np.ndarray, B: int, rng: np.random.Generator, out: np.nd
         block = min(rows, B - start)
         picked = order[first + (rng.random((block, n)) * size).astype(np.int64)]  # floor(u k): uniform on 0..k-1
         flat = (np.arange(block)[:, None] * n + picked).ravel()
-        out[start:start + block] = np.bincount(flat, minlength=block * n).reshape(block, n)
+        out[start : start + block] = np.bincount(flat, minlength=block * n).reshape(block, n)
     return out
 
 

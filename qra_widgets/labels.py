@@ -78,7 +78,9 @@ class Labels(MutableMapping):
     def _mapping(self) -> dict:
         if self._dict is None:
             qc, system, item, experiment, label = self._columns
-            self._dict = dict(zip(zip(qc.tolist(), system.tolist(), item.tolist(), experiment.tolist()), label.tolist()))
+            self._dict = dict(
+                zip(zip(qc.tolist(), system.tolist(), item.tolist(), experiment.tolist()), label.tolist())
+            )
         return self._dict
 
     def _changed(self) -> None:
@@ -106,7 +108,9 @@ class Labels(MutableMapping):
 
     def __eq__(self, other) -> bool:
         if isinstance(other, Labels | dict):
-            return len(self) == len(other) and self._mapping() == (other._mapping() if isinstance(other, Labels) else other)
+            return len(self) == len(other) and self._mapping() == (
+                other._mapping() if isinstance(other, Labels) else other
+            )
         return NotImplemented
 
     def __repr__(self) -> str:
@@ -140,7 +144,11 @@ class Labels(MutableMapping):
             import pandas as pd
 
             qc = self.columns()[0]
-            self._rows_by_criterion = {str(k): v for k, v in pd.Series(qc, dtype=object).groupby(qc, sort=False).indices.items()} if len(qc) else {}
+            self._rows_by_criterion = (
+                {str(k): v for k, v in pd.Series(qc, dtype=object).groupby(qc, sort=False).indices.items()}
+                if len(qc)
+                else {}
+            )
         return self._rows_by_criterion
 
     def experiments(self) -> set[str]:
@@ -186,7 +194,9 @@ def _coded(system, item, experiment, label, systems, experiment_ids) -> CodedLab
     stride = int(item_code.max()) + 1 if len(item_code) else 1
     unit_keys, unit = np.unique(system_code * stride + item_code, return_inverse=True)
     code, categories = encode_values(label)
-    return CodedLabels(unit, unit_keys // stride, pd.Index(list(experiment_ids)).get_indexer(experiment), code, categories)
+    return CodedLabels(
+        unit, unit_keys // stride, pd.Index(list(experiment_ids)).get_indexer(experiment), code, categories
+    )
 
 
 def _deduplicated(columns: tuple[np.ndarray, ...]) -> tuple[np.ndarray, ...]:

@@ -31,9 +31,13 @@ from .io.qra3 import read_qra3_bytes
 from .report.qra3 import export_texts
 
 
-def import_qra3(library, metrics: bytes, config: bytes,
-                names: tuple[str, str] = ("metrics.csv", "config.json"), renames: dict[str, str] | None = None
-                ) -> ImportReport:
+def import_qra3(
+    library,
+    metrics: bytes,
+    config: bytes,
+    names: tuple[str, str] = ("metrics.csv", "config.json"),
+    renames: dict[str, str] | None = None,
+) -> ImportReport:
     """Import every study of a QRA3 ``metrics.csv`` + ``config.json`` into ``library``.
 
     A study whose id the library already holds (deleted ones included) is not saved, and is
@@ -119,5 +123,12 @@ def report_html(study, assessment, problem: str = "") -> str:
     return study_page_html(study, assessment=assessment)
 
 
-__all__ = ["classify", "import_files", "import_qra3", "library_qra3_files", "report_html", "studies_named",
-           "study_qra3_files"]
+__all__ = [
+    "classify",
+    "import_files",
+    "import_qra3",
+    "library_qra3_files",
+    "report_html",
+    "studies_named",
+    "study_qra3_files",
+]

@@ -178,13 +178,17 @@ def check_work(what: str, work: int, max_work: Any = None, detail: str = "") -> 
     """
     limit = _limit(max_work)
     if work > limit:
-        raise QRAInputError(f"{what}: {detail + ' is ' if detail else ''}{work:,} units of work; the limit is {limit:,} "
-                            "(raise it with max_work= or --max-work)")
+        raise QRAInputError(
+            f"{what}: {detail + ' is ' if detail else ''}{work:,} units of work; the limit is {limit:,} "
+            "(raise it with max_work= or --max-work)"
+        )
 
 
 def _study_sizes(study) -> tuple[int, int, int]:
     """(systems, ratings + labels, scores) of a study, read without building any array."""
-    if not all(hasattr(study, name) for name in ("systems", "ratings", "labels", "scores")):  # duck-typed: no upward import
+    if not all(
+        hasattr(study, name) for name in ("systems", "ratings", "labels", "scores")
+    ):  # duck-typed: no upward import
         raise QRAInputError(f"study: expected a Study, got {type(study).__name__}")
     return len(study.systems), len(study.ratings) + len(study.labels), len(study.scores)
 
@@ -198,23 +202,36 @@ def check_bootstrap(study, B: Any, seed: Any = None, max_work: Any = None, *, wh
     The work is ``B x (ratings + labels + scores)``, plus ``systems**2`` for the systems
     jackknife.
     """
-    most = MAX_BOOTSTRAP if max_work is None else max(10, _limit(max_work))  # a caller's max_work: the work estimate decides
+    most = (
+        MAX_BOOTSTRAP if max_work is None else max(10, _limit(max_work))
+    )  # a caller's max_work: the work estimate decides
     if isinstance(B, bool) or not isinstance(B, numbers.Integral) or not 10 <= B <= most:
-        raise QRAInputError(f"{what}: B must be an integer of at least 10 and at most {most:,} "
-                            f"(bootstrap replicates{'; raise it with max_work= or --max-work' if max_work is None else ''}), got {_got(B)}")
+        raise QRAInputError(
+            f"{what}: B must be an integer of at least 10 and at most {most:,} "
+            f"(bootstrap replicates{'; raise it with max_work= or --max-work' if max_work is None else ''}), got {_got(B)}"
+        )
     check_seed(seed)
     systems, ratings, scores = _study_sizes(study)
     if systems > MAX_SYSTEMS and max_work is None:
-        raise QRAInputError(f"{what}: the study has {systems:,} systems; the limit is {MAX_SYSTEMS:,} (raise it with max_work=)")
+        raise QRAInputError(
+            f"{what}: the study has {systems:,} systems; the limit is {MAX_SYSTEMS:,} (raise it with max_work=)"
+        )
     if ratings > MAX_RATINGS and max_work is None:
-        raise QRAInputError(f"{what}: the study has {ratings:,} ratings and labels; the limit is {MAX_RATINGS:,} (raise it with max_work=)")
+        raise QRAInputError(
+            f"{what}: the study has {ratings:,} ratings and labels; the limit is {MAX_RATINGS:,} (raise it with max_work=)"
+        )
     per_replicate = ratings + scores + systems
-    check_work(what, B * per_replicate + systems * systems, max_work,
-               detail=f"{B:,} replicates x {per_replicate:,} ratings, labels and scores")
+    check_work(
+        what,
+        B * per_replicate + systems * systems,
+        max_work,
+        detail=f"{B:,} replicates x {per_replicate:,} ratings, labels and scores",
+    )
 
 
-def check_plan(study, items: Any, raters_per_item: Any, B: Any, runs: Any, seed: Any = None,
-               max_work: Any = None) -> None:
+def check_plan(
+    study, items: Any, raters_per_item: Any, B: Any, runs: Any, seed: Any = None, max_work: Any = None
+) -> None:
     """Check a reproduction plan's designs, replicates, runs and seed before anything is
     allocated (:data:`MAX_PLAN_ITEMS`, :data:`MAX_PLAN_RATERS`, :func:`check_work`): every
     design simulates ``items x raters`` ratings ``runs`` times and bootstraps each ``B`` times.
@@ -225,18 +242,24 @@ def check_plan(study, items: Any, raters_per_item: Any, B: Any, runs: Any, seed:
     ...
     qra_widgets.errors.QRAInputError: plan_reproduction: items must be whole numbers from 2 to 100,000, got 10000000
     """
-    as_list = lambda values: [values] if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__") else list(values)
+    as_list = lambda values: (
+        [values] if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__") else list(values)
+    )
     items, raters_per_item = as_list(items), as_list(raters_per_item)
     raised = None if max_work is None else max(10, _limit(max_work))  # a caller's max_work replaces the count limits
-    for name, values, low, high in (("items", items, 2, raised or MAX_PLAN_ITEMS),
-                                    ("raters_per_item", raters_per_item, 1, raised or MAX_PLAN_RATERS)):
+    for name, values, low, high in (
+        ("items", items, 2, raised or MAX_PLAN_ITEMS),
+        ("raters_per_item", raters_per_item, 1, raised or MAX_PLAN_RATERS),
+    ):
         if not values:
             raise QRAInputError(f"plan_reproduction: {name}: give at least one number")
         if len(values) > 100:
             raise QRAInputError(f"plan_reproduction: {name}: at most 100 values, got {len(values)}")
         for value in values:
             if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not low <= value <= high:
-                raise QRAInputError(f"plan_reproduction: {name} must be whole numbers from {low:,} to {high:,}, got {_got(value)}")
+                raise QRAInputError(
+                    f"plan_reproduction: {name} must be whole numbers from {low:,} to {high:,}, got {_got(value)}"
+                )
     _whole(B, "plan_reproduction: B (bootstrap replicates)", 10, raised or MAX_BOOTSTRAP)
     _whole(runs, "plan_reproduction: runs", 1, 1000)
     check_seed(seed)
@@ -244,8 +267,12 @@ def check_plan(study, items: Any, raters_per_item: Any, B: Any, runs: Any, seed:
     simulated = sum(int(n) * int(k) for n in items for k in raters_per_item)
     designs = len(items) * len(raters_per_item)
     work = runs * B * (simulated + designs * (ratings + scores))
-    check_work("plan_reproduction", work, max_work,
-               detail=f"{designs} designs x {runs} runs x {B:,} replicates over {simulated + designs * ratings:,} ratings")
+    check_work(
+        "plan_reproduction",
+        work,
+        max_work,
+        detail=f"{designs} designs x {runs} runs x {B:,} replicates over {simulated + designs * ratings:,} ratings",
+    )
 
 
 # ----------------------------------------------------------------------------- limits at read time
@@ -282,7 +309,9 @@ def _from_environment() -> ReadLimits:
         try:
             given[item.name] = int(text.replace("_", "").replace(",", ""))
         except ValueError:
-            raise QRAInputError(f"QRA_WIDGETS_{item.name.upper()}: must be a whole number, got {shown(text, 30)}") from None
+            raise QRAInputError(
+                f"QRA_WIDGETS_{item.name.upper()}: must be a whole number, got {shown(text, 30)}"
+            ) from None
     try:
         return ReadLimits(**given)
     except QRAInputError as error:
@@ -332,7 +361,9 @@ def check_systems(count: int, where: str, what: str = "systems") -> None:
     """
     limit = current().max_systems
     if count > limit:
-        raise QRAInputError(f"{where}: {count:,} {what}; the limit is {limit:,} systems (max_systems; {_option('max_systems')})")
+        raise QRAInputError(
+            f"{where}: {count:,} {what}; the limit is {limit:,} systems (max_systems; {_option('max_systems')})"
+        )
 
 
 def check_criterion_systems(criteria, systems, where: str) -> None:
@@ -377,7 +408,9 @@ def check_experiments(count: int, where: str) -> None:
     """
     limit = current().max_experiments
     if count > limit:
-        raise QRAInputError(f"{where}: {count:,} experiments; the limit is {limit:,} (max_experiments; {_option('max_experiments')})")
+        raise QRAInputError(
+            f"{where}: {count:,} experiments; the limit is {limit:,} (max_experiments; {_option('max_experiments')})"
+        )
 
 
 def _mib(size: int) -> str:
@@ -400,16 +433,21 @@ class SpecBytes:
         self.where, self.limit, self.parsed = where, current().max_spec_bytes, 0
 
     def _refuse(self, total: int, detail: str) -> None:
-        raise QRAInputError(f"{self.where}: its files add up to {_mib(total)} to parse ({detail}); the limit is "
-                            f"{_mib(self.limit)} (max_spec_bytes; {_option('max_spec_bytes')})")
+        raise QRAInputError(
+            f"{self.where}: its files add up to {_mib(total)} to parse ({detail}); the limit is "
+            f"{_mib(self.limit)} (max_spec_bytes; {_option('max_spec_bytes')})"
+        )
 
     def plan(self, reads) -> None:
         """``reads``: (name, size in bytes) of every read the spec asks for, in order."""
         reads = list(reads)
         total = sum(size for _name, size in reads)
         if total > self.limit:
-            self._refuse(total, f"{len(reads)} reads of {len({name for name, _ in reads})} "
-                                f"file{'s' if len({name for name, _ in reads}) != 1 else ''}")
+            self._refuse(
+                total,
+                f"{len(reads)} reads of {len({name for name, _ in reads})} "
+                f"file{'s' if len({name for name, _ in reads}) != 1 else ''}",
+            )
 
     def charge(self, size: int, name: str) -> None:
         self.parsed += size
@@ -429,5 +467,7 @@ def check_pairwise(judgements: int, systems: int, where: str) -> None:
     limit = current().max_pairwise
     size = max(judgements, systems) * systems
     if size > limit:
-        raise QRAInputError(f"{where}: a Bradley-Terry fit of {judgements:,} judgements over {systems:,} systems is "
-                            f"{size:,} judgements x systems; the limit is {limit:,} (max_pairwise; {_option('max_pairwise')})")
+        raise QRAInputError(
+            f"{where}: a Bradley-Terry fit of {judgements:,} judgements over {systems:,} systems is "
+            f"{size:,} judgements x systems; the limit is {limit:,} (max_pairwise; {_option('max_pairwise')})"
+        )

@@ -62,13 +62,53 @@ if TYPE_CHECKING:
     from .assess import Assessment
     from .study import Study
 
-FOREST_COLUMNS = ["row", "quality_criterion", "system", "experiment", "label", "role", "original", "value", "se", "n",
-                  "ci_low", "ci_high", "weight", "estimator", "ci_method", "tau2", "tau2_low", "tau2_high", "i2", "i2_low",
-                  "i2_high", "q", "q_df", "q_p", "k", "note"]
-CONSISTENCY_COLUMNS = ["quality_criterion", "system", "experiment", "original_experiment", "original_value",
-                       "value", "difference", "se_difference", "pi_low", "pi_high", "inside_pi", "margin", "tost_p",
-                       "equivalent", "order_kept", "pairs_compared", "note"]
-
+FOREST_COLUMNS = [
+    "row",
+    "quality_criterion",
+    "system",
+    "experiment",
+    "label",
+    "role",
+    "original",
+    "value",
+    "se",
+    "n",
+    "ci_low",
+    "ci_high",
+    "weight",
+    "estimator",
+    "ci_method",
+    "tau2",
+    "tau2_low",
+    "tau2_high",
+    "i2",
+    "i2_low",
+    "i2_high",
+    "q",
+    "q_df",
+    "q_p",
+    "k",
+    "note",
+]
+CONSISTENCY_COLUMNS = [
+    "quality_criterion",
+    "system",
+    "experiment",
+    "original_experiment",
+    "original_value",
+    "value",
+    "difference",
+    "se_difference",
+    "pi_low",
+    "pi_high",
+    "inside_pi",
+    "margin",
+    "tost_p",
+    "equivalent",
+    "order_kept",
+    "pairs_compared",
+    "note",
+]
 
 
 # ----------------------------------------------------------------------------- verdicts
@@ -120,12 +160,25 @@ def tost(difference: float, se: float, *, margin: float, alpha: float = 0.05) ->
     p_lower, p_upper = float(stats.norm.sf(z_lower)), float(stats.norm.cdf(z_upper))
     half = float(stats.norm.ppf(1 - alpha)) * se
     p = max(p_lower, p_upper)
-    return Equivalence(difference, se, float(margin), z_lower, p_lower, z_upper, p_upper, p,
-                       difference - half, difference + half, alpha, bool(p < alpha))
+    return Equivalence(
+        difference,
+        se,
+        float(margin),
+        z_lower,
+        p_lower,
+        z_upper,
+        p_upper,
+        p,
+        difference - half,
+        difference + half,
+        alpha,
+        bool(p < alpha),
+    )
 
 
-def replication_interval(original: float, se_original: float, se_replication: float, *,
-                         level: float = 0.95) -> tuple[float, float]:
+def replication_interval(
+    original: float, se_original: float, se_replication: float, *, level: float = 0.95
+) -> tuple[float, float]:
     """The prediction interval for a replication's estimate given the original's (Patil, Peng
     & Leek 2016): ``original ± z sqrt(se_original² + se_replication²)``; both estimates vary
     around one true value, so the replication falls inside with probability ``level``.
@@ -150,8 +203,16 @@ def _original_id(study: Study) -> str | None:
 
 
 @undefined_summary("forest")
-def forest(assessment: Assessment, *, quality_criterion: str, system: str | None = None, method: str = "reml",
-           ci: float = 0.95, standard_errors: dict | None = None, ci_method: str = "hksj") -> pd.DataFrame:
+def forest(
+    assessment: Assessment,
+    *,
+    quality_criterion: str,
+    system: str | None = None,
+    method: str = "reml",
+    ci: float = 0.95,
+    standard_errors: dict | None = None,
+    ci_method: str = "hksj",
+) -> pd.DataFrame:
     """The forest-plot frame of one criterion: for ``system`` (or each system), one
     ``row="experiment"`` per experiment with a value, then a ``row="pooled"`` row (the
     random-effects estimate and its ``ci`` interval, from :func:`random_effects` with ``method``
@@ -209,43 +270,97 @@ def forest(assessment: Assessment, *, quality_criterion: str, system: str | None
     median = aggregation_of(study) == "median"
     z = float(stats.norm.ppf(0.5 + ci / 2))
     rows = []
-    for name in ([system] if system is not None else study.systems):
+    for name in [system] if system is not None else study.systems:
         members = []
         for experiment in study.experiments:
             value = study.scores.get((quality_criterion, name, experiment.id))
             if value is None:
                 continue
             se, n, source = ses.get((name, experiment.id), (float("nan"), None, ""))
-            items_note = (f"bootstrap standard error of the median over {n} items" if median
-                          else f"standard error from {n} items' mean ratings")
+            items_note = (
+                f"bootstrap standard error of the median over {n} items"
+                if median
+                else f"standard error from {n} items' mean ratings"
+            )
             note = {"items": items_note, "given": "published standard error"}.get(
-                source, "no standard error: no item-level ratings and none given, so not pooled")
+                source, "no standard error: no item-level ratings and none given, so not pooled"
+            )
             if source and not math.isfinite(se):
                 note = "standard error undefined: one item"
-            rows.append({"row": "experiment", "quality_criterion": quality_criterion, "system": name,
-                         "experiment": experiment.id, "label": experiment.display_name, "role": experiment.role,
-                         "original": experiment.id == original, "value": float(value), "se": se, "n": n,
-                         "ci_low": value - z * se, "ci_high": value + z * se, "note": note})
+            rows.append(
+                {
+                    "row": "experiment",
+                    "quality_criterion": quality_criterion,
+                    "system": name,
+                    "experiment": experiment.id,
+                    "label": experiment.display_name,
+                    "role": experiment.role,
+                    "original": experiment.id == original,
+                    "value": float(value),
+                    "se": se,
+                    "n": n,
+                    "ci_low": value - z * se,
+                    "ci_high": value + z * se,
+                    "note": note,
+                }
+            )
             if math.isfinite(se) and se > 0:
                 members.append(len(rows) - 1)
         if not any(r["system"] == name for r in rows):
             continue
-        pooled = random_effects([rows[i]["value"] for i in members], [rows[i]["se"] for i in members],
-                                method=method, ci=ci, ci_method=ci_method)
+        pooled = random_effects(
+            [rows[i]["value"] for i in members],
+            [rows[i]["se"] for i in members],
+            method=method,
+            ci=ci,
+            ci_method=ci_method,
+        )
         if members and math.isfinite(pooled.tau2):
             weights = 1.0 / (np.array([rows[i]["se"] for i in members]) ** 2 + pooled.tau2)
             for i, w in zip(members, weights / weights.sum()):
                 rows[i]["weight"] = 100.0 * float(w)
-        common = {"quality_criterion": quality_criterion, "system": name, "original": False,
-                  "estimator": pooled.estimator, "ci_method": pooled.ci_method, "k": pooled.k}
-        rows.append({**common, "row": "pooled", "experiment": "", "label": f"Pooled ({pooled.estimator})",
-                     "value": pooled.estimate, "se": pooled.se, "ci_low": pooled.ci_low, "ci_high": pooled.ci_high,
-                     "tau2": pooled.tau2, "tau2_low": pooled.tau2_low, "tau2_high": pooled.tau2_high,
-                     "i2": 100.0 * pooled.i2, "i2_low": 100.0 * pooled.i2_low, "i2_high": 100.0 * pooled.i2_high,
-                     "q": pooled.q, "q_df": pooled.q_df, "q_p": pooled.q_p,
-                     "note": "" if pooled.k >= 2 else pooled.note})
-        rows.append({**common, "row": "prediction", "experiment": "", "label": "Prediction interval (new reproduction)",
-                     "value": pooled.estimate, "ci_low": pooled.pi_low, "ci_high": pooled.pi_high, "note": pooled.note})
+        common = {
+            "quality_criterion": quality_criterion,
+            "system": name,
+            "original": False,
+            "estimator": pooled.estimator,
+            "ci_method": pooled.ci_method,
+            "k": pooled.k,
+        }
+        rows.append(
+            {
+                **common,
+                "row": "pooled",
+                "experiment": "",
+                "label": f"Pooled ({pooled.estimator})",
+                "value": pooled.estimate,
+                "se": pooled.se,
+                "ci_low": pooled.ci_low,
+                "ci_high": pooled.ci_high,
+                "tau2": pooled.tau2,
+                "tau2_low": pooled.tau2_low,
+                "tau2_high": pooled.tau2_high,
+                "i2": 100.0 * pooled.i2,
+                "i2_low": 100.0 * pooled.i2_low,
+                "i2_high": 100.0 * pooled.i2_high,
+                "q": pooled.q,
+                "q_df": pooled.q_df,
+                "q_p": pooled.q_p,
+                "note": "" if pooled.k >= 2 else pooled.note,
+            }
+        )
+        rows.append(
+            {
+                **common,
+                "row": "prediction",
+                "experiment": "",
+                "label": "Prediction interval (new reproduction)",
+                "value": pooled.estimate,
+                "ci_low": pooled.pi_low,
+                "ci_high": pooled.pi_high,
+                "note": pooled.note,
+            }
+        )
     frame = pd.DataFrame(rows, columns=FOREST_COLUMNS)
     frame["n"] = frame["n"].astype("Int64")
     frame["q_df"] = frame["q_df"].astype("Int64")
@@ -261,13 +376,40 @@ def forest(assessment: Assessment, *, quality_criterion: str, system: str | None
 
 # ----------------------------------------------------------------------------- leave one out
 
-LEAVE_ONE_OUT_COLUMNS = ["quality_criterion", "system", "left_out", "label", "original", "value", "k", "estimate",
-                         "ci_low", "ci_high", "ci_method", "tau2", "i2", "q", "q_p", "shift", "deleted_residual",
-                         "outside_full_ci", "influential", "note"]
+LEAVE_ONE_OUT_COLUMNS = [
+    "quality_criterion",
+    "system",
+    "left_out",
+    "label",
+    "original",
+    "value",
+    "k",
+    "estimate",
+    "ci_low",
+    "ci_high",
+    "ci_method",
+    "tau2",
+    "i2",
+    "q",
+    "q_p",
+    "shift",
+    "deleted_residual",
+    "outside_full_ci",
+    "influential",
+    "note",
+]
 
 
-def leave_one_out(assessment: Assessment, *, quality_criterion: str, system: str | None = None, method: str = "reml",
-                  ci_method: str = "hksj", ci: float = 0.95, standard_errors: dict | None = None) -> pd.DataFrame:
+def leave_one_out(
+    assessment: Assessment,
+    *,
+    quality_criterion: str,
+    system: str | None = None,
+    method: str = "reml",
+    ci_method: str = "hksj",
+    ci: float = 0.95,
+    standard_errors: dict | None = None,
+) -> pd.DataFrame:
     """Leave-one-out pooling: for ``system`` (or each system), one row per experiment that the
     forest pools (:func:`forest`), with the random-effects estimate and interval of the *other*
     experiments (:func:`random_effects` with ``method`` and ``ci_method``).
@@ -308,30 +450,61 @@ def leave_one_out(assessment: Assessment, *, quality_criterion: str, system: str
     from scipy import special
 
     z = float(special.ndtri(0.5 + ci / 2))
-    full = forest(assessment, quality_criterion=quality_criterion, system=system, method=method, ci=ci,
-                  standard_errors=standard_errors, ci_method=ci_method)
+    full = forest(
+        assessment,
+        quality_criterion=quality_criterion,
+        system=system,
+        method=method,
+        ci=ci,
+        standard_errors=standard_errors,
+        ci_method=ci_method,
+    )
     rows = []
     for name, block in full.groupby("system", sort=False):
         members = block[(block.row == "experiment") & np.isfinite(block.se.astype(float))]
         pooled = block[block.row == "pooled"].iloc[0]
         for i, left in enumerate(members.itertuples(index=False)):
             rest = members.drop(members.index[i])
-            row = {"quality_criterion": quality_criterion, "system": name, "left_out": left.experiment, "label": left.label,
-                   "original": bool(left.original), "value": float(left.value), "k": len(rest), "ci_method": pooled.ci_method}
+            row = {
+                "quality_criterion": quality_criterion,
+                "system": name,
+                "left_out": left.experiment,
+                "label": left.label,
+                "original": bool(left.original),
+                "value": float(left.value),
+                "k": len(rest),
+                "ci_method": pooled.ci_method,
+            }
             if len(rest) < 2:
-                reason = undefined_reason("leave-one-out pooling", count=(len(members), 3, "experiments with a standard error"))
+                reason = undefined_reason(
+                    "leave-one-out pooling", count=(len(members), 3, "experiments with a standard error")
+                )
                 rows.append({**row, "influential": pd.NA, "outside_full_ci": pd.NA, "note": reason})
                 continue
             with warnings.catch_warnings():  # the rest's prediction interval is not reported here
                 warnings.simplefilter("ignore")
-                other = random_effects(rest.value.to_numpy(float), rest.se.to_numpy(float), method=method, ci=ci,
-                                       ci_method=ci_method)
+                other = random_effects(
+                    rest.value.to_numpy(float), rest.se.to_numpy(float), method=method, ci=ci, ci_method=ci_method
+                )
             residual = (left.value - other.estimate) / math.sqrt(left.se**2 + other.tau2 + other.se_model**2)
             outside = not (pooled.ci_low <= other.estimate <= pooled.ci_high)
-            rows.append({**row, "estimate": other.estimate, "ci_low": other.ci_low, "ci_high": other.ci_high,
-                         "tau2": other.tau2, "i2": 100.0 * other.i2, "q": other.q, "q_p": other.q_p,
-                         "shift": other.estimate - pooled.value, "deleted_residual": residual, "outside_full_ci": outside,
-                         "influential": bool(abs(residual) > z or outside), "note": ""})
+            rows.append(
+                {
+                    **row,
+                    "estimate": other.estimate,
+                    "ci_low": other.ci_low,
+                    "ci_high": other.ci_high,
+                    "tau2": other.tau2,
+                    "i2": 100.0 * other.i2,
+                    "q": other.q,
+                    "q_p": other.q_p,
+                    "shift": other.estimate - pooled.value,
+                    "deleted_residual": residual,
+                    "outside_full_ci": outside,
+                    "influential": bool(abs(residual) > z or outside),
+                    "note": "",
+                }
+            )
     frame = pd.DataFrame(rows, columns=LEAVE_ONE_OUT_COLUMNS)
     frame["k"] = frame["k"].astype("Int64")
     frame["influential"] = frame["influential"].astype("boolean")
@@ -344,8 +517,15 @@ def leave_one_out(assessment: Assessment, *, quality_criterion: str, system: str
 # ----------------------------------------------------------------------------- consistency
 
 
-def consistency(assessment: Assessment, *, margin: float | dict, quality_criterion: str | None = None,
-                level: float = 0.95, alpha: float = 0.05, standard_errors: dict | None = None) -> pd.DataFrame:
+def consistency(
+    assessment: Assessment,
+    *,
+    margin: float | dict,
+    quality_criterion: str | None = None,
+    level: float = 0.95,
+    alpha: float = 0.05,
+    standard_errors: dict | None = None,
+) -> pd.DataFrame:
     """Consistency verdicts of each reproduction with the original, per criterion and system.
 
     * ``inside_pi``: the reproduction's value lies in the ``level`` prediction interval of
@@ -406,7 +586,7 @@ def consistency(assessment: Assessment, *, margin: float | dict, quality_criteri
             pairs = kept = 0
             scored = [s for s in study.systems if base[s] is not None and mine[s] is not None]
             for i, a in enumerate(scored):
-                for b in scored[i + 1:]:
+                for b in scored[i + 1 :]:
                     if base[a] == base[b]:
                         continue
                     pairs += 1
@@ -416,20 +596,45 @@ def consistency(assessment: Assessment, *, margin: float | dict, quality_criteri
                 se_o = ses.get((s, original), (float("nan"),))[0]
                 se_r = ses.get((s, experiment.id), (float("nan"),))[0]
                 difference = mine[s] - base[s]
-                row = {"quality_criterion": qc, "system": s, "experiment": experiment.id, "original_experiment": original,
-                       "original_value": base[s], "value": mine[s], "difference": difference, "margin": float(m),
-                       "order_kept": order, "pairs_compared": pairs, "note": ""}
+                row = {
+                    "quality_criterion": qc,
+                    "system": s,
+                    "experiment": experiment.id,
+                    "original_experiment": original,
+                    "original_value": base[s],
+                    "value": mine[s],
+                    "difference": difference,
+                    "margin": float(m),
+                    "order_kept": order,
+                    "pairs_compared": pairs,
+                    "note": "",
+                }
                 if math.isfinite(se_o) and math.isfinite(se_r) and se_o > 0 and se_r > 0:
                     low, high = replication_interval(base[s], se_o, se_r, level=level)
                     test = tost(difference, math.hypot(se_o, se_r), margin=float(m), alpha=alpha)
-                    row.update(se_difference=test.se, pi_low=low, pi_high=high, inside_pi=bool(low <= mine[s] <= high),
-                               tost_p=test.p, equivalent=test.equivalent)
+                    row.update(
+                        se_difference=test.se,
+                        pi_low=low,
+                        pi_high=high,
+                        inside_pi=bool(low <= mine[s] <= high),
+                        tost_p=test.p,
+                        equivalent=test.equivalent,
+                    )
                 else:
-                    missing = " and ".join(w for w, se in (("original", se_o), ("reproduction", se_r))
-                                           if not (math.isfinite(se) and se > 0))
-                    row.update(se_difference=float("nan"), pi_low=float("nan"), pi_high=float("nan"), inside_pi=pd.NA,
-                               tost_p=float("nan"), equivalent=pd.NA,
-                               note=f"no verdict: no standard error for the {missing} (no item-level ratings, none given)")
+                    missing = " and ".join(
+                        w
+                        for w, se in (("original", se_o), ("reproduction", se_r))
+                        if not (math.isfinite(se) and se > 0)
+                    )
+                    row.update(
+                        se_difference=float("nan"),
+                        pi_low=float("nan"),
+                        pi_high=float("nan"),
+                        inside_pi=pd.NA,
+                        tost_p=float("nan"),
+                        equivalent=pd.NA,
+                        note=f"no verdict: no standard error for the {missing} (no item-level ratings, none given)",
+                    )
                 rows.append(row)
     frame = pd.DataFrame(rows, columns=CONSISTENCY_COLUMNS)
     frame["inside_pi"] = frame["inside_pi"].astype("boolean")
@@ -440,12 +645,24 @@ def consistency(assessment: Assessment, *, margin: float | dict, quality_criteri
 
 # ----------------------------------------------------------------------------- rank intervals
 
-RANK_COLUMNS = ["quality_criterion", "experiment", "system", "value", "rank", "rank_low", "rank_high", "group", "B",
-                "seed", "note"]
+RANK_COLUMNS = [
+    "quality_criterion",
+    "experiment",
+    "system",
+    "value",
+    "rank",
+    "rank_low",
+    "rank_high",
+    "group",
+    "B",
+    "seed",
+    "note",
+]
 
 
-def rank_intervals(study: Study, *, quality_criterion: str, B: int = 1000, seed: int | None = None,
-                   ci: float = 0.95) -> pd.DataFrame:
+def rank_intervals(
+    study: Study, *, quality_criterion: str, B: int = 1000, seed: int | None = None, ci: float = 0.95
+) -> pd.DataFrame:
     """Each system's rank in each experiment (1 = highest value; ties share the mean rank) with a
     bootstrap percentile interval, and the groups of systems whose order is not resolved.
 
@@ -495,8 +712,12 @@ def rank_intervals(study: Study, *, quality_criterion: str, B: int = 1000, seed:
                     columns.append(resampled_medians(counts, values, drawn.astype(float)))
                 draws = np.column_stack(columns)
             else:
-                draws = np.column_stack([m[rng.integers(0, len(m), size=(B, len(m)))].mean(axis=1)
-                                         for m in (item_means[(s, experiment)] for s in systems)])
+                draws = np.column_stack(
+                    [
+                        m[rng.integers(0, len(m), size=(B, len(m)))].mean(axis=1)
+                        for m in (item_means[(s, experiment)] for s in systems)
+                    ]
+                )
             ranks = stats.rankdata(-draws, axis=1)
             low, high = np.percentile(ranks, tail, axis=0), np.percentile(ranks, 100 - tail, axis=0)
             note = ""
@@ -515,9 +736,21 @@ def rank_intervals(study: Study, *, quality_criterion: str, B: int = 1000, seed:
                 reach = max(reach, high[position])
             groups[position] = group
         for i, system in enumerate(systems):
-            out.append({"quality_criterion": quality_criterion, "experiment": experiment, "system": system,
-                        "value": values[i], "rank": observed[i], "rank_low": low[i], "rank_high": high[i],
-                        "group": int(groups[i]), "B": B if not note else 0, "seed": seed, "note": note})
+            out.append(
+                {
+                    "quality_criterion": quality_criterion,
+                    "experiment": experiment,
+                    "system": system,
+                    "value": values[i],
+                    "rank": observed[i],
+                    "rank_low": low[i],
+                    "rank_high": high[i],
+                    "group": int(groups[i]),
+                    "B": B if not note else 0,
+                    "seed": seed,
+                    "note": note,
+                }
+            )
     return pd.DataFrame(out, columns=RANK_COLUMNS)
 
 
@@ -534,8 +767,9 @@ def _verdict_text(row) -> str:
     return f"{inside}/{len(known)} in PI, {equivalent}/{len(known)} equivalent (±{known['margin'].iloc[0]:g})"
 
 
-def template_with_consistency(assessment: Assessment, *, margin: float | dict, standard_errors: dict | None = None,
-                              **table_options) -> pd.DataFrame:
+def template_with_consistency(
+    assessment: Assessment, *, margin: float | dict, standard_errors: dict | None = None, **table_options
+) -> pd.DataFrame:
     """The QRA++ template (:meth:`Assessment.table`) with a ``Consistency`` column: on each
     Type I system row, how many reproductions lie inside the original's prediction interval and
     how many are equivalent within ``±margin`` (:func:`consistency`, with ``standard_errors``), e.g.
@@ -574,7 +808,9 @@ def consistency_narrative(verdicts: pd.DataFrame, *, quality_criterion: str, sys
             continue
         where = "inside" if row.inside_pi else "outside"
         same = "equivalent" if row.equivalent else "not shown equivalent"
-        sentences.append(f"{row.experiment} ({row.value:.3g}) lies {where} the 95% prediction interval "
-                         f"[{row.pi_low:.3g}, {row.pi_high:.3g}] of the original ({row.original_value:.3g}; Patil, Peng & Leek "
-                         f"2016) and is {same} to it within ±{row.margin:g} (TOST p = {row.tost_p:.3g}).")
+        sentences.append(
+            f"{row.experiment} ({row.value:.3g}) lies {where} the 95% prediction interval "
+            f"[{row.pi_low:.3g}, {row.pi_high:.3g}] of the original ({row.original_value:.3g}; Patil, Peng & Leek "
+            f"2016) and is {same} to it within ±{row.margin:g} (TOST p = {row.tost_p:.3g})."
+        )
     return " ".join(sentences)

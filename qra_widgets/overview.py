@@ -57,29 +57,112 @@ import numpy as np
 FILTERS = ("evaluation_type", "qcet", "result_type", "team", "year", "track", "tag", "study")
 #: Evaluation types in the order their groups are shown; results of different types are never ranked together.
 EVALUATION_TYPES = ("human", "metric", "llm-as-judge", "unknown")
-STUDY_COLUMNS = ["study", "name", "revision", "saved_at", "evaluation_type", "criteria", "qcet", "teams", "years", "track",
-                 "tags", "experiments", "systems", "mean CV*", "P", "W", "τ", "α", "annotator α", "n", "problem"]
-CRITERION_COLUMNS = ["study", "name", "quality_criterion", "evaluation_type", "qcet", "qcet_name", "result_types",
-                     "mean CV*", "P", "W", "τ", "α", "annotator α", "κ", "n", "n_systems", "note"]
+STUDY_COLUMNS = [
+    "study",
+    "name",
+    "revision",
+    "saved_at",
+    "evaluation_type",
+    "criteria",
+    "qcet",
+    "teams",
+    "years",
+    "track",
+    "tags",
+    "experiments",
+    "systems",
+    "mean CV*",
+    "P",
+    "W",
+    "τ",
+    "α",
+    "annotator α",
+    "n",
+    "problem",
+]
+CRITERION_COLUMNS = [
+    "study",
+    "name",
+    "quality_criterion",
+    "evaluation_type",
+    "qcet",
+    "qcet_name",
+    "result_types",
+    "mean CV*",
+    "P",
+    "W",
+    "τ",
+    "α",
+    "annotator α",
+    "κ",
+    "n",
+    "n_systems",
+    "note",
+]
 SYSTEM_COLUMNS = ["study", "quality_criterion", "system", "evaluation_type", "qcet", "qcet_name", "CV*", "n", "note"]
-EFFECT_COLUMNS = ["property", "name", "effect", "ci_low", "ci_high", "p", "p_adjusted", "pairs same", "pairs differ",
-                  "studies same", "studies differ", "studies informative", "mean pair CV* (same)", "mean pair CV* (differ)",
-                  "status"]
+EFFECT_COLUMNS = [
+    "property",
+    "name",
+    "effect",
+    "ci_low",
+    "ci_high",
+    "p",
+    "p_adjusted",
+    "pairs same",
+    "pairs differ",
+    "studies same",
+    "studies differ",
+    "studies informative",
+    "mean pair CV* (same)",
+    "mean pair CV* (differ)",
+    "status",
+]
 # Worst first: higher CV* is worse; lower P, W, tau, alpha, kappa are worse.
-WORSE_IS_HIGHER = {"mean CV*": True, "CV*": True, "P": False, "W": False, "τ": False, "α": False, "annotator α": False, "κ": False}
+WORSE_IS_HIGHER = {
+    "mean CV*": True,
+    "CV*": True,
+    "P": False,
+    "W": False,
+    "τ": False,
+    "α": False,
+    "annotator α": False,
+    "κ": False,
+}
 #: The value columns of each level (the distribution charts take one of them).
 MEASURES = ("CV*", "P", "W", "τ", "α")
 #: Human column headers of the frames the app and the HTML report show (a column not listed keeps its name).
 COLUMN_TITLES = {
-    "study": "Study", "name": "Name", "quality_criterion": "Criterion", "system": "System", "experiment": "Experiment",
-    "measure": "Measure", "level": "Level", "value": "Value", "ci_low": "95% CI low", "ci_high": "95% CI high",
-    "n": "n", "n_items": "Items", "n_raters": "Raters", "property": "Property", "effect": "Effect",
-    "pairs same": "Pairs same", "pairs differ": "Pairs differ", "studies same": "Studies same",
-    "studies differ": "Studies differ", "studies informative": "Studies informative", "p": "p",
-    "p_adjusted": "p (Holm)", "mean pair CV* (same)": "Mean pair CV* (same)",
-    "mean pair CV* (differ)": "Mean pair CV* (differ)", "status": "Status", "items": "Items",
-    "raters_per_item": "Raters per item", "expected_ci_width": "Expected CI width",
-    "expected_half_width": "Expected half-width", "evaluation_type": "Type", "qcet_name": "QCET criterion",
+    "study": "Study",
+    "name": "Name",
+    "quality_criterion": "Criterion",
+    "system": "System",
+    "experiment": "Experiment",
+    "measure": "Measure",
+    "level": "Level",
+    "value": "Value",
+    "ci_low": "95% CI low",
+    "ci_high": "95% CI high",
+    "n": "n",
+    "n_items": "Items",
+    "n_raters": "Raters",
+    "property": "Property",
+    "effect": "Effect",
+    "pairs same": "Pairs same",
+    "pairs differ": "Pairs differ",
+    "studies same": "Studies same",
+    "studies differ": "Studies differ",
+    "studies informative": "Studies informative",
+    "p": "p",
+    "p_adjusted": "p (Holm)",
+    "mean pair CV* (same)": "Mean pair CV* (same)",
+    "mean pair CV* (differ)": "Mean pair CV* (differ)",
+    "status": "Status",
+    "items": "Items",
+    "raters_per_item": "Raters per item",
+    "expected_ci_width": "Expected CI width",
+    "expected_half_width": "Expected half-width",
+    "evaluation_type": "Type",
+    "qcet_name": "QCET criterion",
 }
 
 
@@ -87,9 +170,12 @@ def column_title(name) -> str:
     """The human header of a frame column (``"ci_low"`` -> ``"95% CI low"``)."""
     return COLUMN_TITLES.get(name, str(name))
 
+
 NO_QCET = "(no QCET criterion)"
-MIXED_P = ("P pools the system pairs of every criterion of the study, of every evaluation type: "
-           "see each criterion's P at the quality-criterion level")
+MIXED_P = (
+    "P pools the system pairs of every criterion of the study, of every evaluation type: "
+    "see each criterion's P at the quality-criterion level"
+)
 
 
 def _qcet_name(qcet_id) -> str:
@@ -147,8 +233,11 @@ class Overview:
             from .errors import QRAInputError
 
             raise QRAInputError(f"overview: unknown filter(s) {sorted(unknown)}; use {', '.join(FILTERS)}")
-        wanted = {k: ({str(x) for x in v} if isinstance(v, (list, tuple, set)) else {str(v)}) for k, v in filters.items()
-                  if v not in (None, "", [], ())}
+        wanted = {
+            k: ({str(x) for x in v} if isinstance(v, (list, tuple, set)) else {str(v)})
+            for k, v in filters.items()
+            if v not in (None, "", [], ())
+        }
         criteria = self.criteria
         keep = np.ones(len(criteria), dtype=bool)
         lists = {"team": "teams", "year": "years", "tag": "tags"}
@@ -166,7 +255,9 @@ class Overview:
             elif key == "qcet":
                 keep &= (criteria["qcet"].isin(accepted) | criteria["qcet_name"].isin(accepted)).to_numpy()
             elif key == "result_type":
-                keep &= criteria["result_types"].map(lambda types, a=accepted: bool(a & set(types))).to_numpy(dtype=bool)
+                keep &= (
+                    criteria["result_types"].map(lambda types, a=accepted: bool(a & set(types))).to_numpy(dtype=bool)
+                )
         studies = set(self.studies.loc[study_keep, "study"])
         keep &= criteria["study"].isin(studies).to_numpy()
         criteria = criteria[keep]
@@ -176,10 +267,14 @@ class Overview:
         criterion_filters = {"evaluation_type", "qcet", "result_type"} & set(wanted)
         if criterion_filters:  # a study's row of one evaluation type stays if a criterion of that type does
             kept = set(zip(criteria["study"], criteria["evaluation_type"]))
-            study_rows = self.studies[[key in kept for key in zip(self.studies["study"], self.studies["evaluation_type"])]]
+            study_rows = self.studies[
+                [key in kept for key in zip(self.studies["study"], self.studies["evaluation_type"])]
+            ]
         else:
             study_rows = self.studies[self.studies["study"].isin(studies)]
-        return replace(self, studies=study_rows, criteria=criteria, systems=systems, filters={**self.filters, **filters})
+        return replace(
+            self, studies=study_rows, criteria=criteria, systems=systems, filters={**self.filters, **filters}
+        )
 
     def sorted(self, level: str = "criteria", by: str | None = None, worst_first: bool = True):
         """One level's frame (``"studies"``, ``"criteria"`` or ``"systems"``) sorted by ``by``
@@ -194,8 +289,9 @@ class Overview:
         if not worst_first:
             ascending = not ascending
         order = _type_order(frame["evaluation_type"])
-        frame = (frame.assign(_type=order).sort_values(["_type", by], ascending=[True, ascending], na_position="last",
-                                                       kind="stable"))
+        frame = frame.assign(_type=order).sort_values(
+            ["_type", by], ascending=[True, ascending], na_position="last", kind="stable"
+        )
         rank = frame.groupby("_type").cumcount() + 1
         defined = frame[by].notna() if by in WORSE_IS_HIGHER else True
         frame.insert(0, "rank", rank.where(defined).astype("Int64"))
@@ -213,10 +309,12 @@ class Overview:
         years = dict(zip(self.studies["study"], self.studies["years"].map(lambda ys: ys[0] if ys else "(no year)")))
         if measure == "CV*":
             frame = self.systems.rename(columns={"CV*": "value"})[
-                ["study", "quality_criterion", "system", "evaluation_type", "qcet_name", "value"]].copy()
+                ["study", "quality_criterion", "system", "evaluation_type", "qcet_name", "value"]
+            ].copy()
         else:
             frame = self.criteria.rename(columns={measure: "value"})[
-                ["study", "quality_criterion", "evaluation_type", "qcet_name", "value"]].copy()
+                ["study", "quality_criterion", "evaluation_type", "qcet_name", "value"]
+            ].copy()
             frame.insert(2, "system", "")
         frame["year"] = frame["study"].map(years).fillna("(no year)")
         return pd.DataFrame(frame[frame["value"].notna()]).reset_index(drop=True)
@@ -265,7 +363,9 @@ def from_stored(stored: dict, seed: int = 0, load_pairs=None) -> Overview:
     rows = stored["rows"].rename(columns={"study_id": "study"})
     infos = {study_id: info for study_id, _rev, _at, info in stored["studies"]}
     kinds = {(s, q): kind for s, info in infos.items() for q, kind in info["evaluation_types"].items()}
-    rows = rows.assign(evaluation_type=[kinds.get(key, "unknown") for key in zip(rows["study"], rows["quality_criterion"])])
+    rows = rows.assign(
+        evaluation_type=[kinds.get(key, "unknown") for key in zip(rows["study"], rows["quality_criterion"])]
+    )
     at = lambda level, measures: rows[(rows.level == level) & rows.measure.isin(measures)]
     pivot = lambda frame, keys: frame.groupby([*keys, "measure"])["value"].first().unstack("measure")
     by_type = ["study", "evaluation_type"]
@@ -275,40 +375,66 @@ def from_stored(stored: dict, seed: int = 0, load_pairs=None) -> Overview:
     cv = typed_mean(at("system", ["CV*"]))
     alpha = typed_mean(at("qc", ["alpha"]))
     # QRA++ defines W and tau at criterion level only: a study row shows one where a single criterion has it
-    single = lambda frame: (frame.groupby(by_type)["value"].agg(lambda v: v.iloc[0] if len(v) == 1 else np.nan)
-                            if len(frame) else empty)
+    single = lambda frame: (
+        frame.groupby(by_type)["value"].agg(lambda v: v.iloc[0] if len(v) == 1 else np.nan) if len(frame) else empty
+    )
     w, tau = single(at("qc", ["W"])), single(at("qc", ["tau"]))
     n_typed = rows[rows.level != "study"].groupby(by_type)["n"].max() if len(rows) else empty
     study_level = pivot(at("study", ["CV*", "P", "alpha"]), ["study"]) if len(rows) else pd.DataFrame()
-    study_value = lambda study, m: study_level.at[study, m] if m in study_level and study in study_level.index else np.nan
+    study_value = lambda study, m: (
+        study_level.at[study, m] if m in study_level and study in study_level.index else np.nan
+    )
     lookup = lambda series, key: series.get(key, np.nan)
     # annotator α: the experiments' own Krippendorff's α, stored per criterion and experiment (None: undefined)
-    within = {(s, q): [v for v in by_experiment.values() if v is not None]
-              for s, info in infos.items() for q, by_experiment in info.get("annotator_alpha", {}).items()}
+    within = {
+        (s, q): [v for v in by_experiment.values() if v is not None]
+        for s, info in infos.items()
+        for q, by_experiment in info.get("annotator_alpha", {}).items()
+    }
     mean_of = lambda values: float(np.mean(values)) if values else np.nan
     study_rows = []
     for study_id, revision, saved_at, info in stored["studies"]:
         per_type: dict[str, list[str]] = {}
         for criterion, kind in info["evaluation_types"].items():
             per_type.setdefault(kind, []).append(criterion)
-        types = sorted(per_type, key=lambda t: EVALUATION_TYPES.index(t) if t in EVALUATION_TYPES else 99) or ["unknown"]
+        types = sorted(per_type, key=lambda t: EVALUATION_TYPES.index(t) if t in EVALUATION_TYPES else 99) or [
+            "unknown"
+        ]
         mixed = len(types) > 1
         for kind in types:
             key = (study_id, kind)
             criteria_of_type = per_type.get(kind, [])
-            row = {"study": study_id, "name": info["name"], "revision": revision, "saved_at": saved_at,
-                   "evaluation_type": kind, "criteria": len(criteria_of_type),
-                   "qcet": ", ".join(sorted({info["qcet"][q] for q in criteria_of_type if info["qcet"].get(q)})),
-                   "teams": info["teams"], "years": info["years"], "track": info["track"], "tags": info["tags"],
-                   "experiments": info["experiments"], "systems": info["systems"], "problem": info["problem"],
-                   "W": lookup(w, key), "τ": lookup(tau, key), "n": lookup(n_typed, key),
-                   "annotator α": mean_of([v for q in criteria_of_type for v in within.get((study_id, q), [])])}
+            row = {
+                "study": study_id,
+                "name": info["name"],
+                "revision": revision,
+                "saved_at": saved_at,
+                "evaluation_type": kind,
+                "criteria": len(criteria_of_type),
+                "qcet": ", ".join(sorted({info["qcet"][q] for q in criteria_of_type if info["qcet"].get(q)})),
+                "teams": info["teams"],
+                "years": info["years"],
+                "track": info["track"],
+                "tags": info["tags"],
+                "experiments": info["experiments"],
+                "systems": info["systems"],
+                "problem": info["problem"],
+                "W": lookup(w, key),
+                "τ": lookup(tau, key),
+                "n": lookup(n_typed, key),
+                "annotator α": mean_of([v for q in criteria_of_type for v in within.get((study_id, q), [])]),
+            }
             if mixed:  # the study-level values pool every criterion: the type's own values instead
                 row.update({"mean CV*": lookup(cv, key), "P": np.nan, "α": lookup(alpha, key)})
                 row["problem"] = "; ".join(p for p in (info["problem"], MIXED_P) if p)
             else:
-                row.update({"mean CV*": study_value(study_id, "CV*"), "P": study_value(study_id, "P"),
-                            "α": study_value(study_id, "alpha")})
+                row.update(
+                    {
+                        "mean CV*": study_value(study_id, "CV*"),
+                        "P": study_value(study_id, "P"),
+                        "α": study_value(study_id, "alpha"),
+                    }
+                )
             study_rows.append(row)
     studies = pd.DataFrame(study_rows, columns=STUDY_COLUMNS)
     studies["n"] = studies["n"].fillna(0).astype(int)
@@ -330,34 +456,50 @@ def from_stored(stored: dict, seed: int = 0, load_pairs=None) -> Overview:
         names = np.array(present.columns)
         result_types = pd.Series([list(names[row]) for row in present.to_numpy()], index=present.index)
         noted = qc_rows[qc_rows["note"].fillna("") != ""][[*keys, "note"]].drop_duplicates()
-        extra = pd.DataFrame({"n": grouped["n"].max(), "n_systems": grouped["n_systems"].max(),
-                              "result_types": result_types,
-                              "note": noted.groupby(keys)["note"].agg("; ".join)})
+        extra = pd.DataFrame(
+            {
+                "n": grouped["n"].max(),
+                "n_systems": grouped["n_systems"].max(),
+                "result_types": result_types,
+                "note": noted.groupby(keys)["note"].agg("; ".join),
+            }
+        )
         extra["note"] = extra["note"].fillna("")
         criteria = wide[["mean CV*", "P", "W", "τ", "α", "κ"]].join(extra).reset_index()
     else:
-        criteria = pd.DataFrame(columns=keys + ["mean CV*", "P", "W", "τ", "α", "κ", "n", "n_systems", "result_types", "note"])
+        criteria = pd.DataFrame(
+            columns=keys + ["mean CV*", "P", "W", "τ", "α", "κ", "n", "n_systems", "result_types", "note"]
+        )
     # criteria without any computed value (a study that cannot be assessed) still get a row
     known = set(zip(criteria["study"], criteria["quality_criterion"]))
-    missing = [{"study": s, "quality_criterion": q, "result_types": [], "n": 0, "note": info["problem"]}
-               for s, info in infos.items() for q in info["evaluation_types"] if (s, q) not in known]
+    missing = [
+        {"study": s, "quality_criterion": q, "result_types": [], "n": 0, "note": info["problem"]}
+        for s, info in infos.items()
+        for q in info["evaluation_types"]
+        if (s, q) not in known
+    ]
     if missing:
         criteria = pd.concat([criteria, pd.DataFrame(missing)], ignore_index=True)
     names = {s: info["name"] for s, info in infos.items()}
     criteria["name"] = criteria["study"].map(names)
-    criteria["evaluation_type"] = [infos[s]["evaluation_types"].get(q, "unknown") for s, q in zip(criteria.study, criteria.quality_criterion)]
+    criteria["evaluation_type"] = [
+        infos[s]["evaluation_types"].get(q, "unknown") for s, q in zip(criteria.study, criteria.quality_criterion)
+    ]
     criteria["qcet"] = [infos[s]["qcet"].get(q) or "" for s, q in zip(criteria.study, criteria.quality_criterion)]
     criteria["qcet_name"] = criteria["qcet"].map(lambda q: _qcet_name(q) if q else NO_QCET)
     criteria["annotator α"] = [mean_of(within.get(key, [])) for key in zip(criteria.study, criteria.quality_criterion)]
     criteria = criteria[CRITERION_COLUMNS].astype({"n": "Int64", "n_systems": "Int64"})
 
     system_rows = rows[(rows.level == "system") & (rows.measure == "CV*")]
-    systems = system_rows[["study", "quality_criterion", "system", "value", "n", "note"]].rename(columns={"value": "CV*"})
+    systems = system_rows[["study", "quality_criterion", "system", "value", "n", "note"]].rename(
+        columns={"value": "CV*"}
+    )
     lookup = criteria.set_index(keys)[["evaluation_type", "qcet", "qcet_name"]]
     systems = systems.join(lookup, on=keys)[SYSTEM_COLUMNS].reset_index(drop=True)
 
-    overview_ = Overview(studies.reset_index(drop=True), criteria, systems, seed=seed,
-                         load_pairs=stored.get("pairs", load_pairs))
+    overview_ = Overview(
+        studies.reset_index(drop=True), criteria, systems, seed=seed, load_pairs=stored.get("pairs", load_pairs)
+    )
     overview_._shared["criteria"] = criteria  # every criterion, for the pairs read later
     overview_.studies = overview_.sorted("studies")
     overview_.criteria = overview_.sorted("criteria")
@@ -404,7 +546,9 @@ def holm(p_values) -> np.ndarray:
     return out
 
 
-def _answer_classes(slot_a: np.ndarray, slot_b: np.ndarray, n_slots: int, same: np.ndarray, differ: np.ndarray) -> np.ndarray:
+def _answer_classes(
+    slot_a: np.ndarray, slot_b: np.ndarray, n_slots: int, same: np.ndarray, differ: np.ndarray
+) -> np.ndarray:
     """Each (study, criterion, experiment) slot's answer class for one property (-1: not answered), rebuilt
     from the pairs that answer it the same (joined) or differently (both answered).  Two experiments
     with no scored system in common have no pair, so they count as answering differently unless a
@@ -430,8 +574,17 @@ def _answer_classes(slot_a: np.ndarray, slot_b: np.ndarray, n_slots: int, same: 
     return labels
 
 
-def property_effects(pairs, *, bootstrap: int = 2000, permutations: int = 1999, confidence: float = 0.95,
-                     min_pairs: int = 10, min_studies: int = 5, adjust: str = "holm", seed: int = 0):
+def property_effects(
+    pairs,
+    *,
+    bootstrap: int = 2000,
+    permutations: int = 1999,
+    confidence: float = 0.95,
+    min_pairs: int = 10,
+    min_studies: int = 5,
+    adjust: str = "holm",
+    seed: int = 0,
+):
     """Per catalogue property: how much higher pair CV* is where experiments differ on it, tested
     with multiplicity control.
 
@@ -479,7 +632,9 @@ def property_effects(pairs, *, bootstrap: int = 2000, permutations: int = 1999, 
         return pd.DataFrame(columns=EFFECT_COLUMNS)
     studies, study_index = np.unique(pairs["study"].to_numpy(dtype=str), return_inverse=True)
     distance = pairs["distance"].to_numpy(dtype=float)
-    criterion = pairs["quality_criterion"].astype(str).to_numpy() if "quality_criterion" in pairs else np.full(len(pairs), "")
+    criterion = (
+        pairs["quality_criterion"].astype(str).to_numpy() if "quality_criterion" in pairs else np.full(len(pairs), "")
+    )
     # within-study comparison: centre each study's pair CV*s on their mean, so that studies that are
     # noisier overall do not masquerade as an effect of whatever property they happen to vary
     # (per study and criterion: human and metric pair CV*s live on different scales)
@@ -494,7 +649,9 @@ def property_effects(pairs, *, bootstrap: int = 2000, permutations: int = 1999, 
     if missing:
         from .errors import QRAInputError
 
-        raise QRAInputError(f"pairs: missing column(s) {', '.join(missing)} (the permutation test shuffles experiments)")
+        raise QRAInputError(
+            f"pairs: missing column(s) {', '.join(missing)} (the permutation test shuffles experiments)"
+        )
     experiment_a = pairs["experiment_a"].astype(str).to_numpy()
     experiment_b = pairs["experiment_b"].astype(str).to_numpy()
     local: list[dict] = [{} for _ in studies]
@@ -512,7 +669,7 @@ def property_effects(pairs, *, bootstrap: int = 2000, permutations: int = 1999, 
     study_offset = np.concatenate([[0], np.cumsum(size)[:-1]])
     perm = np.empty((permutations, int(size.sum())), dtype=np.int64)
     for s, m in enumerate(size):
-        perm[:, study_offset[s]:study_offset[s] + m] = rng.permuted(np.tile(np.arange(m), (permutations, 1)), axis=1)
+        perm[:, study_offset[s] : study_offset[s] + m] = rng.permuted(np.tile(np.arange(m), (permutations, 1)), axis=1)
     slot_a, slot_b = offset[group] + place_a, offset[group] + place_b
     rows, to_test = [], []  # (row, answer classes) of the properties with enough pairs
     column = {pid: k for k, pid in enumerate(PROPERTIES)}
@@ -528,12 +685,22 @@ def property_effects(pairs, *, bootstrap: int = 2000, permutations: int = 1999, 
         sums = lambda mask, values: np.bincount(study_index[mask], weights=values[mask], minlength=len(studies))
         s_same, n_same = sums(same, centred), sums(same, np.ones_like(distance))
         s_diff, n_diff = sums(differ, centred), sums(differ, np.ones_like(distance))
-        row = {"property": pid, "name": prop.name, "pairs same": int(same.sum()), "pairs differ": int(differ.sum()),
-               "studies same": int((n_same > 0).sum()), "studies differ": int((n_diff > 0).sum()),
-               "studies informative": int(((n_same > 0) & (n_diff > 0)).sum()),
-               "mean pair CV* (same)": distance[same].mean() if same.any() else np.nan,
-               "mean pair CV* (differ)": distance[differ].mean() if differ.any() else np.nan,
-               "effect": np.nan, "ci_low": np.nan, "ci_high": np.nan, "p": np.nan, "p_adjusted": np.nan}
+        row = {
+            "property": pid,
+            "name": prop.name,
+            "pairs same": int(same.sum()),
+            "pairs differ": int(differ.sum()),
+            "studies same": int((n_same > 0).sum()),
+            "studies differ": int((n_diff > 0).sum()),
+            "studies informative": int(((n_same > 0) & (n_diff > 0)).sum()),
+            "mean pair CV* (same)": distance[same].mean() if same.any() else np.nan,
+            "mean pair CV* (differ)": distance[differ].mean() if differ.any() else np.nan,
+            "effect": np.nan,
+            "ci_low": np.nan,
+            "ci_high": np.nan,
+            "p": np.nan,
+            "p_adjusted": np.nan,
+        }
         enough = min(row["pairs same"], row["pairs differ"]) >= min_pairs and row["studies informative"] >= min_studies
         if enough:
             row["effect"] = centred[differ].mean() - centred[same].mean()
@@ -560,10 +727,19 @@ def property_effects(pairs, *, bootstrap: int = 2000, permutations: int = 1999, 
             adjusted[finite] = false_discovery_control(tested[finite], method="bh")
             frame["p_adjusted"] = adjusted
     level = 1 - confidence
-    status = np.where(frame["effect"].isna(), "too few pairs",
-                      np.where((frame["p_adjusted"] < level) & (frame["effect"] > 0), "differing goes with higher CV*",
-                               np.where((frame["p_adjusted"] < level) & (frame["effect"] < 0), "differing goes with lower CV*",
-                                        "no clear effect")))
+    status = np.where(
+        frame["effect"].isna(),
+        "too few pairs",
+        np.where(
+            (frame["p_adjusted"] < level) & (frame["effect"] > 0),
+            "differing goes with higher CV*",
+            np.where(
+                (frame["p_adjusted"] < level) & (frame["effect"] < 0),
+                "differing goes with lower CV*",
+                "no clear effect",
+            ),
+        ),
+    )
     frame["status"] = status
     frame["ranked"] = frame["status"] != "too few pairs"
     frame = frame.sort_values(["ranked", "effect"], ascending=[False, False], na_position="last", kind="stable")
@@ -585,7 +761,15 @@ def pairs_frame(studies):
 
 # ----------------------------------------------------------------------------- classifying criteria
 
-UNCLASSIFIED_COLUMNS = ["study", "quality_criterion", "evaluation_type", "qcet", "suggested_type", "suggested_qcet", "reason"]
+UNCLASSIFIED_COLUMNS = [
+    "study",
+    "quality_criterion",
+    "evaluation_type",
+    "qcet",
+    "suggested_type",
+    "suggested_qcet",
+    "reason",
+]
 
 
 def unclassified_criteria(library, study_ids=None):
@@ -603,9 +787,17 @@ def unclassified_criteria(library, study_ids=None):
         for qc in library.open(study_id).quality_criteria:
             if qc.evaluation_type == "unknown" or not qc.qcet_id:
                 guess = suggest_criterion(qc.name)
-                rows.append((study_id, qc.name, qc.evaluation_type, qc.qcet_id or "",
-                             guess.evaluation_type if qc.evaluation_type == "unknown" else qc.evaluation_type,
-                             qc.qcet_id or guess.qcet_id or "", guess.reason))
+                rows.append(
+                    (
+                        study_id,
+                        qc.name,
+                        qc.evaluation_type,
+                        qc.qcet_id or "",
+                        guess.evaluation_type if qc.evaluation_type == "unknown" else qc.evaluation_type,
+                        qc.qcet_id or guess.qcet_id or "",
+                        guess.reason,
+                    )
+                )
     return pd.DataFrame(rows, columns=UNCLASSIFIED_COLUMNS)
 
 

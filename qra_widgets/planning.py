@@ -59,8 +59,19 @@ import numpy as np
 
 from .errors import NAN, QRAInputError
 
-PLAN_COLUMNS = ["design", "items", "raters_per_item", "quality_criterion", "measure", "expected_ci_width",
-                "expected_half_width", "ci_width_sd", "ci_width_p10", "ci_width_p90", "runs"]
+PLAN_COLUMNS = [
+    "design",
+    "items",
+    "raters_per_item",
+    "quality_criterion",
+    "measure",
+    "expected_ci_width",
+    "expected_half_width",
+    "ci_width_sd",
+    "ci_width_p10",
+    "ci_width_p90",
+    "runs",
+]
 DESIGNS = ("new items", "same items")
 
 
@@ -89,9 +100,19 @@ class RatingModel:
         return math.sqrt(self.item_variance / spread) if spread > 0 else 0.0
 
 
-def fit_ratings(system_codes: np.ndarray, item_codes: np.ndarray, rater_codes: np.ndarray, values: np.ndarray,
-                n_systems: int, *, whole_points: bool, low: float, high: float, where: str = "ratings",
-                iterations: int = 50) -> RatingModel:
+def fit_ratings(
+    system_codes: np.ndarray,
+    item_codes: np.ndarray,
+    rater_codes: np.ndarray,
+    values: np.ndarray,
+    n_systems: int,
+    *,
+    whole_points: bool,
+    low: float,
+    high: float,
+    where: str = "ratings",
+    iterations: int = 50,
+) -> RatingModel:
     """Fit ``values ~ mu_s + a_i + b_r + e`` to one experiment's ratings (codes are 0-based indices;
     ``item_codes`` number the (system, item) units).
 
@@ -120,8 +141,10 @@ def fit_ratings(system_codes: np.ndarray, item_codes: np.ndarray, rater_codes: n
     residuals = values - m[item_codes] - b[rater_codes]
     dof = values.size - n_items - n_raters + 1
     if dof <= 0 or not np.any(per_item >= 2):
-        raise QRAInputError(f"{where}: the planner needs items rated by at least two raters, to tell the raters' "
-                            f"disagreement from the items' differences (got {values.size} ratings of {n_items} items)")
+        raise QRAInputError(
+            f"{where}: the planner needs items rated by at least two raters, to tell the raters' "
+            f"disagreement from the items' differences (got {values.size} ratings of {n_items} items)"
+        )
     residual_variance = float(residuals @ residuals / dof)
     if whole_points:
         residual_variance = max(residual_variance - 1 / 12, 0.0)  # Sheppard: rounding to whole points adds 1/12
@@ -135,8 +158,22 @@ def fit_ratings(system_codes: np.ndarray, item_codes: np.ndarray, rater_codes: n
     item_variance = max(float(within) - noise_in_a, 0.0)
     noise_in_b = float(np.mean(residual_variance / per_rater))
     rater_variance = max(float(b @ b / max(n_raters - 1, 1)) - noise_in_b, 0.0) if n_raters > 1 else 0.0
-    return RatingModel([], item_system, np.arange(n_items), a, per_item, system_means, b, residuals,
-                       residual_variance, item_variance, rater_variance, whole_points, low, high)
+    return RatingModel(
+        [],
+        item_system,
+        np.arange(n_items),
+        a,
+        per_item,
+        system_means,
+        b,
+        residuals,
+        residual_variance,
+        item_variance,
+        rater_variance,
+        whole_points,
+        low,
+        high,
+    )
 
 
 def _model_for(study, qc, source: str) -> RatingModel:
@@ -150,9 +187,17 @@ def _model_for(study, qc, source: str) -> RatingModel:
     rater_codes, _raters = pd.factorize(pd.Index(rater))
     values = np.asarray(rating, dtype=float)
     high = qc.scale_max if qc.scale_max is not None else np.inf
-    model = fit_ratings(np.asarray(system_codes), np.asarray(item_codes), np.asarray(rater_codes), values, len(systems),
-                        whole_points=bool(np.all(values == np.round(values))), low=qc.scale_min, high=high,
-                        where=f"plan_reproduction: {source!r} on {qc.name!r}")
+    model = fit_ratings(
+        np.asarray(system_codes),
+        np.asarray(item_codes),
+        np.asarray(rater_codes),
+        values,
+        len(systems),
+        whole_points=bool(np.all(values == np.round(values))),
+        low=qc.scale_min,
+        high=high,
+        where=f"plan_reproduction: {source!r} on {qc.name!r}",
+    )
     model.systems = systems
     model.item_ids = np.array([u[1] for u in unit_index], dtype=object)
     level = qc.label_level
@@ -193,8 +238,14 @@ def _calibrate(model: RatingModel, target: float, raters: int, level: str, teams
         for _ in range(teams):
             _system, item, rater, rating = simulate_team(model, 10**9, raters, "same items", rng)
             codes = {name: k for k, name in enumerate(dict.fromkeys(item))}
-            found.append(_alpha(np.array([codes[i] for i in item]), np.array([int(r.rsplit("r", 1)[1]) for r in rater]),
-                                rating, level))
+            found.append(
+                _alpha(
+                    np.array([codes[i] for i in item]),
+                    np.array([int(r.rsplit("r", 1)[1]) for r in rater]),
+                    rating,
+                    level,
+                )
+            )
         return float(np.nanmean(found))
 
     if mean_alpha(low) < target or mean_alpha(high) > target:
@@ -215,7 +266,9 @@ def simulate_team(model: RatingModel, per_system: int, raters: int, design: str,
     # the original team's mean severity is one draw from the raters' population, absorbed into the
     # fitted system means: a new team differs from it by its own mean and by the original's
     original_raters = max(model.rater_effects.size, 1)
-    team = rng.normal(0, math.sqrt(model.rater_variance), raters) + rng.normal(0, math.sqrt(model.rater_variance / original_raters))
+    team = rng.normal(0, math.sqrt(model.rater_variance), raters) + rng.normal(
+        0, math.sqrt(model.rater_variance / original_raters)
+    )
     scale = math.sqrt(model.residual_variance / np.mean(model.residuals**2)) if np.any(model.residuals) else 0.0
     for s, name in enumerate(model.systems):
         own = np.flatnonzero(model.item_system == s)
@@ -223,13 +276,18 @@ def simulate_team(model: RatingModel, per_system: int, raters: int, design: str,
             chosen = own if per_system >= own.size else rng.choice(own, size=per_system, replace=False)
             # each item's effect given the original's ratings of it: a normal posterior around the shrunk estimate
             noise = model.residual_variance / model.item_ratings[chosen]
-            weight = model.item_variance / (model.item_variance + noise) if model.item_variance > 0 else np.zeros(chosen.size)
+            weight = (
+                model.item_variance / (model.item_variance + noise)
+                if model.item_variance > 0
+                else np.zeros(chosen.size)
+            )
             effects = weight * model.item_effects[chosen] + rng.normal(0, 1, chosen.size) * np.sqrt(weight * noise)
             ids = model.item_ids[chosen]
         else:
             # new items: around the system's true mean, from which the original's items' mean is one draw away
-            effects = (model.item_shrink * rng.choice(model.item_effects[own], size=per_system, replace=True)
-                       + rng.normal(0, math.sqrt(model.item_variance / own.size)))
+            effects = model.item_shrink * rng.choice(
+                model.item_effects[own], size=per_system, replace=True
+            ) + rng.normal(0, math.sqrt(model.item_variance / own.size))
             ids = np.array([f"planned-{name}-{j}" for j in range(per_system)], dtype=object)
         residual = scale * rng.choice(model.residuals, size=(effects.size, raters), replace=True)
         latent = model.system_means[s] + effects[:, None] + team[None, :] + residual
@@ -243,10 +301,23 @@ def simulate_team(model: RatingModel, per_system: int, raters: int, design: str,
     return [np.concatenate(c) for c in columns]
 
 
-def plan_reproduction(study, items=(100, 200, 400), raters_per_item=(2, 3), *, B: int = 500, runs: int = 5,
-                      seed: int | None = 0, ci: float = 0.95, experiment: str | None = None, conventions=None,
-                      design: str = "new items", max_work: int | None = None,
-                      judgements_per_pair=(10, 20, 50, 100), power_runs: int = 400, significance: float = 0.05):
+def plan_reproduction(
+    study,
+    items=(100, 200, 400),
+    raters_per_item=(2, 3),
+    *,
+    B: int = 500,
+    runs: int = 5,
+    seed: int | None = 0,
+    ci: float = 0.95,
+    experiment: str | None = None,
+    conventions=None,
+    design: str = "new items",
+    max_work: int | None = None,
+    judgements_per_pair=(10, 20, 50, 100),
+    power_runs: int = 400,
+    significance: float = 0.05,
+):
     """Expected confidence-interval width of CV* and of the new team's annotator alpha, per design.
 
     For each design (``items`` in total, split evenly over the systems; ``raters_per_item``
@@ -335,15 +406,22 @@ def plan_reproduction(study, items=(100, 200, 400), raters_per_item=(2, 3), *, B
     if any(rules.values()):  # pairwise / best-worst: judgements per pair, checked before anything is simulated
         grid = check_comparative_plan(study, judgements_per_pair, B, runs, power_runs, seed, max_work)
         if design != "new items":
-            raise QRAInputError("plan_reproduction: design: pairwise and best-worst reproductions are planned with new "
-                                "units (design='new items')")
+            raise QRAInputError(
+                "plan_reproduction: design: pairwise and best-worst reproductions are planned with new "
+                "units (design='new items')"
+            )
     if not all(rules.values()):
-        check_plan(study, items, raters_per_item, B, runs, seed, max_work)  # before any array (limits: qra_widgets.io.reading)
+        check_plan(
+            study, items, raters_per_item, B, runs, seed, max_work
+        )  # before any array (limits: qra_widgets.io.reading)
         for name, values in (("items", items), ("raters_per_item", raters_per_item)):
-            if not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v >= (2 if name == "items" else 1)
-                       for v in values):
-                raise QRAInputError(f"plan_reproduction: {name} must be whole numbers (items >= 2, raters >= 1), "
-                                    f"got {list(values)!r}")
+            if not all(
+                isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v >= (2 if name == "items" else 1)
+                for v in values
+            ):
+                raise QRAInputError(
+                    f"plan_reproduction: {name} must be whole numbers (items >= 2, raters >= 1), got {list(values)!r}"
+                )
     rng = np.random.default_rng(seed)
     kept = study.ratings.select(3, [source])
     rows = []
@@ -352,9 +430,21 @@ def plan_reproduction(study, items=(100, 200, 400), raters_per_item=(2, 3), *, B
         if qc.name not in kept.criteria():
             continue
         if rules.get(qc.name):
-            comparative += plan_comparative(study, qc, source, rules[qc.name], grid, B=B, runs=runs, power_runs=power_runs,
-                                            rng=rng, ci=ci, conventions=conventions, significance=significance,
-                                            max_work=max_work)
+            comparative += plan_comparative(
+                study,
+                qc,
+                source,
+                rules[qc.name],
+                grid,
+                B=B,
+                runs=runs,
+                power_runs=power_runs,
+                rng=rng,
+                ci=ci,
+                conventions=conventions,
+                significance=significance,
+                max_work=max_work,
+            )
             continue
         model = _model_for(study, qc, source)
         systems = model.systems
@@ -372,17 +462,36 @@ def plan_reproduction(study, items=(100, 200, 400), raters_per_item=(2, 3), *, B
                     q_o, s_o, i_o, _e_o, r_o, v_o = original
                     ratings = Ratings.from_columns(
                         np.concatenate([q_o, np.full(len(sim[0]), qc.name, dtype=object)]),
-                        np.concatenate([s_o, sim[0]]), np.concatenate([i_o, sim[1]]),
-                        np.concatenate([np.full(len(q_o), "original", dtype=object), np.full(len(sim[0]), "planned", dtype=object)]),
-                        np.concatenate([r_o, sim[2]]), np.concatenate([v_o, sim[3]]))
-                    planned = Study(id="plan", quality_criteria=[qc], systems=systems,
-                                    experiments=[Experiment("original", role="original"), Experiment("planned")],
-                                    scores={(qc.name, s, e): v for (s, e), v in ratings.system_means(qc.name).items()},
-                                    ratings=ratings)
+                        np.concatenate([s_o, sim[0]]),
+                        np.concatenate([i_o, sim[1]]),
+                        np.concatenate(
+                            [np.full(len(q_o), "original", dtype=object), np.full(len(sim[0]), "planned", dtype=object)]
+                        ),
+                        np.concatenate([r_o, sim[2]]),
+                        np.concatenate([v_o, sim[3]]),
+                    )
+                    planned = Study(
+                        id="plan",
+                        quality_criteria=[qc],
+                        systems=systems,
+                        experiments=[Experiment("original", role="original"), Experiment("planned")],
+                        scores={(qc.name, s, e): v for (s, e), v in ratings.system_means(qc.name).items()},
+                        ratings=ratings,
+                    )
                     plan_bar.update(1)  # one bar for the plan, none per run's bootstrap
-                    result = bootstrap(planned, conventions, B=B, seed=int(rng.integers(2**31)), ci=ci, max_work=max_work,
-                                       progress=lambda _done: None)
-                    for key, measure in ((("CV*", "qc", qc.name, None), "CV*"), (("annotators", "planned", qc.name, "alpha"), "alpha")):
+                    result = bootstrap(
+                        planned,
+                        conventions,
+                        B=B,
+                        seed=int(rng.integers(2**31)),
+                        ci=ci,
+                        max_work=max_work,
+                        progress=lambda _done: None,
+                    )
+                    for key, measure in (
+                        (("CV*", "qc", qc.name, None), "CV*"),
+                        (("annotators", "planned", qc.name, "alpha"), "alpha"),
+                    ):
                         if key in result.replicates:
                             low, high_end, _note = interval(result.replicates[key], ci=ci)
                             widths[measure].append(high_end - low)
@@ -393,11 +502,30 @@ def plan_reproduction(study, items=(100, 200, 400), raters_per_item=(2, 3), *, B
                         p10, p90 = (float(x) for x in np.quantile(defined, [0.1, 0.9]))
                     else:
                         width = sd = p10 = p90 = NAN
-                    rows.append([design, per_system * len(systems), k, qc.name, measure, width, width / 2, sd, p10, p90,
-                                 int(defined.size)])
+                    rows.append(
+                        [
+                            design,
+                            per_system * len(systems),
+                            k,
+                            qc.name,
+                            measure,
+                            width,
+                            width / 2,
+                            sd,
+                            p10,
+                            p90,
+                            int(defined.size),
+                        ]
+                    )
         plan_bar.close()
-    frames = [pd.DataFrame(r, columns=c) for r, c in ((rows, PLAN_COLUMNS), (comparative, COMPARATIVE_PLAN_COLUMNS)) if r]
-    return pd.concat(frames, ignore_index=True) if len(frames) > 1 else (frames[0] if frames else pd.DataFrame(columns=PLAN_COLUMNS))
+    frames = [
+        pd.DataFrame(r, columns=c) for r, c in ((rows, PLAN_COLUMNS), (comparative, COMPARATIVE_PLAN_COLUMNS)) if r
+    ]
+    return (
+        pd.concat(frames, ignore_index=True)
+        if len(frames) > 1
+        else (frames[0] if frames else pd.DataFrame(columns=PLAN_COLUMNS))
+    )
 
 
 def _numbers(text: str, option: str) -> list[int]:
@@ -412,22 +540,36 @@ def add_plan_command(commands) -> None:
     """The command line's ``plan`` command (``qra-widgets plan SPEC.json``): the plan as a table and,
     for pairwise and best-worst criteria, the one-line answer of
     :func:`~qra_widgets.planning_pairwise.smallest_judgements`."""
-    plan = commands.add_parser("plan", help="plan a reproduction from an annotation spec: expected interval widths per "
-                               "design and, for pairwise / best-worst judgements, power per judgements per system pair")
+    plan = commands.add_parser(
+        "plan",
+        help="plan a reproduction from an annotation spec: expected interval widths per "
+        "design and, for pairwise / best-worst judgements, power per judgements per system pair",
+    )
     plan.add_argument("spec", help="annotation spec (.json) of the original's item-level ratings or judgements")
     plan.add_argument("--data-root", metavar="DIR", help="folder the spec's files are read under (default: its folder)")
     plan.add_argument("--experiment", help="the experiment planned from (default: the one with role original)")
-    plan.add_argument("--judgements-per-pair", default="10,20,50,100", metavar="J,J,...",
-                      help="pairwise / best-worst: judgements per system pair to plan (default 10,20,50,100)")
+    plan.add_argument(
+        "--judgements-per-pair",
+        default="10,20,50,100",
+        metavar="J,J,...",
+        help="pairwise / best-worst: judgements per system pair to plan (default 10,20,50,100)",
+    )
     plan.add_argument("--items", default="100,200,400", metavar="N,N,...", help="ratings: items to plan")
     plan.add_argument("--raters", default="2,3", metavar="K,K,...", help="ratings: raters per item to plan")
     plan.add_argument("--design", choices=DESIGNS, default="new items")
-    plan.add_argument("--bootstrap", type=int, default=500, metavar="B", help="bootstrap replicates per run (default 500)")
+    plan.add_argument(
+        "--bootstrap", type=int, default=500, metavar="B", help="bootstrap replicates per run (default 500)"
+    )
     plan.add_argument("--runs", type=int, default=5, help="simulated reproductions bootstrapped per design (default 5)")
-    plan.add_argument("--power-runs", type=int, default=400, help="simulated reproductions for the chances (default 400)")
+    plan.add_argument(
+        "--power-runs", type=int, default=400, help="simulated reproductions for the chances (default 400)"
+    )
     plan.add_argument("--seed", type=int, default=0)
-    plan.add_argument("--measure", default="significant decisions reproduced",
-                      help="the row the one-line answer reads: a chance (e.g. 'ranking recovered') or a width (CV*)")
+    plan.add_argument(
+        "--measure",
+        default="significant decisions reproduced",
+        help="the row the one-line answer reads: a chance (e.g. 'ranking recovered') or a width (CV*)",
+    )
     plan.add_argument("--target", type=float, default=0.8, help="the chance to reach, or the width not to exceed (0.8)")
     plan.add_argument("--max-work", type=int, default=None, metavar="N", help="raise the limit on the plan's work")
     plan.add_argument("--format", choices=("text", "csv"), default="text")
@@ -444,15 +586,28 @@ def plan_command(args) -> str:
     from .planning_pairwise import smallest_judgements
 
     study = load_annotations(args.spec, base=args.data_root or Path(args.spec).parent)
-    plan = plan_reproduction(study, _numbers(args.items, "--items"), _numbers(args.raters, "--raters"), B=args.bootstrap,
-                             runs=args.runs, seed=args.seed, experiment=args.experiment, design=args.design,
-                             max_work=args.max_work, judgements_per_pair=_numbers(args.judgements_per_pair, "--judgements-per-pair"),
-                             power_runs=args.power_runs)
+    plan = plan_reproduction(
+        study,
+        _numbers(args.items, "--items"),
+        _numbers(args.raters, "--raters"),
+        B=args.bootstrap,
+        runs=args.runs,
+        seed=args.seed,
+        experiment=args.experiment,
+        design=args.design,
+        max_work=args.max_work,
+        judgements_per_pair=_numbers(args.judgements_per_pair, "--judgements-per-pair"),
+        power_runs=args.power_runs,
+    )
     if args.format == "csv":
         return plan.to_csv(index=False)
-    shown = plan.drop(columns=[c for c in ("note",) if c in plan and not plan[c].astype(bool).any()]).dropna(axis=1, how="all")
+    shown = plan.drop(columns=[c for c in ("note",) if c in plan and not plan[c].astype(bool).any()]).dropna(
+        axis=1, how="all"
+    )
     with pd.option_context("display.width", 250, "display.max_columns", 30, "display.max_colwidth", 60):
         text = shown.to_string(index=False, float_format=lambda v: f"{v:.3g}") + "\n"
     if "judgements_per_pair" in plan:
-        text += "\n" + smallest_judgements(plan.dropna(subset=["judgements_per_pair"]), measure=args.measure, target=args.target)
+        text += "\n" + smallest_judgements(
+            plan.dropna(subset=["judgements_per_pair"]), measure=args.measure, target=args.target
+        )
     return text

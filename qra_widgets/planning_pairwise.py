@@ -76,11 +76,29 @@ import numpy as np
 
 from .errors import NAN, QRAInputError
 
-COMPARATIVE_PLAN_COLUMNS = ["design", "judgements_per_pair", "quality_criterion", "measure", "expected_value",
-                            "expected_ci_width", "expected_half_width", "ci_width_sd", "ci_width_p10", "ci_width_p90",
-                            "chance", "chance_se", "runs", "note"]
+COMPARATIVE_PLAN_COLUMNS = [
+    "design",
+    "judgements_per_pair",
+    "quality_criterion",
+    "measure",
+    "expected_value",
+    "expected_ci_width",
+    "expected_half_width",
+    "ci_width_sd",
+    "ci_width_p10",
+    "ci_width_p90",
+    "chance",
+    "chance_se",
+    "runs",
+    "note",
+]
 WIDTH_MEASURES = ("CV*", "value", "r", "P")
-CHANCE_MEASURES = ("ranking recovered", "decisions agree", "significant decisions reproduced", "any decision significant")
+CHANCE_MEASURES = (
+    "ranking recovered",
+    "decisions agree",
+    "significant decisions reproduced",
+    "any decision significant",
+)
 MAX_JUDGEMENTS_PER_PAIR = 100_000
 
 
@@ -114,8 +132,11 @@ def comparative_rule(study, qc_name: str, source: str) -> dict | None:
         if entry.get("id") != source or entry.get("layout") not in ("pairwise", "best_worst"):
             continue
         columns = entry.get("columns") or {}
-        rated = list((columns.get("criteria") or {}).keys()) or entry.get("criteria") or \
-            [qc.name for qc in study.quality_criteria]
+        rated = (
+            list((columns.get("criteria") or {}).keys())
+            or entry.get("criteria")
+            or [qc.name for qc in study.quality_criteria]
+        )
         if qc_name in rated:
             if entry["layout"] == "best_worst":
                 return {"layout": "best_worst"}
@@ -132,13 +153,17 @@ def original_judgements(study, qc_name: str, source: str, systems: list) -> dict
 
     system, item, _e, rater, rating = study.ratings.select(3, [source]).for_criterion(qc_name)
     unit = np.array([str(i)[: len(str(i)) - len(str(s)) - 1] for i, s in zip(item, system)], dtype=object)
-    frame = pd.DataFrame({"unit": unit, "rater": rater, "system": pd.Index(systems).get_indexer(system), "rating": rating})
+    frame = pd.DataFrame(
+        {"unit": unit, "rater": rater, "system": pd.Index(systems).get_indexer(system), "rating": rating}
+    )
     frame = frame.sort_values(["unit", "rater", "system"], kind="stable")
     sizes = frame.groupby(["unit", "rater"], sort=False).size().to_numpy()
     k = int(sizes[0]) if sizes.size else 0
     if k < 2 or np.any(sizes != k):
-        raise QRAInputError(f"plan_reproduction: {source!r} on {qc_name!r}: the planner needs every judgement to show "
-                            f"the same number of systems (at least two), found {sorted(set(sizes.tolist()))}")
+        raise QRAInputError(
+            f"plan_reproduction: {source!r} on {qc_name!r}: the planner needs every judgement to show "
+            f"the same number of systems (at least two), found {sorted(set(sizes.tolist()))}"
+        )
     shown = frame.system.to_numpy().reshape(-1, k)
     values = frame.rating.to_numpy(dtype=float).reshape(-1, k)
     best, worst = np.argmax(values, axis=1), np.argmin(values, axis=1)
@@ -160,7 +185,12 @@ def _events(shown: np.ndarray, best: np.ndarray, worst: np.ndarray, n_systems: i
     decided = best >= 0
     mask = np.zeros((n, n_systems), dtype=bool)
     mask[rows[:, None], shown] = True
-    masks, chosen, signs, which = [mask[decided]], [shown[rows, best][decided]], [np.ones(int(decided.sum()))], [rows[decided]]
+    masks, chosen, signs, which = (
+        [mask[decided]],
+        [shown[rows, best][decided]],
+        [np.ones(int(decided.sum()))],
+        [rows[decided]],
+    )
     if layout == "best_worst" and k >= 3:
         rest = mask.copy()
         rest[rows, shown[rows, best]] = False
@@ -178,8 +208,9 @@ def _choice_probabilities(strength: np.ndarray, mask: np.ndarray, sign: np.ndarr
     return weight / weight.sum(axis=1, keepdims=True)
 
 
-def fit_strengths(shown: np.ndarray, best: np.ndarray, worst: np.ndarray, n_systems: int, layout: str,
-                  units: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+def fit_strengths(
+    shown: np.ndarray, best: np.ndarray, worst: np.ndarray, n_systems: int, layout: str, units: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Maximum-likelihood strengths (centred) and their cluster-robust covariance (clusters =
     ``units``; default: each judgement its own).
 
@@ -211,14 +242,20 @@ def fit_strengths(shown: np.ndarray, best: np.ndarray, worst: np.ndarray, n_syst
         alpha = 0.0 if all(s in won and s in lost for s in set(shown.ravel().tolist())) else 0.01
         strength = choix.ilsr_pairwise(n_systems, data, alpha=alpha, max_iter=1000, tol=1e-12)
     else:
+
         def negative_log_likelihood(t):
             p = _choice_probabilities(t, mask, sign)
             picked = p[np.arange(chosen.size), chosen]
             gradient = -(sign[:, None] * (np.eye(n_systems)[chosen] - p)).sum(axis=0) + 1e-3 * t
             return -np.log(picked).sum() + 5e-4 * t @ t, gradient
 
-        strength = minimize(negative_log_likelihood, np.zeros(n_systems), jac=True, method="BFGS",
-                            options={"gtol": 1e-9, "maxiter": 2000}).x
+        strength = minimize(
+            negative_log_likelihood,
+            np.zeros(n_systems),
+            jac=True,
+            method="BFGS",
+            options={"gtol": 1e-9, "maxiter": 2000},
+        ).x
     strength = strength - strength.mean()
     p = _choice_probabilities(strength, mask, sign)
     information = np.diag(p.sum(axis=0)) - p.T @ p  # sum over the choices of diag(p) - p p'
@@ -242,8 +279,15 @@ def _agreement(units: np.ndarray, codes: np.ndarray) -> float:
     return agreeing / pairs if pairs else NAN
 
 
-def _draw(strength: np.ndarray, shown: np.ndarray, unit: np.ndarray, unit_noise: np.ndarray, gumbel: np.ndarray,
-          ties: np.ndarray, layout: str) -> tuple[np.ndarray, np.ndarray]:
+def _draw(
+    strength: np.ndarray,
+    shown: np.ndarray,
+    unit: np.ndarray,
+    unit_noise: np.ndarray,
+    gumbel: np.ndarray,
+    ties: np.ndarray,
+    layout: str,
+) -> tuple[np.ndarray, np.ndarray]:
     """Best and worst positions of each judgement (-1 for a tie) from fixed random numbers:
     ``unit_noise`` (units, S) scaled already, ``gumbel`` (2, n, k), ``ties`` (n,) booleans."""
     rows = np.arange(shown.shape[0])
@@ -275,8 +319,14 @@ def _calibrate_units(model: ChoiceModel, judged: dict, steps: int = 16, copies: 
         return
     rng = np.random.default_rng(2024)
     n_units, n = int(units.max()) + 1, shown.shape[0]
-    fixed = [(rng.normal(size=(n_units, len(model.systems))), rng.gumbel(size=(2,) + shown.shape),
-              rng.random(n) < model.tie_rate) for _ in range(copies)]
+    fixed = [
+        (
+            rng.normal(size=(n_units, len(model.systems))),
+            rng.gumbel(size=(2,) + shown.shape),
+            rng.random(n) < model.tie_rate,
+        )
+        for _ in range(copies)
+    ]
 
     rows = np.arange(n)
 
@@ -308,8 +358,10 @@ def _calibrate_units(model: ChoiceModel, judged: dict, steps: int = 16, copies: 
 
     def mean_agreement(sd: float) -> float:
         scale = scale_for(sd)
-        found = [_agreement(units, _codes(*_draw(scale * model.strength, shown, units, sd * z, g, t, model.layout), shown))
-                 for z, g, t in fixed]
+        found = [
+            _agreement(units, _codes(*_draw(scale * model.strength, shown, units, sd * z, g, t, model.layout), shown))
+            for z, g, t in fixed
+        ]
         return float(np.mean(found))
 
     low, high = 0.0, 4.0
@@ -338,10 +390,13 @@ def choice_model(study, qc, source: str, rule: dict) -> ChoiceModel:
     choices = getattr(study.ratings, "choices", None)
     if rule.get("ties") == "exclude" and choices is not None and choices.has(qc.name, source):
         ties = float(np.mean(choices.codes(qc.name, source, "system")[2] == "tie"))  # tied judgements left the ratings
-    strength, covariance = fit_strengths(judged["shown"], judged["best"], judged["worst"], len(systems), rule["layout"],
-                                         judged["unit"])
+    strength, covariance = fit_strengths(
+        judged["shown"], judged["best"], judged["worst"], len(systems), rule["layout"], judged["unit"]
+    )
     per_unit = int(np.median(np.bincount(judged["unit"])))
-    model = ChoiceModel(systems, rule["layout"], rule, strength, covariance, tuples, counts, ties, 0.0, max(per_unit, 1))
+    model = ChoiceModel(
+        systems, rule["layout"], rule, strength, covariance, tuples, counts, ties, 0.0, max(per_unit, 1)
+    )
     _calibrate_units(model, judged)
     return model
 
@@ -373,8 +428,15 @@ def simulate_judgements(model: ChoiceModel, strength: np.ndarray, per_pair: int,
     offsets = np.concatenate([[0], np.cumsum(per_tuple_units)[:-1]])
     unit = offsets[which] + order // model.per_unit
     noise = model.unit_sd * rng.normal(size=(int(per_tuple_units.sum()), len(model.systems)))
-    best, worst = _draw(model.latent_scale * strength, shown, unit, noise, rng.gumbel(size=(2,) + shown.shape), rng.random(len(which)) < model.tie_rate,
-                        model.layout)
+    best, worst = _draw(
+        model.latent_scale * strength,
+        shown,
+        unit,
+        noise,
+        rng.gumbel(size=(2,) + shown.shape),
+        rng.random(len(which)) < model.tie_rate,
+        model.layout,
+    )
     names = np.array(model.systems, dtype=object)[shown]
     n = len(which)
     rows = np.arange(n)
@@ -384,15 +446,30 @@ def simulate_judgements(model: ChoiceModel, strength: np.ndarray, per_pair: int,
     if model.layout == "pairwise":
         outcome = np.where(best < 0, "tie", np.where(best == 0, "a", "b")).astype(object)
         chosen = np.where(best < 0, "tie", names[rows, np.maximum(best, 0)]).astype(object)
-        j.update(system_a=names[:, 0].copy(), system_b=names[:, 1].copy(), outcome=outcome, shown=empty, best=empty,
-                 worst=empty, code_system=chosen, code_position=outcome)
+        j.update(
+            system_a=names[:, 0].copy(),
+            system_b=names[:, 1].copy(),
+            outcome=outcome,
+            shown=empty,
+            best=empty,
+            worst=empty,
+            code_system=chosen,
+            code_position=outcome,
+        )
     else:
         shown_tuples = np.empty(n, dtype=object)
         shown_tuples[:] = [tuple(t) for t in names.tolist()]
         b, w = names[rows, best], names[rows, worst]
-        j.update(system_a=empty, system_b=empty, outcome=empty, shown=shown_tuples, best=b, worst=w,
-                 code_system=np.array([f"best {x}, worst {y}" for x, y in zip(b, w)], dtype=object),
-                 code_position=np.array([f"best {x + 1}, worst {y + 1}" for x, y in zip(best, worst)], dtype=object))
+        j.update(
+            system_a=empty,
+            system_b=empty,
+            outcome=empty,
+            shown=shown_tuples,
+            best=b,
+            worst=w,
+            code_system=np.array([f"best {x}, worst {y}" for x, y in zip(b, w)], dtype=object),
+            code_position=np.array([f"best {x + 1}, worst {y + 1}" for x, y in zip(best, worst)], dtype=object),
+        )
     j["_shown_index"], j["_best"], j["_worst"] = shown, best, worst
     return j
 
@@ -409,9 +486,13 @@ def _ratings_of(j: dict, qc: str, rule: dict) -> dict:
     k = names.shape[1]
     position = np.arange(k)[None, :]
     value = np.where(j["_best"][:, None] == position, 100.0, np.where(j["_worst"][:, None] == position, -100.0, 0.0))
-    return {"quality_criterion": np.full(n * k, qc, dtype=object), "system": names.ravel(),
-            "item": np.array([f"{u}|{s}" for u, s in zip(np.repeat(j["unit"], k), names.ravel())], dtype=object),
-            "rater": np.repeat(j["rater"], k), "rating": value.ravel()}
+    return {
+        "quality_criterion": np.full(n * k, qc, dtype=object),
+        "system": names.ravel(),
+        "item": np.array([f"{u}|{s}" for u, s in zip(np.repeat(j["unit"], k), names.ravel())], dtype=object),
+        "rater": np.repeat(j["rater"], k),
+        "rating": value.ravel(),
+    }
 
 
 @dataclass
@@ -432,10 +513,16 @@ def _original(study, qc, source: str, model: ChoiceModel, significance: float) -
     if choices is not None and choices.has(qc.name, source):
         chosen = choices.select(3, [source]).select(0, [qc.name])._columns
     values = np.array([study.scores.get((qc.name, s, source), NAN) for s in model.systems], dtype=float)
-    records = [t for t in (study.metadata.get("annotations") or {}).get("sign_tests", [])
-               if t["experiment"] == source and t["quality_criterion"] == qc.name]
-    significant = [(t["system_x"], t["system_y"], t["system_x"] if t["wins_x"] > t["wins_y"] else t["system_y"])
-                   for t in records if t["p_holm"] is not None and t["p_holm"] < significance]
+    records = [
+        t
+        for t in (study.metadata.get("annotations") or {}).get("sign_tests", [])
+        if t["experiment"] == source and t["quality_criterion"] == qc.name
+    ]
+    significant = [
+        (t["system_x"], t["system_y"], t["system_x"] if t["wins_x"] > t["wins_y"] else t["system_y"])
+        for t in records
+        if t["p_holm"] is not None and t["p_holm"] < significance
+    ]
     tested = model.layout == "pairwise" or model.tuples.shape[1] == 2
     return _Original(kept.columns(), chosen, values, significant, tested)
 
@@ -447,22 +534,40 @@ def _planned_study(qc, source: str, model: ChoiceModel, original: _Original, j: 
     derived = _ratings_of(j, qc.name, model.rule)
     n = len(derived["rating"])
     q_o, s_o, i_o, e_o, r_o, v_o = original.ratings
-    ratings = Ratings.from_columns(np.concatenate([q_o, derived["quality_criterion"]]), np.concatenate([s_o, derived["system"]]),
-                                   np.concatenate([i_o, derived["item"]]),
-                                   np.concatenate([e_o, np.full(n, "planned", dtype=object)]),
-                                   np.concatenate([r_o, derived["rater"]]), np.concatenate([v_o, derived["rating"]]))
+    ratings = Ratings.from_columns(
+        np.concatenate([q_o, derived["quality_criterion"]]),
+        np.concatenate([s_o, derived["system"]]),
+        np.concatenate([i_o, derived["item"]]),
+        np.concatenate([e_o, np.full(n, "planned", dtype=object)]),
+        np.concatenate([r_o, derived["rater"]]),
+        np.concatenate([v_o, derived["rating"]]),
+    )
     if original.choices is not None:  # annotator agreement is on the raw choices, not the derived ratings
         m = len(j["unit"])
-        planned = (np.full(m, qc.name, dtype=object), np.full(m, "planned", dtype=object), j["unit"], j["rater"],
-                   j["code_system"], j["code_position"])
-        ratings.choices = Choices.from_columns(*(np.concatenate([a, b]) for a, b in zip(original.choices, planned)),
-                                               coding={source: "system", "planned": "system"})
+        planned = (
+            np.full(m, qc.name, dtype=object),
+            np.full(m, "planned", dtype=object),
+            j["unit"],
+            j["rater"],
+            j["code_system"],
+            j["code_position"],
+        )
+        ratings.choices = Choices.from_columns(
+            *(np.concatenate([a, b]) for a, b in zip(original.choices, planned)),
+            coding={source: "system", "planned": "system"},
+        )
     scores = {(qc.name, s, source): float(v) for s, v in zip(model.systems, original.values) if np.isfinite(v)}
     scores.update({(qc.name, s, "planned"): v for s, v in values.items() if np.isfinite(v)})
     how = model.rule.get("score", model.rule.get("layout"))  # the bootstrap refits Bradley-Terry values
-    return Study(id="plan", quality_criteria=[qc], systems=list(model.systems),
-                 experiments=[Experiment(source, role="original"), Experiment("planned")], scores=scores, ratings=ratings,
-                 metadata={"annotations": {"comparative_scores": {qc.name: {source: how, "planned": how}}}})
+    return Study(
+        id="plan",
+        quality_criteria=[qc],
+        systems=list(model.systems),
+        experiments=[Experiment(source, role="original"), Experiment("planned")],
+        scores=scores,
+        ratings=ratings,
+        metadata={"annotations": {"comparative_scores": {qc.name: {source: how, "planned": how}}}},
+    )
 
 
 def _decisions(systems: list, j: dict, original: _Original, significance: float, cache: dict | None = None):
@@ -488,8 +593,11 @@ def _decisions(systems: list, j: dict, original: _Original, significance: float,
         if (won, total) not in cache:
             cache[(won, total)] = float(binomtest(won, total, 0.5).pvalue)
         p.append(cache[(won, total)])
-    found = {frozenset((systems[a], systems[b])): systems[a] if wins[a, b] > wins[b, a] else systems[b]
-             for a, b, q in zip(x, y, holm(p)) if q < significance}
+    found = {
+        frozenset((systems[a], systems[b])): systems[a] if wins[a, b] > wins[b, a] else systems[b]
+        for a, b, q in zip(x, y, holm(p))
+        if q < significance
+    }
     hits = [found.get(frozenset((a, b))) == winner for a, b, winner in original.significant]
     return (float(np.mean(hits)) if hits else NAN), float(bool(found))
 
@@ -499,30 +607,57 @@ def check_comparative_plan(study, judgements_per_pair, B, runs, power_runs, seed
     anything is simulated (:func:`qra_widgets.limits.check_work`); returns the grid as a list."""
     from .limits import MAX_BOOTSTRAP, check_seed, check_work
 
-    values = [judgements_per_pair] if isinstance(judgements_per_pair, (str, bytes)) or \
-        not hasattr(judgements_per_pair, "__iter__") else list(judgements_per_pair)
+    values = (
+        [judgements_per_pair]
+        if isinstance(judgements_per_pair, (str, bytes)) or not hasattr(judgements_per_pair, "__iter__")
+        else list(judgements_per_pair)
+    )
     high = MAX_JUDGEMENTS_PER_PAIR if max_work is None else max(10, int(max_work))
     if not values or len(values) > 100:
         raise QRAInputError(f"plan_reproduction: judgements_per_pair: give 1 to 100 whole numbers, got {len(values)}")
     for value in values:
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 1 <= value <= high:
-            raise QRAInputError(f"plan_reproduction: judgements_per_pair must be whole numbers from 1 to {high:,}, "
-                                f"got {value!r}")
-    for name, value, low, top in (("B (bootstrap replicates)", B, 10, MAX_BOOTSTRAP), ("runs", runs, 1, 1000),
-                                  ("power_runs", power_runs, 1, 100_000)):
+            raise QRAInputError(
+                f"plan_reproduction: judgements_per_pair must be whole numbers from 1 to {high:,}, got {value!r}"
+            )
+    for name, value, low, top in (
+        ("B (bootstrap replicates)", B, 10, MAX_BOOTSTRAP),
+        ("runs", runs, 1, 1000),
+        ("power_runs", power_runs, 1, 100_000),
+    ):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not low <= value <= top:
-            raise QRAInputError(f"plan_reproduction: {name}: must be a whole number from {low} to {top:,}, got {value!r}")
+            raise QRAInputError(
+                f"plan_reproduction: {name}: must be a whole number from {low} to {top:,}, got {value!r}"
+            )
     check_seed(seed)
     systems = len(study.systems)
     simulated = sum(int(v) * systems * (systems - 1) for v in values)  # at most 2 ratings per pair and judgement
     work = runs * B * (simulated + len(values) * len(study.ratings)) + power_runs * simulated
-    check_work("plan_reproduction", work, max_work,
-               detail=f"{len(values)} designs x {runs} runs x {B:,} replicates over up to {simulated:,} simulated ratings")
+    check_work(
+        "plan_reproduction",
+        work,
+        max_work,
+        detail=f"{len(values)} designs x {runs} runs x {B:,} replicates over up to {simulated:,} simulated ratings",
+    )
     return [int(v) for v in values]
 
 
-def plan_comparative(study, qc, source: str, rule: dict, grid: list[int], *, B: int, runs: int, power_runs: int,
-                     rng: np.random.Generator, ci: float, conventions, significance: float, max_work) -> list[list]:
+def plan_comparative(
+    study,
+    qc,
+    source: str,
+    rule: dict,
+    grid: list[int],
+    *,
+    B: int,
+    runs: int,
+    power_runs: int,
+    rng: np.random.Generator,
+    ci: float,
+    conventions,
+    significance: float,
+    max_work,
+) -> list[list]:
     """The plan's rows for one pairwise or best-worst criterion (see the module docstring)."""
     from scipy.stats import rankdata
 
@@ -534,7 +669,9 @@ def plan_comparative(study, qc, source: str, rule: dict, grid: list[int], *, B: 
     original = _original(study, qc, source, model, significance)
     if not np.all(np.isfinite(original.values)):
         raise QRAInputError(f"plan_reproduction: {source!r} has no value for every system on {qc.name!r}")
-    eigenvalues, vectors = np.linalg.eigh((model.covariance + model.covariance.T) / 2)  # singular: the strengths sum to 0
+    eigenvalues, vectors = np.linalg.eigh(
+        (model.covariance + model.covariance.T) / 2
+    )  # singular: the strengths sum to 0
     root = vectors * np.sqrt(np.clip(eigenvalues, 0, None))
     from .progress import bar
 
@@ -556,7 +693,9 @@ def plan_comparative(study, qc, source: str, rule: dict, grid: list[int], *, B: 
                 repro = np.array([values.get(s, NAN) for s in model.systems])
                 if run < power_runs:
                     both = np.vstack([original.values, repro])
-                    chances["ranking recovered"].append(float(np.array_equal(rankdata(original.values), rankdata(repro))))
+                    chances["ranking recovered"].append(
+                        float(np.array_equal(rankdata(original.values), rankdata(repro)))
+                    )
                     chances["decisions agree"].append(m.rank_agreement(both))
                     if original.tested:
                         reproduced, any_significant = _decisions(model.systems, j, original, significance, cache)
@@ -564,8 +703,15 @@ def plan_comparative(study, qc, source: str, rule: dict, grid: list[int], *, B: 
                         chances["any decision significant"].append(any_significant)
                 if run < runs:
                     planned = _planned_study(qc, source, model, original, j, values)
-                    result = assess(planned, conventions, bootstrap=B, seed=int(rng.integers(2**31)), ci=ci,
-                                    max_work=max_work, progress=quiet)
+                    result = assess(
+                        planned,
+                        conventions,
+                        bootstrap=B,
+                        seed=int(rng.integers(2**31)),
+                        ci=ci,
+                        max_work=max_work,
+                        progress=quiet,
+                    )
                     frame = result.to_frame()
                     for name in ("CV*", "r", "P"):
                         found = frame[(frame.measure == name) & (frame.level == "qc")]
@@ -584,19 +730,38 @@ def plan_comparative(study, qc, source: str, rule: dict, grid: list[int], *, B: 
             else:
                 width = sd = p10 = p90 = NAN
             note = "" if defined.size else "no interval in any run"
-            rows.append(["new items", per_pair, qc.name, name, value, width, width / 2, sd, p10, p90, NAN, NAN,
-                         int(defined.size), note])
+            rows.append(
+                [
+                    "new items",
+                    per_pair,
+                    qc.name,
+                    name,
+                    value,
+                    width,
+                    width / 2,
+                    sd,
+                    p10,
+                    p90,
+                    NAN,
+                    NAN,
+                    int(defined.size),
+                    note,
+                ]
+            )
         for name in CHANCE_MEASURES:
             found = np.array([c for c in chances[name] if np.isfinite(c)])
             note = ""
             if not original.tested and name in CHANCE_MEASURES[2:]:
-                note = f"no sign tests: best-worst tuples of {model.tuples.shape[1]} systems (the report tests pairs only)"
+                note = (
+                    f"no sign tests: best-worst tuples of {model.tuples.shape[1]} systems (the report tests pairs only)"
+                )
             elif name == "significant decisions reproduced" and not original.significant:
                 note = f"the original has no significant pairwise decision (Holm-adjusted p < {significance:g})"
             chance = float(found.mean()) if found.size else NAN
             se = float(found.std(ddof=1) / math.sqrt(found.size)) if found.size > 1 else NAN
-            rows.append(["new items", per_pair, qc.name, name, NAN, NAN, NAN, NAN, NAN, NAN, chance, se, int(found.size),
-                         note])
+            rows.append(
+                ["new items", per_pair, qc.name, name, NAN, NAN, NAN, NAN, NAN, NAN, chance, se, int(found.size), note]
+            )
     plan_bar.close()
     return rows
 
@@ -612,14 +777,22 @@ def smallest_judgements(plan, *, measure: str = "significant decisions reproduce
     for qc, rows in plan[plan.measure == measure].groupby("quality_criterion", sort=False):
         rows = rows.sort_values("judgements_per_pair")
         met = rows[rows[column] >= target] if column == "chance" else rows[rows[column] <= target]
-        what = f"chance of '{measure}' >= {target:g}" if column == "chance" else f"expected {measure} interval width <= {target:g}"
+        what = (
+            f"chance of '{measure}' >= {target:g}"
+            if column == "chance"
+            else f"expected {measure} interval width <= {target:g}"
+        )
         if rows[column].isna().all():
             lines.append(f"{qc}: {measure} is not defined ({rows.note.iloc[0]})")
         elif len(met):
             row = met.iloc[0]
-            lines.append(f"{qc}: {int(row.judgements_per_pair)} judgements per system pair give {what} "
-                         f"({row[column]:.3g}{f' +/- {row.chance_se:.2g}' if column == 'chance' else ''})")
+            lines.append(
+                f"{qc}: {int(row.judgements_per_pair)} judgements per system pair give {what} "
+                f"({row[column]:.3g}{f' +/- {row.chance_se:.2g}' if column == 'chance' else ''})"
+            )
         else:
             row = rows.iloc[-1]
-            lines.append(f"{qc}: no number planned gives {what}; {int(row.judgements_per_pair)} per pair give {row[column]:.3g}")
+            lines.append(
+                f"{qc}: no number planned gives {what}; {int(row.judgements_per_pair)} per pair give {row[column]:.3g}"
+            )
     return "\n".join(lines) + "\n"

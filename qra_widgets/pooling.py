@@ -90,7 +90,9 @@ def _tau2_reml(y: np.ndarray, v: np.ndarray) -> float:
     scores = (w**2 * (y - mean) ** 2).sum(1) - w.sum(1) + (w**2).sum(1) / w.sum(1)  # 2 × the score, on the grid
     candidates = [0.0]
     for i in np.flatnonzero((scores[:-1] > 0) & (scores[1:] <= 0)):
-        candidates.append(float(optimize.brentq(_reml_score, grid[i], grid[i + 1], args=(y, v), xtol=1e-15, rtol=1e-15)))
+        candidates.append(
+            float(optimize.brentq(_reml_score, grid[i], grid[i + 1], args=(y, v), xtol=1e-15, rtol=1e-15))
+        )
     values = _restricted_loglik(np.array(candidates), y, v)
     return candidates[int(np.argmax(values))]
 
@@ -119,8 +121,13 @@ def q_profile(y, v, *, ci: float = 0.95) -> tuple[float, float]:
         high = float(np.var(y) * len(y) + np.max(v))
         while _generalised_q(high, y, v) > target:
             high *= 10
-        bounds.append(float(optimize.brentq(lambda t, target=target: _generalised_q(t, y, v) - target, 0.0, high,
-                                            xtol=1e-15, rtol=1e-15)))
+        bounds.append(
+            float(
+                optimize.brentq(
+                    lambda t, target=target: _generalised_q(t, y, v) - target, 0.0, high, xtol=1e-15, rtol=1e-15
+                )
+            )
+        )
     return bounds[0], bounds[1]
 
 
@@ -138,8 +145,9 @@ def _method(value: str, choices: dict, name: str) -> str:
     return key
 
 
-def random_effects(values, standard_errors, *, method: str = "reml", ci: float = 0.95,
-                   ci_method: str = "hksj") -> Pooled:
+def random_effects(
+    values, standard_errors, *, method: str = "reml", ci: float = 0.95, ci_method: str = "hksj"
+) -> Pooled:
     """Random-effects pooling of ``values`` with standard errors ``standard_errors``.
 
     Model: ``y_i = μ + u_i + e_i``, ``u_i ~ N(0, τ²)``, ``e_i ~ N(0, se_i²)``.  τ² is estimated
@@ -176,11 +184,15 @@ def random_effects(values, standard_errors, *, method: str = "reml", ci: float =
     y = np.asarray(values, dtype=float)
     se = np.asarray(standard_errors, dtype=float)
     if y.ndim != 1 or y.shape != se.shape:
-        raise QRAInputError(f"values and standard_errors: need two lists of the same length, got {y.shape} and {se.shape}")
+        raise QRAInputError(
+            f"values and standard_errors: need two lists of the same length, got {y.shape} and {se.shape}"
+        )
     if not (np.isfinite(y).all() and np.isfinite(se).all()):
         raise QRAInputError("values and standard_errors: every value and standard error must be a finite number")
     if (se <= 0).any():
-        raise QRAInputError(f"standard_errors: must be > 0, got {se[se <= 0][0]:g} at position {int(np.argmax(se <= 0))}")
+        raise QRAInputError(
+            f"standard_errors: must be > 0, got {se[se <= 0][0]:g} at position {int(np.argmax(se <= 0))}"
+        )
     k = len(y)
     name = ESTIMATORS[method]
     nan = float("nan")
@@ -213,6 +225,25 @@ def random_effects(values, standard_errors, *, method: str = "reml", ci: float =
     else:
         half = float(special.stdtrit(k - 2, 0.5 + ci / 2)) * math.sqrt(tau2 + model_se**2)
         pi_low, pi_high = estimate - half, estimate + half
-    return Pooled(estimate, pooled_se, estimate - crit * pooled_se, estimate + crit * pooled_se, pi_low, pi_high,
-                  tau2, i2, q, df, q_p, k, name, note, ci_method, model_se, tau2_low, tau2_high,
-                  tau2_low / (tau2_low + s2), tau2_high / (tau2_high + s2))
+    return Pooled(
+        estimate,
+        pooled_se,
+        estimate - crit * pooled_se,
+        estimate + crit * pooled_se,
+        pi_low,
+        pi_high,
+        tau2,
+        i2,
+        q,
+        df,
+        q_p,
+        k,
+        name,
+        note,
+        ci_method,
+        model_se,
+        tau2_low,
+        tau2_high,
+        tau2_low / (tau2_low + s2),
+        tau2_high / (tau2_high + s2),
+    )

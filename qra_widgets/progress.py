@@ -20,8 +20,17 @@ def bar(total: int | None = None, desc: str = "", unit: str = "it", iterable: It
     """
     from tqdm import tqdm
 
-    return tqdm(iterable, total=total, desc=desc, unit=unit, file=sys.stderr, disable=None, delay=DELAY, leave=False,
-                dynamic_ncols=True)
+    return tqdm(
+        iterable,
+        total=total,
+        desc=desc,
+        unit=unit,
+        file=sys.stderr,
+        disable=None,
+        delay=DELAY,
+        leave=False,
+        dynamic_ncols=True,
+    )
 
 
 def counter(shown) -> Callable[[int], None]:

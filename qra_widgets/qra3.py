@@ -36,7 +36,25 @@ from .report.qra3 import (
 from .report.qra3_results import qra3_order, results
 
 __all__ = [
-    "ALPHA_MODES", "METRICS_COLUMNS", "OUTPUT_FILES", "check_config", "conventions_for", "export", "export_files",
-    "metrics_from_text", "output_config", "outputs", "qra3_order", "read_config", "read_metrics", "read_qra3",
-    "read_qra3_bytes", "references_bib", "results", "study_conventions", "table_csv", "table_tex", "write_outputs",
+    "ALPHA_MODES",
+    "METRICS_COLUMNS",
+    "OUTPUT_FILES",
+    "check_config",
+    "conventions_for",
+    "export",
+    "export_files",
+    "metrics_from_text",
+    "output_config",
+    "outputs",
+    "qra3_order",
+    "read_config",
+    "read_metrics",
+    "read_qra3",
+    "read_qra3_bytes",
+    "references_bib",
+    "results",
+    "study_conventions",
+    "table_csv",
+    "table_tex",
+    "write_outputs",
 ]

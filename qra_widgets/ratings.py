@@ -34,8 +34,12 @@ from .errors import QRAInputError
 KEY_FIELDS = ("quality_criterion", "system", "item", "experiment", "rater")
 FIELDS = (*KEY_FIELDS, "rating")
 AGGREGATIONS = ("mean", "item_mean", "median")
-LABEL_RULES = {"ordinal": "median (between two integer scale points: the even one)", "nominal": "mode (ties: smallest category)",
-               "interval": "mean", "ratio": "mean"}
+LABEL_RULES = {
+    "ordinal": "median (between two integer scale points: the even one)",
+    "nominal": "mode (ties: smallest category)",
+    "interval": "mean",
+    "ratio": "mean",
+}
 AGREEMENT_COLUMNS = ["experiment", "quality_criterion", "measure", "value", "n_items", "n_raters", "note"]
 
 
@@ -70,8 +74,9 @@ class Ratings:
     (4, {('A', 'E'): 1.5, ('B', 'E'): 4.0})
     """
 
-    def __init__(self, columns: tuple[np.ndarray, ...] | None = None, spec: dict | None = None,
-                 choices: Choices | None = None):
+    def __init__(
+        self, columns: tuple[np.ndarray, ...] | None = None, spec: dict | None = None, choices: Choices | None = None
+    ):
         if columns is None:
             columns = tuple(_objects([]) for _ in KEY_FIELDS) + (np.array([], dtype=float),)
         self._columns = columns
@@ -79,7 +84,9 @@ class Ratings:
         self.choices = choices  # the raw choices of pairwise / best-worst judgements (annotator agreement)
 
     @classmethod
-    def from_columns(cls, quality_criterion, system, item, experiment, rater, rating, spec: dict | None = None) -> Ratings:
+    def from_columns(
+        cls, quality_criterion, system, item, experiment, rater, rating, spec: dict | None = None
+    ) -> Ratings:
         keys = tuple(_objects(c) for c in (quality_criterion, system, item, experiment, rater))
         values = np.asarray(rating, dtype=float)
         if len({len(c) for c in keys} | {len(values)}) != 1:
@@ -113,15 +120,20 @@ class Ratings:
         if self.choices is None or not len(self.choices):
             return len(self), 0
         judged = self.choices.judged()
-        derived = np.fromiter(((q, e) in judged for q, e in zip(self._columns[0], self._columns[3])), dtype=bool,
-                              count=len(self))
+        derived = np.fromiter(
+            ((q, e) in judged for q, e in zip(self._columns[0], self._columns[3])), dtype=bool, count=len(self)
+        )
         return int((~derived).sum()), len(self.choices)
 
     def __eq__(self, other) -> bool:
         if not isinstance(other, Ratings):
             return NotImplemented
-        return len(self) == len(other) and all(np.array_equal(a, b) for a, b in zip(self._columns, other._columns)) \
-            and self.spec == other.spec and self.choices == other.choices
+        return (
+            len(self) == len(other)
+            and all(np.array_equal(a, b) for a, b in zip(self._columns, other._columns))
+            and self.spec == other.spec
+            and self.choices == other.choices
+        )
 
     def __repr__(self) -> str:
         return f"Ratings({len(self)} ratings)"
@@ -185,16 +197,24 @@ class Ratings:
         """Names must be the study's; ratings finite and on the criterion's scale."""
         if not len(self):
             return
-        names = (tuple((q.name, q.scale_min, q.scale_max) for q in quality_criteria.values()), tuple(systems), tuple(experiments))
+        names = (
+            tuple((q.name, q.scale_min, q.scale_max) for q in quality_criteria.values()),
+            tuple(systems),
+            tuple(experiments),
+        )
         if getattr(self, "_checked_for", None) == names:  # ratings never change in place: check once per study shape
             return
         import pandas as pd  # only when there are ratings to check (a new study's first render needs no pandas)
 
         qc, system, item, experiment, rater, rating = self._columns
-        where = lambda i: (f"rating by {rater[i]!r} of item {item[i]!r} of {system[i]!r} in experiment "
-                           f"{experiment[i]!r} on {qc[i]!r}")
-        for values, known, what in ((qc, list(quality_criteria), "quality criterion"), (system, systems, "system"),
-                                    (experiment, experiments, "experiment")):
+        where = lambda i: (
+            f"rating by {rater[i]!r} of item {item[i]!r} of {system[i]!r} in experiment {experiment[i]!r} on {qc[i]!r}"
+        )
+        for values, known, what in (
+            (qc, list(quality_criteria), "quality criterion"),
+            (system, systems, "system"),
+            (experiment, experiments, "experiment"),
+        ):
             unknown = ~pd.Series(values, dtype=object).isin(list(known)).to_numpy()
             if unknown.any():
                 i = int(np.argmax(unknown))
@@ -208,13 +228,17 @@ class Ratings:
             high = rows & (rating > criterion.scale_max) if criterion.scale_max is not None else np.zeros_like(rows)
             if low.any() or high.any():
                 i = int(np.argmax(low | high))
-                raise QRAInputError(f"{where(i)}: {rating[i]:g} is outside the scale {criterion.scale_min:g}.."
-                                    f"{criterion.scale_max if criterion.scale_max is not None else 'inf'} of {name!r}")
+                raise QRAInputError(
+                    f"{where(i)}: {rating[i]:g} is outside the scale {criterion.scale_min:g}.."
+                    f"{criterion.scale_max if criterion.scale_max is not None else 'inf'} of {name!r}"
+                )
         frame = pd.DataFrame({"q": qc, "i": item, "e": experiment, "s": system})
         clash = frame.groupby(["q", "e", "i"], sort=False).s.transform("nunique").to_numpy() > 1
         if clash.any():
             i = int(np.argmax(clash))
-            raise QRAInputError(f"{where(i)}: item {item[i]!r} is rated under more than one system in {experiment[i]!r}")
+            raise QRAInputError(
+                f"{where(i)}: item {item[i]!r} is rated under more than one system in {experiment[i]!r}"
+            )
         self._checked_for = names
 
     # ------------------------------------------------------------------ derived results
@@ -252,8 +276,12 @@ class Ratings:
             first = counts.drop_duplicates(["s", "i", "e"], keep="first").set_index(["s", "i", "e"]).v
             labels = first.reindex(grouped.size().index)
         index = labels.index
-        return (index.get_level_values(0).to_numpy(dtype=object), index.get_level_values(1).to_numpy(dtype=object),
-                index.get_level_values(2).to_numpy(dtype=object), labels.to_numpy(dtype=float))
+        return (
+            index.get_level_values(0).to_numpy(dtype=object),
+            index.get_level_values(1).to_numpy(dtype=object),
+            index.get_level_values(2).to_numpy(dtype=object),
+            labels.to_numpy(dtype=float),
+        )
 
     def coverage(self) -> dict[str, Any]:
         """Which items each experiment rated: ``{"items": total, "per_experiment": {...}, "in_all": n,
@@ -266,8 +294,12 @@ class Ratings:
         counts = frame.groupby("u").e.nunique()
         n_experiments = frame.e.nunique()
         partial = sorted(counts.index[counts < n_experiments])
-        return {"items": len(counts), "per_experiment": {str(k): int(v) for k, v in per.items()},
-                "in_all": int((counts == n_experiments).sum()), "not_in_all": partial}
+        return {
+            "items": len(counts),
+            "per_experiment": {str(k): int(v) for k, v in per.items()},
+            "in_all": int((counts == n_experiments).sum()),
+            "not_in_all": partial,
+        }
 
 
 # ----------------------------------------------------------------------------- raw choices
@@ -295,14 +327,17 @@ class Choices:
         self.coding = dict(coding)
 
     @classmethod
-    def from_columns(cls, quality_criterion, experiment, unit, rater, code_system, code_position, *,
-                     coding: dict[str, str]) -> Choices:
+    def from_columns(
+        cls, quality_criterion, experiment, unit, rater, code_system, code_position, *, coding: dict[str, str]
+    ) -> Choices:
         columns = tuple(_objects(c) for c in (quality_criterion, experiment, unit, rater, code_system, code_position))
         if len({len(c) for c in columns}) != 1:
             raise QRAInputError("choices: the six columns differ in length")
         bad = [e for e, how in coding.items() if how not in CODINGS]
         if bad:
-            raise QRAInputError(f"choices: agreement coding of {bad[0]!r} must be one of {CODINGS}, got {coding[bad[0]]!r}")
+            raise QRAInputError(
+                f"choices: agreement coding of {bad[0]!r} must be one of {CODINGS}, got {coding[bad[0]]!r}"
+            )
         return cls(columns, coding)
 
     def __len__(self) -> int:
@@ -351,8 +386,11 @@ class Choices:
         return Choices(tuple(columns), coding)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"fields": list(CHOICE_FIELDS), **{n: c.tolist() for n, c in zip(CHOICE_FIELDS, self._columns)},
-                "coding": dict(self.coding)}
+        return {
+            "fields": list(CHOICE_FIELDS),
+            **{n: c.tolist() for n, c in zip(CHOICE_FIELDS, self._columns)},
+            "coding": dict(self.coding),
+        }
 
     @classmethod
     def from_dict(cls, data: Any, where: str = "choices") -> Choices:
@@ -499,7 +537,9 @@ def annotator_agreement(study, conventions=None):
             n_items = int((counted.counts.sum(axis=1) >= 2).sum())
             for measure, (value, note) in agreement_values(counted, level).items():
                 rows.append([experiment, qc.name, measure, value, n_items, len(counted.raters), note])
-            if qc.label_level in ("interval", "ratio") and not (choices is not None and choices.has(qc.name, experiment)):
+            if qc.label_level in ("interval", "ratio") and not (
+                choices is not None and choices.has(qc.name, experiment)
+            ):
                 rows += _icc_rows(ratings, qc.name, experiment)
     return pd.DataFrame(rows, columns=AGREEMENT_COLUMNS)
 
@@ -514,14 +554,25 @@ def _icc_rows(ratings, quality_criterion: str, experiment: str) -> list[list]:
 
     system, item, where, rater, rating = ratings.for_criterion(quality_criterion)
     keep = where == experiment
-    frame = pd.DataFrame({"item": [f"{s}\x1f{i}" for s, i in zip(system[keep], item[keep])], "rater": rater[keep],
-                          "value": rating[keep]})
+    frame = pd.DataFrame(
+        {"item": [f"{s}\x1f{i}" for s, i in zip(system[keep], item[keep])], "rater": rater[keep], "value": rating[keep]}
+    )
     frame = frame.groupby(["item", "rater"], sort=False, as_index=False).value.mean()
     found, note = _measured_frame(icc, frame, item="item", rater="rater", value="value")
     left_out = found.attrs["items_left_out"]
     extra = f"{left_out} items not rated by every rater left out" if left_out else ""
-    return [[experiment, quality_criterion, kind, float(found.loc[kind, "icc"]), found.attrs["items"], found.attrs["raters"],
-             "; ".join(t for t in (note, extra) if t)] for kind in ICC_LISTED]
+    return [
+        [
+            experiment,
+            quality_criterion,
+            kind,
+            float(found.loc[kind, "icc"]),
+            found.attrs["items"],
+            found.attrs["raters"],
+            "; ".join(t for t in (note, extra) if t),
+        ]
+        for kind in ICC_LISTED
+    ]
 
 
 def _measured_frame(function, *args, **kwargs):
@@ -533,7 +584,9 @@ def _measured_frame(function, *args, **kwargs):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", UndefinedMeasureWarning)
         found = function(*args, **kwargs)
-    return found, "; ".join(dict.fromkeys(str(w.message) for w in caught if issubclass(w.category, UndefinedMeasureWarning)))
+    return found, "; ".join(
+        dict.fromkeys(str(w.message) for w in caught if issubclass(w.category, UndefinedMeasureWarning))
+    )
 
 
 def icc(frame, *, item: str, rater: str, value: str, ci: float = 0.95):
@@ -582,11 +635,15 @@ def icc(frame, *, item: str, rater: str, value: str, ci: float = 0.95):
         raise QRAInputError(f"{value}: row {row} is not a number ({frame[value].iloc[row]!r})")
     if frame.duplicated([item, rater]).any():
         row = int(np.flatnonzero(frame.duplicated([item, rater]).to_numpy())[0])
-        raise QRAInputError(f"row {row}: item {frame[item].iloc[row]!r} is rated twice by rater {frame[rater].iloc[row]!r}")
+        raise QRAInputError(
+            f"row {row}: item {frame[item].iloc[row]!r} is rated twice by rater {frame[rater].iloc[row]!r}"
+        )
     wide = pd.DataFrame({"i": frame[item], "r": frame[rater], "v": values}).pivot(index="i", columns="r", values="v")
     complete = wide.dropna()
     found = icc_matrix(complete.to_numpy(), ci=ci)
-    out = pd.DataFrame([[t, DESCRIPTIONS[t], *found[t]] for t in ICC_TYPES], columns=ICC_COLUMNS).set_index("type", drop=False)
+    out = pd.DataFrame([[t, DESCRIPTIONS[t], *found[t]] for t in ICC_TYPES], columns=ICC_COLUMNS).set_index(
+        "type", drop=False
+    )
     out.index.name = None
     out.attrs.update(items=len(complete), raters=wide.shape[1], items_left_out=len(wide) - len(complete), ci=ci)
     return out

@@ -45,13 +45,48 @@ if TYPE_CHECKING:
     from .assess import Assessment
 
 GOLDEN = (1 + math.sqrt(5)) / 2
-CRITERIA = ["same_direction_significant", "original_in_repeat_ci", "repeat_in_prediction_interval", "tost_equivalent",
-            "pooled_significant", "sceptical_p", "small_telescopes"]
-REPLICATION_COLUMNS = ["quality_criterion", "system", "comparison", "experiment", "effect_of", "theta_o", "se_o",
-                       "theta_r", "se_r", "k_repeats", "same_direction_significant", "p_r", "original_in_repeat_ci",
-                       "ci_r_low", "ci_r_high", "repeat_in_prediction_interval", "pi_low", "pi_high", "tost_equivalent",
-                       "tost_p", "margin", "pooled_significant", "pooled_estimate", "pooled_p", "sceptical_p",
-                       "sceptical_success", "relative_effect_size", "small_telescopes", "d33", "small_telescopes_p", "note"]
+CRITERIA = [
+    "same_direction_significant",
+    "original_in_repeat_ci",
+    "repeat_in_prediction_interval",
+    "tost_equivalent",
+    "pooled_significant",
+    "sceptical_p",
+    "small_telescopes",
+]
+REPLICATION_COLUMNS = [
+    "quality_criterion",
+    "system",
+    "comparison",
+    "experiment",
+    "effect_of",
+    "theta_o",
+    "se_o",
+    "theta_r",
+    "se_r",
+    "k_repeats",
+    "same_direction_significant",
+    "p_r",
+    "original_in_repeat_ci",
+    "ci_r_low",
+    "ci_r_high",
+    "repeat_in_prediction_interval",
+    "pi_low",
+    "pi_high",
+    "tost_equivalent",
+    "tost_p",
+    "margin",
+    "pooled_significant",
+    "pooled_estimate",
+    "pooled_p",
+    "sceptical_p",
+    "sceptical_success",
+    "relative_effect_size",
+    "small_telescopes",
+    "d33",
+    "small_telescopes_p",
+    "note",
+]
 
 
 def z_sceptical(zo: float, zr: float, c: float) -> float:
@@ -110,7 +145,9 @@ def d33(se_original: float, *, alpha: float = 0.05) -> float:
     return se_original * (float(special.ndtri(1 - alpha / 2)) + float(special.ndtri(1 / 3)))
 
 
-def _verdicts(theta_o: float, se_o: float, theta_r: float, se_r: float, *, margin: float, alpha: float, level: float) -> dict:
+def _verdicts(
+    theta_o: float, se_o: float, theta_r: float, se_r: float, *, margin: float, alpha: float, level: float
+) -> dict:
     from scipy import special
 
     zl = float(special.ndtri(0.5 + level / 2))
@@ -124,20 +161,41 @@ def _verdicts(theta_o: float, se_o: float, theta_r: float, se_r: float, *, margi
     sceptical = sceptical_p(theta_o / se_o, theta_r / se_r, se_o**2 / se_r**2)
     small = d33(se_o, alpha=alpha)
     telescopes_p = float(special.ndtr((sign * theta_r - small) / se_r))
-    return {"same_direction_significant": bool(np.sign(theta_r) == np.sign(theta_o) and p_r < alpha and theta_o != 0),
-            "p_r": p_r, "original_in_repeat_ci": bool(abs(theta_o - theta_r) <= zl * se_r),
-            "ci_r_low": theta_r - zl * se_r, "ci_r_high": theta_r + zl * se_r,
-            "repeat_in_prediction_interval": bool(pi_low <= theta_r <= pi_high), "pi_low": pi_low, "pi_high": pi_high,
-            "tost_equivalent": equivalence.equivalent, "tost_p": equivalence.p, "pooled_significant": bool(pooled_p < alpha),
-            "pooled_estimate": pooled, "pooled_p": pooled_p, "sceptical_p": sceptical,
-            "sceptical_success": bool(sceptical < alpha / 2),
-            "relative_effect_size": theta_r / theta_o if theta_o != 0 else float("nan"),
-            "small_telescopes": bool(telescopes_p < alpha), "d33": sign * small, "small_telescopes_p": telescopes_p}
+    return {
+        "same_direction_significant": bool(np.sign(theta_r) == np.sign(theta_o) and p_r < alpha and theta_o != 0),
+        "p_r": p_r,
+        "original_in_repeat_ci": bool(abs(theta_o - theta_r) <= zl * se_r),
+        "ci_r_low": theta_r - zl * se_r,
+        "ci_r_high": theta_r + zl * se_r,
+        "repeat_in_prediction_interval": bool(pi_low <= theta_r <= pi_high),
+        "pi_low": pi_low,
+        "pi_high": pi_high,
+        "tost_equivalent": equivalence.equivalent,
+        "tost_p": equivalence.p,
+        "pooled_significant": bool(pooled_p < alpha),
+        "pooled_estimate": pooled,
+        "pooled_p": pooled_p,
+        "sceptical_p": sceptical,
+        "sceptical_success": bool(sceptical < alpha / 2),
+        "relative_effect_size": theta_r / theta_o if theta_o != 0 else float("nan"),
+        "small_telescopes": bool(telescopes_p < alpha),
+        "d33": sign * small,
+        "small_telescopes_p": telescopes_p,
+    }
 
 
-def replication_success(assessment: Assessment, *, quality_criterion: str, margin: float, system: str | None = None,
-                        baseline: str | None = None, null: float | None = None, alpha: float = 0.05,
-                        level: float = 0.95, standard_errors: dict | None = None) -> pd.DataFrame:
+def replication_success(
+    assessment: Assessment,
+    *,
+    quality_criterion: str,
+    margin: float,
+    system: str | None = None,
+    baseline: str | None = None,
+    null: float | None = None,
+    alpha: float = 0.05,
+    level: float = 0.95,
+    standard_errors: dict | None = None,
+) -> pd.DataFrame:
     """Replication success of each repeat against the original by the criteria of the module
     docstring: one row per (system, repeat) and one per system for the repeats pooled
     (random effects, REML, with the Knapp–Hartung standard error; ``experiment`` is
@@ -183,15 +241,19 @@ def replication_success(assessment: Assessment, *, quality_criterion: str, margi
     if original is None:
         raise QRAInputError("experiments: replication success needs an experiment whose role is 'original'")
     if not (isinstance(margin, (int, float)) and not isinstance(margin, bool) and math.isfinite(margin) and margin > 0):
-        raise QRAInputError(f"margin: must be a positive number in the scale units of {quality_criterion!r}, got {margin!r}")
+        raise QRAInputError(
+            f"margin: must be a positive number in the scale units of {quality_criterion!r}, got {margin!r}"
+        )
     if baseline is not None and baseline not in study.systems:
         raise QRAInputError(f"baseline: {baseline!r} is not one of the study's systems {study.systems}")
     if baseline is not None and null is not None:
         raise QRAInputError("replication_success: give a baseline system or a null value, not both")
     if baseline is None and null is None:
         if criterion.scale_max is None:
-            raise QRAInputError(f"null: {quality_criterion!r} has no scale maximum, so give null= (the value of no effect) "
-                                "or baseline= (a system)")
+            raise QRAInputError(
+                f"null: {quality_criterion!r} has no scale maximum, so give null= (the value of no effect) "
+                "or baseline= (a system)"
+            )
         null = (criterion.scale_min + criterion.scale_max) / 2
     if system is not None and system not in study.systems:
         raise QRAInputError(f"system: {system!r} is not one of the study's systems {study.systems}")
@@ -213,7 +275,7 @@ def replication_success(assessment: Assessment, *, quality_criterion: str, margi
 
     repeats = [e.id for e in study.experiments if e.id != original]
     rows = []
-    for name in ([system] if system is not None else [s for s in study.systems if s != baseline]):
+    for name in [system] if system is not None else [s for s in study.systems if s != baseline]:
         theta_o, se_o = effect(name, original)
         if theta_o is None:
             continue
@@ -222,9 +284,20 @@ def replication_success(assessment: Assessment, *, quality_criterion: str, margi
             theta_r, se_r = effect(name, experiment)
             if theta_r is None:
                 continue
-            row = {"quality_criterion": quality_criterion, "system": name, "comparison": f"{original} vs {experiment}",
-                   "experiment": experiment, "effect_of": effect_of, "theta_o": theta_o, "se_o": se_o, "theta_r": theta_r,
-                   "se_r": se_r, "k_repeats": 1, "margin": float(margin), "note": ""}
+            row = {
+                "quality_criterion": quality_criterion,
+                "system": name,
+                "comparison": f"{original} vs {experiment}",
+                "experiment": experiment,
+                "effect_of": effect_of,
+                "theta_o": theta_o,
+                "se_o": se_o,
+                "theta_r": theta_r,
+                "se_r": se_r,
+                "k_repeats": 1,
+                "margin": float(margin),
+                "note": "",
+            }
             if math.isfinite(se_r) and se_r > 0:
                 pooled_in.append((theta_r, se_r))
             rows.append(row)
@@ -232,23 +305,53 @@ def replication_success(assessment: Assessment, *, quality_criterion: str, margi
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 pooled = random_effects([t for t, _ in pooled_in], [s for _, s in pooled_in])
-            rows.append({"quality_criterion": quality_criterion, "system": name, "comparison": f"{original} vs pooled repeats",
-                         "experiment": "pooled repeats", "effect_of": effect_of, "theta_o": theta_o, "se_o": se_o,
-                         "theta_r": pooled.estimate, "se_r": pooled.se, "k_repeats": pooled.k, "margin": float(margin),
-                         "note": f"repeats pooled by {pooled.estimator}, Knapp–Hartung standard error"})
+            rows.append(
+                {
+                    "quality_criterion": quality_criterion,
+                    "system": name,
+                    "comparison": f"{original} vs pooled repeats",
+                    "experiment": "pooled repeats",
+                    "effect_of": effect_of,
+                    "theta_o": theta_o,
+                    "se_o": se_o,
+                    "theta_r": pooled.estimate,
+                    "se_r": pooled.se,
+                    "k_repeats": pooled.k,
+                    "margin": float(margin),
+                    "note": f"repeats pooled by {pooled.estimator}, Knapp–Hartung standard error",
+                }
+            )
     for row in rows:
         if math.isfinite(row["se_o"]) and row["se_o"] > 0 and math.isfinite(row["se_r"]) and row["se_r"] > 0:
-            row.update(_verdicts(row["theta_o"], row["se_o"], row["theta_r"], row["se_r"], margin=float(margin), alpha=alpha,
-                                 level=level))
+            row.update(
+                _verdicts(
+                    row["theta_o"],
+                    row["se_o"],
+                    row["theta_r"],
+                    row["se_r"],
+                    margin=float(margin),
+                    alpha=alpha,
+                    level=level,
+                )
+            )
         else:
             missing = "original" if not (math.isfinite(row["se_o"]) and row["se_o"] > 0) else "repeat"
             row["note"] = f"no verdict: no standard error for the {missing} (no item-level ratings, none given)"
     frame = pd.DataFrame(rows, columns=REPLICATION_COLUMNS)
-    for column in ("same_direction_significant", "original_in_repeat_ci", "repeat_in_prediction_interval",
-                   "tost_equivalent", "pooled_significant", "sceptical_success", "small_telescopes"):
+    for column in (
+        "same_direction_significant",
+        "original_in_repeat_ci",
+        "repeat_in_prediction_interval",
+        "tost_equivalent",
+        "pooled_significant",
+        "sceptical_success",
+        "small_telescopes",
+    ):
         frame[column] = frame[column].astype("boolean")
     frame["k_repeats"] = frame["k_repeats"].astype("Int64")
-    frame.attrs.update(margin=float(margin), alpha=alpha, level=level, baseline=baseline, null=null, effect_of=effect_of)
+    frame.attrs.update(
+        margin=float(margin), alpha=alpha, level=level, baseline=baseline, null=null, effect_of=effect_of
+    )
     return frame
 
 

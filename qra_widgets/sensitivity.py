@@ -58,8 +58,10 @@ def check_published(published) -> tuple[float, int]:
         raise QRAInputError(f"published: must be a number as printed, got {type(published).__name__}")
     text = str(published).strip()
     if len(text) > MAX_PUBLISHED_CHARS:
-        raise QRAInputError(f"published: must be a number as printed, of at most {MAX_PUBLISHED_CHARS} characters; "
-                            f"got {len(text):,} characters")
+        raise QRAInputError(
+            f"published: must be a number as printed, of at most {MAX_PUBLISHED_CHARS} characters; "
+            f"got {len(text):,} characters"
+        )
     try:
         target = float(text)
     except ValueError:
@@ -70,8 +72,9 @@ def check_published(published) -> tuple[float, int]:
     return target, len(mantissa.split(".", 1)[1]) if "." in mantissa else 0
 
 
-def sensitivity(study: Study, *, published, quality_criterion: str, system: str,
-                variants: dict[str, Study] | None = None) -> pd.DataFrame:
+def sensitivity(
+    study: Study, *, published, quality_criterion: str, system: str, variants: dict[str, Study] | None = None
+) -> pd.DataFrame:
     """The CV* of one system under every combination of the documented choices, and which
     combinations reproduce ``published`` at its printed digits.
 
@@ -111,29 +114,45 @@ def sensitivity(study: Study, *, published, quality_criterion: str, system: str,
             means = variant.ratings.system_means(quality_criterion, how) if how and variant.ratings else {}
             values = []
             for e in variant.experiment_ids:
-                value = means.get((system, e), variant.scores.get((quality_criterion, system, e))) if how else \
-                    variant.scores.get((quality_criterion, system, e))
+                value = (
+                    means.get((system, e), variant.scores.get((quality_criterion, system, e)))
+                    if how
+                    else variant.scores.get((quality_criterion, system, e))
+                )
                 if value is not None:
                     values.append(float(value))
             if len(values) < 2:
                 raise QRAInputError(f"{quality_criterion} / {system}: CV* needs values from at least two experiments")
             values_by[(label, how)] = values
     grid = []
-    for label, shift, factor, how, rounding in itertools.product(variants, (True, False), (True, False), aggregations, ROUNDINGS):
+    for label, shift, factor, how, rounding in itertools.product(
+        variants, (True, False), (True, False), aggregations, ROUNDINGS
+    ):
         values = values_by[(label, how)]
         used = [round(v, rounding) for v in values] if rounding is not None else values
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UndefinedMeasureWarning)
             value = cv_star(used, scale_min=qc.scale_min if shift else None, small_sample_factor=factor).cv_star
         for sd in SDS:
-            grid.append({"optional_exclude": label, "scale_shift": shift, "small_sample_factor": factor, "sd": sd,
-                         "aggregation": how or "n/a", "rounding": "none" if rounding is None else f"{rounding} decimals",
-                         "value": value * _sd_ratio(sd, len(used)), "n": len(used)})
+            grid.append(
+                {
+                    "optional_exclude": label,
+                    "scale_shift": shift,
+                    "small_sample_factor": factor,
+                    "sd": sd,
+                    "aggregation": how or "n/a",
+                    "rounding": "none" if rounding is None else f"{rounding} decimals",
+                    "value": value * _sd_ratio(sd, len(used)),
+                    "n": len(used),
+                }
+            )
     frame = pd.DataFrame(grid)
     not_applicable = []
     for choice in SENSITIVITY_CHOICES:
         others = [c for c in SENSITIVITY_CHOICES if c != choice]
-        spread = frame.groupby(others, dropna=False)["value"].agg(lambda v: np.nanmax(v) - np.nanmin(v) if v.notna().any() else 0.0)
+        spread = frame.groupby(others, dropna=False)["value"].agg(
+            lambda v: np.nanmax(v) - np.nanmin(v) if v.notna().any() else 0.0
+        )
         if (frame[choice] == "n/a").all() or (spread.fillna(0) <= 1e-12).all():
             not_applicable.append(choice)
     for choice in not_applicable:
@@ -144,8 +163,13 @@ def sensitivity(study: Study, *, published, quality_criterion: str, system: str,
     order = {v: i + 1 for i, v in enumerate(dict.fromkeys(keys.sort_values()))}
     frame["group"] = keys.map(order).astype(int)
     frame = frame.sort_values(["group"] + list(SENSITIVITY_CHOICES), kind="stable").reset_index(drop=True)
-    frame.attrs.update(published=str(published).strip(), digits=digits, not_applicable=not_applicable,
-                       quality_criterion=quality_criterion, system=system)
+    frame.attrs.update(
+        published=str(published).strip(),
+        digits=digits,
+        not_applicable=not_applicable,
+        quality_criterion=quality_criterion,
+        system=system,
+    )
     return frame
 
 
@@ -160,7 +184,9 @@ def optional_exclude_variants(spec: dict, load) -> dict[str, Study]:
 
     optional = [e["id"] for e in spec.get("experiments", []) if e.get("optional_exclude")]
     if len(optional) > 4:
-        raise QRAInputError(f"optional_exclude: {len(optional)} experiments have one; the sensitivity report tries at most 4")
+        raise QRAInputError(
+            f"optional_exclude: {len(optional)} experiments have one; the sensitivity report tries at most 4"
+        )
     variants = {}
     for size in range(len(optional) + 1):
         for chosen in itertools.combinations(optional, size):
@@ -170,7 +196,9 @@ def optional_exclude_variants(spec: dict, load) -> dict[str, Study]:
                 if extra and entry["id"] in chosen:
                     merged = dict(entry.get("exclude") or {})
                     for column, values in extra.items():
-                        merged[column] = list(merged.get(column, [])) + list(values if isinstance(values, list) else [values])
+                        merged[column] = list(merged.get(column, [])) + list(
+                            values if isinstance(values, list) else [values]
+                        )
                     entry["exclude"] = merged
             variants["+".join(chosen) or "none"] = load(copied)
     return variants

@@ -53,8 +53,12 @@ FILL_DELAY = 1.0
 #: for the installed ipywidgets) and Plotly's renderer.  Voila loads
 #: every extension installed in the environment otherwise (anywidget alone is 0.37 MB of
 #: JavaScript more for every visitor, and a user's own JupyterLab extensions would follow).
-FRONT_END_EXTENSIONS = ("@jupyter-widgets/jupyterlab-manager", "@voila-dashboards/widgets-manager7",
-                        "@voila-dashboards/widgets-manager8", "jupyterlab-plotly")
+FRONT_END_EXTENSIONS = (
+    "@jupyter-widgets/jupyterlab-manager",
+    "@voila-dashboards/widgets-manager7",
+    "@voila-dashboards/widgets-manager8",
+    "jupyterlab-plotly",
+)
 CULL_IDLE_TIMEOUT = 600
 CULL_INTERVAL = 60
 #: Seconds nbclient waits for a cell's output once the kernel has replied (nbclient's default: 4).
@@ -89,8 +93,10 @@ def normalise_host(name: str) -> str:
     if ":" in text and not text.startswith("["):
         text = f"[{text}]"
     if _host_name(text) != text or "*" in text:
-        raise QRAInputError(f"--allow-host: {str(name)[:80]!r} is not a host name (give an exact name such as "
-                            "dash.example.org, without a scheme, port or wildcard)")
+        raise QRAInputError(
+            f"--allow-host: {str(name)[:80]!r} is not a host name (give an exact name such as "
+            "dash.example.org, without a scheme, port or wildcard)"
+        )
     return text
 
 
@@ -123,7 +129,9 @@ def origin_allowed(origin: str | None, allowed) -> bool:
         parts = urlsplit(origin.strip())
     except ValueError:
         return False
-    return parts.scheme.lower() in ("http", "https") and not parts.path.strip("/") and host_allowed(parts.netloc, allowed)
+    return (
+        parts.scheme.lower() in ("http", "https") and not parts.path.strip("/") and host_allowed(parts.netloc, allowed)
+    )
 
 
 def request_refusal(headers, allowed) -> str | None:
@@ -150,10 +158,17 @@ def request_refusal(headers, allowed) -> str | None:
     return None
 
 
-def voila_command(port: int, no_browser: bool, host: str = "127.0.0.1", pool_size: int = POOL_SIZE,
-                  cull_idle_timeout: int = CULL_IDLE_TIMEOUT, preheat: bool = True,
-                  cull_interval: int = CULL_INTERVAL, fill_delay: float = FILL_DELAY,
-                  allow_hosts=()) -> list[str]:
+def voila_command(
+    port: int,
+    no_browser: bool,
+    host: str = "127.0.0.1",
+    pool_size: int = POOL_SIZE,
+    cull_idle_timeout: int = CULL_IDLE_TIMEOUT,
+    preheat: bool = True,
+    cull_interval: int = CULL_INTERVAL,
+    fill_delay: float = FILL_DELAY,
+    allow_hosts=(),
+) -> list[str]:
     """The Voila command ``qra-widgets app`` runs.
 
     Preheated kernels make the first render fast; idle kernels with no open connection are
@@ -173,11 +188,19 @@ def voila_command(port: int, no_browser: bool, host: str = "127.0.0.1", pool_siz
 
     notebook = str(resources.files("qra_widgets").joinpath("app.ipynb"))
     return [
-        sys.executable, "-m", "qra_widgets.serve", notebook, f"--port={port}", f"--Voila.ip={host}",
+        sys.executable,
+        "-m",
+        "qra_widgets.serve",
+        notebook,
+        f"--port={port}",
+        f"--Voila.ip={host}",
         *(f"{ALLOW_HOST_OPTION}{name}" for name in sorted(allowed_hosts(allow_hosts) - set(LOCAL_HOSTS))),
         *(["--no-browser"] if no_browser else []),
-        *(["--preheat_kernel=True", f"--pool_size={pool_size}", f"--VoilaKernelManager.fill_delay={fill_delay}"]
-          if preheat and pool_size > 0 else []),
+        *(
+            ["--preheat_kernel=True", f"--pool_size={pool_size}", f"--VoilaKernelManager.fill_delay={fill_delay}"]
+            if preheat and pool_size > 0
+            else []
+        ),
         f"--MappingKernelManager.cull_idle_timeout={cull_idle_timeout}",
         f"--MappingKernelManager.cull_interval={cull_interval}",
         f"--Voila.tornado_settings={{'websocket_max_message_size': {WEBSOCKET_MAX_MESSAGE_BYTES}}}",
@@ -185,7 +208,8 @@ def voila_command(port: int, no_browser: bool, host: str = "127.0.0.1", pool_siz
         f"--Voila.identity_provider_class={__name__}.XSRFCookieIdentityProvider",
         f"--VoilaConfiguration.template={TEMPLATE}",
         f"--VoilaConfiguration.extension_allowlist={list(FRONT_END_EXTENSIONS)}",
-        "--VoilaConfiguration.show_tracebacks=False", "--VoilaConfiguration.strip_sources=True",
+        "--VoilaConfiguration.show_tracebacks=False",
+        "--VoilaConfiguration.strip_sources=True",
     ]
 
 
@@ -218,8 +242,12 @@ def _xsrf_cookie_identity_provider():
             if isawaitable(user):
                 user = await user
             request = handler.request
-            if (user is not None and request.method == "GET" and "_xsrf" not in request.cookies
-                    and request.headers.get("Upgrade", "").lower() != "websocket"):
+            if (
+                user is not None
+                and request.method == "GET"
+                and "_xsrf" not in request.cookies
+                and request.headers.get("Upgrade", "").lower() != "websocket"
+            ):
                 handler.current_user = user  # Tornado's xsrf_token reads it; prepare() then sets the same user
                 handler.xsrf_token  # noqa: B018 - reading it sets the cookie
             return user
@@ -258,8 +286,14 @@ def guard_application(app, allowed) -> None:
         reason = request_refusal(request.headers, allowed)
         if reason is None:
             return find_handler(request, **kwargs)
-        log.warning("refused %s %s: %s (Host %r, Origin %r)", request.method, request.path[:200], reason,
-                    str(request.headers.get("Host"))[:100], str(request.headers.get("Origin"))[:100])
+        log.warning(
+            "refused %s %s: %s (Host %r, Origin %r)",
+            request.method,
+            request.path[:200],
+            reason,
+            str(request.headers.get("Host"))[:100],
+            str(request.headers.get("Origin"))[:100],
+        )
         return app.get_handler_delegate(request, forbidden, {"reason": reason})
 
     app.find_handler = guarded

@@ -36,7 +36,7 @@ def order_ranks(orders: np.ndarray) -> np.ndarray:
     n, m = orders.shape
     rank = np.zeros(n, dtype=np.int64)
     for j in range(m - 1):
-        rank += (orders[:, j + 1:] < orders[:, [j]]).sum(axis=1) * math.factorial(m - 1 - j)
+        rank += (orders[:, j + 1 :] < orders[:, [j]]).sum(axis=1) * math.factorial(m - 1 - j)
     return rank
 
 
@@ -48,8 +48,16 @@ class Shuffles:
     ``study_index``, ``first_slot`` (its criterion group's first slot; a slot is a group's
     experiment place), ``place_a``/``place_b`` (its experiments' places)."""
 
-    def __init__(self, perm: np.ndarray, study_offset: np.ndarray, size: np.ndarray, study_index: np.ndarray,
-                 first_slot: np.ndarray, place_a: np.ndarray, place_b: np.ndarray):
+    def __init__(
+        self,
+        perm: np.ndarray,
+        study_offset: np.ndarray,
+        size: np.ndarray,
+        study_index: np.ndarray,
+        first_slot: np.ndarray,
+        place_a: np.ndarray,
+        place_b: np.ndarray,
+    ):
         self.n_shuffles = perm.shape[0]
         tabulated = size <= MAX_TABULATED
         self.tables = []  # per number of experiments m: (slots a, slots b, table cell per pair and order, ranks)
@@ -70,12 +78,28 @@ class Shuffles:
             for j in range(int(m)):
                 codes += perm[:, columns[:, j]] * int(m) ** j
             ranks = code_rank[codes]
-            self.tables.append((pairs, slots_a, slots_b, cell, len(orders) * len(studies), ranks * len(studies)
-                                + np.arange(len(studies))[None, :]))
+            self.tables.append(
+                (
+                    pairs,
+                    slots_a,
+                    slots_b,
+                    cell,
+                    len(orders) * len(studies),
+                    ranks * len(studies) + np.arange(len(studies))[None, :],
+                )
+            )
         rest = np.flatnonzero(~tabulated[study_index])
         self.perm = perm
-        self.rest = (rest, first_slot[rest], study_offset[study_index[rest]] + place_a[rest],
-                     study_offset[study_index[rest]] + place_b[rest]) if len(rest) else None
+        self.rest = (
+            (
+                rest,
+                first_slot[rest],
+                study_offset[study_index[rest]] + place_a[rest],
+                study_offset[study_index[rest]] + place_b[rest],
+            )
+            if len(rest)
+            else None
+        )
 
     def effects(self, labels: np.ndarray, centred: np.ndarray) -> np.ndarray:
         """The effect (mean centred pair CV* of the pairs answering differently minus that of the
@@ -91,9 +115,11 @@ class Shuffles:
         if self.rest is not None:
             rest, first, column_a, column_b = self.rest
             for k in range(0, self.n_shuffles, CHUNK):
-                same, differ = _classes(labels[first + self.perm[k:k + CHUNK, column_a]],
-                                        labels[first + self.perm[k:k + CHUNK, column_b]])
-                sums[:, k:k + CHUNK] += [differ @ centred[rest], differ.sum(1), same @ centred[rest], same.sum(1)]
+                same, differ = _classes(
+                    labels[first + self.perm[k : k + CHUNK, column_a]],
+                    labels[first + self.perm[k : k + CHUNK, column_b]],
+                )
+                sums[:, k : k + CHUNK] += [differ @ centred[rest], differ.sum(1), same @ centred[rest], same.sum(1)]
         with np.errstate(divide="ignore", invalid="ignore"):
             return sums[0] / sums[1] - sums[2] / sums[3]
 

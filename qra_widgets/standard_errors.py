@@ -72,16 +72,21 @@ def item_standard_errors(study: Study, quality_criterion: str) -> dict[tuple[str
     item_means = frame.groupby(["system", "experiment", "item"], sort=False)["rating"].mean()
     grouped = item_means.groupby(level=["system", "experiment"], sort=False)
     sd, n = grouped.std(ddof=1), grouped.size()
-    return {key: (float(sd[key]) / math.sqrt(int(n[key])) if int(n[key]) > 1 else float("nan"), int(n[key]))
-            for key in n.index}
+    return {
+        key: (float(sd[key]) / math.sqrt(int(n[key])) if int(n[key]) > 1 else float("nan"), int(n[key]))
+        for key in n.index
+    }
 
 
 def reported_standard_errors(study: Study) -> dict[tuple[str, str, str], float]:
     """``(quality_criterion, system, experiment) -> se`` of the system values an annotation spec
     gave as ``{"value": v, "se": s}`` (kept in ``study.metadata["annotations"]["reported_uncertainty"]``)."""
     reported = ((study.metadata or {}).get("annotations") or {}).get("reported_uncertainty") or []
-    return {(r["quality_criterion"], r["system"], r["experiment"]): float(r["se"]) for r in reported
-            if isinstance(r, dict) and r.get("se") is not None and float(r["se"]) > 0}
+    return {
+        (r["quality_criterion"], r["system"], r["experiment"]): float(r["se"])
+        for r in reported
+        if isinstance(r, dict) and r.get("se") is not None and float(r["se"]) > 0
+    }
 
 
 def _standard_errors(study: Study, qc: str, given: dict | None) -> dict[tuple[str, str], tuple[float, int | None, str]]:

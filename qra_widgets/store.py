@@ -97,7 +97,9 @@ class ConflictError(QRAInputError):
             problem = f"study {study_id!r} already exists (latest revision {latest})"
         else:
             problem = f"study {study_id!r} changed since revision {expected}: the latest is revision {latest}"
-        super().__init__(f"{problem}; your version was kept as revision {stored_revision}, open it from the history to merge")
+        super().__init__(
+            f"{problem}; your version was kept as revision {stored_revision}, open it from the history to merge"
+        )
 
 
 class LibraryError(QRAInputError):
@@ -141,11 +143,15 @@ class StudyLibrary:
     def __init__(self, path: str | os.PathLike | None = None):
         self.path = Path(path) if path is not None else default_path()
         if self.path.is_dir():
-            raise LibraryError(f"{self.path}: is a folder; the library must be a file (for example {self.path / 'library.sqlite3'})")
+            raise LibraryError(
+                f"{self.path}: is a folder; the library must be a file (for example {self.path / 'library.sqlite3'})"
+            )
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as error:
-            raise LibraryError(f"{self.path.parent}: cannot create the library's folder ({error.strerror or error})") from None
+            raise LibraryError(
+                f"{self.path.parent}: cannot create the library's folder ({error.strerror or error})"
+            ) from None
         with self._connection() as db:
             self._refuse_foreign(db)
             if db.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
@@ -159,8 +165,10 @@ class StudyLibrary:
         tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         if tables and not {"studies", "revisions"} <= tables:
             listed = ", ".join(sorted(tables)[:5]) + (", …" if len(tables) > 5 else "")
-            raise LibraryError(f"{self.path}: is an SQLite database of another application (tables: {listed}), "
-                               "not a qra-widgets library; give a new file or an existing library")
+            raise LibraryError(
+                f"{self.path}: is an SQLite database of another application (tables: {listed}), "
+                "not a qra-widgets library; give a new file or an existing library"
+            )
 
     def _set_wal(self, db: sqlite3.Connection) -> None:
         try:
@@ -196,7 +204,9 @@ class StudyLibrary:
 
     # ------------------------------------------------------------------ writing
 
-    def save(self, study: Study, expected_revision: int | None = None, *, force: bool = False, new: bool = False) -> int:
+    def save(
+        self, study: Study, expected_revision: int | None = None, *, force: bool = False, new: bool = False
+    ) -> int:
         """Store ``study`` as a new revision and return its number (see the module docstring).
 
         Over an existing study, a save must name the revision it was based on
@@ -212,7 +222,9 @@ class StudyLibrary:
         ones too, compared without case (never ``yao2022`` beside ``Yao2022``): ``Yao2022`` -> ``yao2022-2``."""
         return unique_id(name, {s.id.lower() for s in self.list(include_deleted=True)})
 
-    def save_if_changed(self, study: Study, expected_revision: int | None = None, *, force=False, new=False) -> tuple[int, bool]:
+    def save_if_changed(
+        self, study: Study, expected_revision: int | None = None, *, force=False, new=False
+    ) -> tuple[int, bool]:
         """:meth:`save`, also saying whether a revision was added: ``(revision, added)``.  A study
         equal to the (not deleted) latest revision adds none: ``(latest, False)``."""
         if not isinstance(study, Study):
@@ -228,15 +240,27 @@ class StudyLibrary:
         with self._write() as db:
             row = db.execute("SELECT latest, deleted_at FROM studies WHERE id = ?", (study.id,)).fetchone()
             if new and row is not None:  # the free id as free_id finds it
-                raise IdTakenError(study.id, unique_id(study.id, {i.lower() for (i,) in db.execute("SELECT id FROM studies")}))
-            if row is not None and row[1] is None and db.execute(
-                    "SELECT body = ? FROM revisions WHERE study_id = ? AND revision = ?", (body, study.id, row[0])).fetchone()[0]:
+                raise IdTakenError(
+                    study.id, unique_id(study.id, {i.lower() for (i,) in db.execute("SELECT id FROM studies")})
+                )
+            if (
+                row is not None
+                and row[1] is None
+                and db.execute(
+                    "SELECT body = ? FROM revisions WHERE study_id = ? AND revision = ?", (body, study.id, row[0])
+                ).fetchone()[0]
+            ):
                 return row[0], False  # the same content as the latest revision: nothing to add
-            revision = 1 if row is None else db.execute(
-                "SELECT MAX(revision) FROM revisions WHERE study_id = ?", (study.id,)).fetchone()[0] + 1
+            revision = (
+                1
+                if row is None
+                else db.execute("SELECT MAX(revision) FROM revisions WHERE study_id = ?", (study.id,)).fetchone()[0] + 1
+            )
             stale = row is not None and ((expected_revision != row[0] and not force) or row[1] is not None)
             if row is None and expected_revision is not None:
-                raise QRAInputError(f"save: study {study.id!r} is not in the library, so there is no revision {expected_revision}")
+                raise QRAInputError(
+                    f"save: study {study.id!r} is not in the library, so there is no revision {expected_revision}"
+                )
             if row is None:
                 db.execute("INSERT INTO studies (id, latest) VALUES (?, ?)", (study.id, revision))
             elif stale:
@@ -281,29 +305,42 @@ class StudyLibrary:
         return study_from_json(self.export_json(study_id, revision), f"library revision of {study_id!r}")
 
     def export_json(self, study_id: str, revision: int | None = None) -> str:
-        revision = _revision_number(revision, "library", "revision", allow_none=True)  # 2**70: refused, not an SQLite overflow
+        revision = _revision_number(
+            revision, "library", "revision", allow_none=True
+        )  # 2**70: refused, not an SQLite overflow
         with self._connection() as db:
             latest = self._require(db, study_id)[0]
-            row = db.execute("SELECT body FROM revisions WHERE study_id = ? AND revision = ?",
-                             (study_id, latest if revision is None else revision)).fetchone()
+            row = db.execute(
+                "SELECT body FROM revisions WHERE study_id = ? AND revision = ?",
+                (study_id, latest if revision is None else revision),
+            ).fetchone()
         if row is None:
             raise QRAInputError(f"library: study {study_id!r} has no revision {revision}")
         return row[0]
 
     def list(self, include_deleted: bool = False) -> list[StudySummary]:
         """Studies in the library (latest revision), by id."""
-        query = ("SELECT s.id, r.name, s.latest, r.saved_at, s.deleted_at FROM studies s "
-                 "JOIN revisions r ON r.study_id = s.id AND r.revision = s.latest ORDER BY s.id")
+        query = (
+            "SELECT s.id, r.name, s.latest, r.saved_at, s.deleted_at FROM studies s "
+            "JOIN revisions r ON r.study_id = s.id AND r.revision = s.latest ORDER BY s.id"
+        )
         with self._connection() as db:
             rows = db.execute(query).fetchall()
-        return [StudySummary(i, n, latest, at, d is not None) for i, n, latest, at, d in rows if include_deleted or d is None]
+        return [
+            StudySummary(i, n, latest, at, d is not None)
+            for i, n, latest, at, d in rows
+            if include_deleted or d is None
+        ]
 
     def history(self, study_id: str) -> list[Revision]:
         """Every revision of a study, oldest first; ``conflict`` marks refused (stale) saves."""
         with self._connection() as db:
             self._require(db, study_id)
-            rows = db.execute("SELECT revision, based_on, conflict, name, saved_at FROM revisions "
-                              "WHERE study_id = ? ORDER BY revision", (study_id,)).fetchall()
+            rows = db.execute(
+                "SELECT revision, based_on, conflict, name, saved_at FROM revisions "
+                "WHERE study_id = ? ORDER BY revision",
+                (study_id,),
+            ).fetchall()
         return [Revision(r, b, bool(c), n, at) for r, b, c, n, at in rows]
 
     # ------------------------------------------------------------------ files
@@ -333,11 +370,20 @@ class StudyLibrary:
         written = []
         for summary in self.list(include_deleted=True):
             with self._connection() as db:
-                rows = db.execute("SELECT revision, based_on, conflict, saved_at, body FROM revisions "
-                                  "WHERE study_id = ? ORDER BY revision", (summary.id,)).fetchall()
-            backup = {"id": summary.id, "latest": summary.latest, "deleted": summary.deleted,
-                      "revisions": [{"revision": r, "based_on": b, "conflict": bool(c), "saved_at": at, "study": json.loads(body)}
-                                    for r, b, c, at, body in rows]}
+                rows = db.execute(
+                    "SELECT revision, based_on, conflict, saved_at, body FROM revisions "
+                    "WHERE study_id = ? ORDER BY revision",
+                    (summary.id,),
+                ).fetchall()
+            backup = {
+                "id": summary.id,
+                "latest": summary.latest,
+                "deleted": summary.deleted,
+                "revisions": [
+                    {"revision": r, "based_on": b, "conflict": bool(c), "saved_at": at, "study": json.loads(body)}
+                    for r, b, c, at, body in rows
+                ],
+            }
             path = folder / f"{_safe_file_name(summary.id)}.json"
             atomic_write_text(path, json.dumps(backup, ensure_ascii=False, indent=1, allow_nan=False))
             written.append(path)
@@ -361,21 +407,30 @@ class StudyLibrary:
         study_id = backup["id"]
         with self._write() as db:
             if db.execute("SELECT 1 FROM studies WHERE id = ?", (study_id,)).fetchone():
-                raise QRAInputError(f"{path.name}: study {study_id!r} is already in the library {self.path}; "
-                                    "restore into a new library file (--db) so nothing there is overwritten")
-            db.execute("INSERT INTO studies (id, latest, deleted_at) VALUES (?, ?, ?)",
-                       (study_id, backup["latest"], _now() if backup["deleted"] else None))
+                raise QRAInputError(
+                    f"{path.name}: study {study_id!r} is already in the library {self.path}; "
+                    "restore into a new library file (--db) so nothing there is overwritten"
+                )
+            db.execute(
+                "INSERT INTO studies (id, latest, deleted_at) VALUES (?, ?, ?)",
+                (study_id, backup["latest"], _now() if backup["deleted"] else None),
+            )
             db.executemany(
                 "INSERT INTO revisions (study_id, revision, based_on, conflict, name, saved_at, body) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [(study_id, r["revision"], r["based_on"], int(r["conflict"]), r["name"], r["saved_at"], r["body"])
-                 for r in backup["revisions"]])
+                [
+                    (study_id, r["revision"], r["based_on"], int(r["conflict"]), r["name"], r["saved_at"], r["body"])
+                    for r in backup["revisions"]
+                ],
+            )
         return study_id
 
     def refresh_results(self) -> int:
         """Recompute the stored results of every latest revision that has none or stale ones
         (older :data:`RESULTS_VERSION`, or restored from a backup).  Returns how many."""
-        query = ("SELECT s.id, s.latest FROM studies s LEFT JOIN results r ON r.study_id = s.id AND r.revision = s.latest "
-                 "WHERE r.version IS NULL OR r.version != ?")
+        query = (
+            "SELECT s.id, s.latest FROM studies s LEFT JOIN results r ON r.study_id = s.id AND r.revision = s.latest "
+            "WHERE r.version IS NULL OR r.version != ?"
+        )
         with self._connection() as db:
             stale = db.execute(query, (RESULTS_VERSION,)).fetchall()
         for study_id, revision in stale:
@@ -400,10 +455,14 @@ class StudyLibrary:
         with self._connection() as db:
             studies = db.execute(
                 "SELECT s.id, s.latest, rv.saved_at, r.info FROM studies s JOIN results r ON r.study_id = s.id AND r.revision = s.latest "
-                f"JOIN revisions rv ON rv.study_id = s.id AND rv.revision = s.latest {alive} ORDER BY s.id").fetchall()
+                f"JOIN revisions rv ON rv.study_id = s.id AND rv.revision = s.latest {alive} ORDER BY s.id"
+            ).fetchall()
             latest = f"JOIN studies s ON s.id = t.study_id AND s.latest = t.revision {alive}"
-            rows = pd.read_sql_query("SELECT t.study_id, t.result_type, t.measure, t.level, t.quality_criterion, t.system, "
-                                     f"t.value, t.n, t.n_systems, t.note FROM result_rows t {latest}", db)
+            rows = pd.read_sql_query(
+                "SELECT t.study_id, t.result_type, t.measure, t.level, t.quality_criterion, t.system, "
+                f"t.value, t.n, t.n_systems, t.note FROM result_rows t {latest}",
+                db,
+            )
         stored = {"studies": [(i, rev, at, json.loads(info)) for i, rev, at, info in studies], "rows": rows}
         if pairs:
             stored["pairs"] = self.stored_pairs(include_deleted)
@@ -424,12 +483,14 @@ class StudyLibrary:
         with self._connection() as db:
             studies = db.execute(
                 "SELECT s.id, rv.body, r.version, r.info FROM studies s JOIN revisions rv ON rv.study_id = s.id AND rv.revision = s.latest "
-                "LEFT JOIN results r ON r.study_id = s.id AND r.revision = s.latest WHERE s.deleted_at IS NULL ORDER BY s.id").fetchall()
+                "LEFT JOIN results r ON r.study_id = s.id AND r.revision = s.latest WHERE s.deleted_at IS NULL ORDER BY s.id"
+            ).fetchall()
             rows: dict[str, list] = {}
             for study_id, *row in db.execute(  # by rowid: in the order they were written
-                    "SELECT t.study_id, t.result_type, t.measure, t.level, t.quality_criterion, t.system, t.value, t.n, t.n_systems, "
-                    "t.note FROM result_rows t JOIN studies s ON s.id = t.study_id AND s.latest = t.revision AND s.deleted_at IS NULL "
-                    "ORDER BY t.rowid"):
+                "SELECT t.study_id, t.result_type, t.measure, t.level, t.quality_criterion, t.system, t.value, t.n, t.n_systems, "
+                "t.note FROM result_rows t JOIN studies s ON s.id = t.study_id AND s.latest = t.revision AND s.deleted_at IS NULL "
+                "ORDER BY t.rowid"
+            ):
                 rows.setdefault(study_id, []).append(row)
         for study_id, body, version, info in studies:
             study = study_from_json(body, f"library revision of {study_id!r}")
@@ -438,8 +499,16 @@ class StudyLibrary:
                 conventions = resolve(stored_conventions(study.metadata)) if key else None
             except QRAInputError:  # the caller's assess() says why
                 conventions = None
-            yield study, None if conventions is None or key != results_key(body, conventions.signature()) else Assessment(
-                study, [ResultRow(*r[:5], math.nan if r[5] is None else r[5], *r[6:]) for r in rows.get(study_id, [])], conventions=conventions)
+            yield (
+                study,
+                None
+                if conventions is None or key != results_key(body, conventions.signature())
+                else Assessment(
+                    study,
+                    [ResultRow(*r[:5], math.nan if r[5] is None else r[5], *r[6:]) for r in rows.get(study_id, [])],
+                    conventions=conventions,
+                ),
+            )
 
     def stored_pairs(self, include_deleted: bool = False):
         """The stored experiment pairs (:func:`experiment_pairs`) of every study's latest revision."""
@@ -447,7 +516,10 @@ class StudyLibrary:
 
         alive = "" if include_deleted else "WHERE s.deleted_at IS NULL"
         with self._connection() as db:
-            return pd.read_sql_query(f"SELECT t.* FROM result_pairs t JOIN studies s ON s.id = t.study_id AND s.latest = t.revision {alive}", db)
+            return pd.read_sql_query(
+                f"SELECT t.* FROM result_pairs t JOIN studies s ON s.id = t.study_id AND s.latest = t.revision {alive}",
+                db,
+            )
 
     def integrity_check(self) -> str:
         with self._connection() as db:
@@ -458,12 +530,18 @@ def _library_error(path: Path, error: sqlite3.Error) -> LibraryError:
     """One line naming the library file and what SQLite could not do with it."""
     text = str(error)
     if "not a database" in text or isinstance(error, sqlite3.DatabaseError) and "malformed" in text:
-        return LibraryError(f"{path}: is not a qra-widgets library, or it is damaged (SQLite: {text}); "
-                             "restore it from a backup (import-all) into a new file")
+        return LibraryError(
+            f"{path}: is not a qra-widgets library, or it is damaged (SQLite: {text}); "
+            "restore it from a backup (import-all) into a new file"
+        )
     if "readonly" in text or "read-only" in text:
-        return LibraryError(f"{path}: the library cannot be written (SQLite: {text}); check the file's and its folder's permissions")
+        return LibraryError(
+            f"{path}: the library cannot be written (SQLite: {text}); check the file's and its folder's permissions"
+        )
     if "unable to open" in text:
-        return LibraryError(f"{path}: the library file cannot be opened (SQLite: {text}); check the path and its permissions")
+        return LibraryError(
+            f"{path}: the library file cannot be opened (SQLite: {text}); check the path and its permissions"
+        )
     if "locked" in text or "busy" in text:
         return LibraryError(f"{path}: the library is busy (SQLite: {text}); try again")
     if "disk" in text and ("full" in text or "I/O" in text):
@@ -481,9 +559,13 @@ def _revision_number(value, where: str, field: str, allow_none: bool = False):
     if value is None and allow_none:
         return None
     if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= MAX_REVISION:
-        shown = value if not isinstance(value, int) or abs(value) < 10**12 else f"{value} ({len(str(abs(value)))} digits)"
-        raise QRAInputError(f"{where}: {field} must be a whole number from 1 to {MAX_REVISION}"
-                            f"{' or null' if allow_none else ''}, got {shown!r}")
+        shown = (
+            value if not isinstance(value, int) or abs(value) < 10**12 else f"{value} ({len(str(abs(value)))} digits)"
+        )
+        raise QRAInputError(
+            f"{where}: {field} must be a whole number from 1 to {MAX_REVISION}"
+            f"{' or null' if allow_none else ''}, got {shown!r}"
+        )
     return value
 
 
@@ -491,7 +573,9 @@ def _parse_backup(data: bytes, source: str) -> dict:
     """Read and check an :meth:`StudyLibrary.export_all` file; each revision is validated as a study."""
     backup = load_json(data, source)
     if not isinstance(backup, dict) or not isinstance(backup.get("revisions"), list) or not backup["revisions"]:
-        raise QRAInputError(f"{source}: not a qra-widgets library backup (expected an object with a non-empty 'revisions' list)")
+        raise QRAInputError(
+            f"{source}: not a qra-widgets library backup (expected an object with a non-empty 'revisions' list)"
+        )
     study_id, latest = backup.get("id"), backup.get("latest")
     if not isinstance(study_id, str) or not study_id:
         raise QRAInputError(f"{source}: id must be a non-empty text, got {study_id!r}")
@@ -509,8 +593,16 @@ def _parse_backup(data: bytes, source: str) -> dict:
         if study.id != study_id:
             raise QRAInputError(f"{where}: holds study {study.id!r}, but the backup is of {study_id!r}")
         numbers.append(number)
-        revisions.append({"revision": number, "based_on": based_on, "conflict": bool(record.get("conflict")),
-                          "name": study.name, "saved_at": str(record.get("saved_at") or _now()), "body": study_to_json(study)})
+        revisions.append(
+            {
+                "revision": number,
+                "based_on": based_on,
+                "conflict": bool(record.get("conflict")),
+                "name": study.name,
+                "saved_at": str(record.get("saved_at") or _now()),
+                "body": study_to_json(study),
+            }
+        )
     if len(set(numbers)) != len(numbers):
         raise QRAInputError(f"{source}: revision numbers repeat")
     if latest not in numbers or any(r["conflict"] for r in revisions if r["revision"] == latest):
@@ -536,7 +628,10 @@ def _safe_file_name(name: str) -> str:
     >>> _safe_file_name("Study") != _safe_file_name("study") and _safe_file_name("Study").lower() != "study"
     True
     """
-    cleaned = "".join(ch if ch.isascii() and (ch.isalnum() or ch in "-_.") else "_" for ch in name).strip("._")[:80] or "study"
+    cleaned = (
+        "".join(ch if ch.isascii() and (ch.isalnum() or ch in "-_.") else "_" for ch in name).strip("._")[:80]
+        or "study"
+    )
     if cleaned == name and name == name.lower() and name.split(".")[0] not in _RESERVED_NAMES:
         return cleaned
     return f"{cleaned}-{hashlib.sha1(name.encode('utf-8')).hexdigest()[:8]}"
@@ -544,9 +639,15 @@ def _safe_file_name(name: str) -> str:
 
 def _write_results(db: sqlite3.Connection, study_id: str, revision: int, results: dict, body: str) -> None:
     info = {**results["info"], "key": results_key(body, results["signature"]) if results["signature"] else None}
-    db.execute("INSERT OR REPLACE INTO results (study_id, revision, version, info) VALUES (?, ?, ?, ?)",
-               (study_id, revision, RESULTS_VERSION, json.dumps(info, ensure_ascii=False)))
-    db.executemany("INSERT INTO result_rows VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                   [(study_id, revision, *row) for row in results["rows"]])
-    db.executemany("INSERT INTO result_pairs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                   [(study_id, revision, *pair) for pair in results["pairs"]])
+    db.execute(
+        "INSERT OR REPLACE INTO results (study_id, revision, version, info) VALUES (?, ?, ?, ?)",
+        (study_id, revision, RESULTS_VERSION, json.dumps(info, ensure_ascii=False)),
+    )
+    db.executemany(
+        "INSERT INTO result_rows VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [(study_id, revision, *row) for row in results["rows"]],
+    )
+    db.executemany(
+        "INSERT INTO result_pairs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [(study_id, revision, *pair) for pair in results["pairs"]],
+    )

@@ -49,7 +49,9 @@ def stored_results(study: Study) -> dict:
         "evaluation_types": {q.name: q.evaluation_type for q in study.quality_criteria},
         "qcet": {q.name: q.qcet_id for q in study.quality_criteria},
         "teams": sorted({e.team for e in study.experiments if e.team}),
-        "years": sorted({y for y in [_year(e.date) for e in study.experiments] + [_year(metadata.get("year", ""))] if y}),
+        "years": sorted(
+            {y for y in [_year(e.date) for e in study.experiments] + [_year(metadata.get("year", ""))] if y}
+        ),
         "track": str(metadata.get("track", "")),
         "tags": [str(t) for t in tags] if isinstance(tags, list) else [str(tags)],
         "experiments": len(study.experiments),
@@ -66,8 +68,21 @@ def stored_results(study: Study) -> dict:
             result = assess(study)
         described, signature = result.conventions.describe(), result.conventions.signature()
         number = lambda v: None if v is None or math.isnan(v) else float(v)  # NaN is stored as NULL
-        rows = [(r.result_type, r.measure, r.level, r.quality_criterion, r.system, number(r.value), int(r.n),
-                 None if r.n_systems is None else int(r.n_systems), r.note, described) for r in result.rows]
+        rows = [
+            (
+                r.result_type,
+                r.measure,
+                r.level,
+                r.quality_criterion,
+                r.system,
+                number(r.value),
+                int(r.n),
+                None if r.n_systems is None else int(r.n_systems),
+                r.note,
+                described,
+            )
+            for r in result.rows
+        ]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # an undefined alpha is stored as None
             agreement = result.annotator_agreement()  # not Type III: within each experiment
@@ -96,8 +111,10 @@ def experiment_pairs(study: Study) -> list[tuple]:
     for qc in study.quality_criteria:
         matrix = study.score_matrix(qc.name) - qc.scale_min
         every = pair_cv_star(matrix[first], matrix[second])  # all pairs in one call: (pairs, systems), nan unless both
-        answers = [{pid: x for pid in PROPERTIES if (x := _answer(e.properties.get(pid), qc.name)) is not None}
-                   for e in study.experiments]  # each experiment's answers once, in catalogue order
+        answers = [
+            {pid: x for pid in PROPERTIES if (x := _answer(e.properties.get(pid), qc.name)) is not None}
+            for e in study.experiments
+        ]  # each experiment's answers once, in catalogue order
         for k, (i, j) in enumerate(index):
             values = every[k][~np.isnan(every[k])]
             if not values.size:
@@ -107,7 +124,9 @@ def experiment_pairs(study: Study) -> list[tuple]:
                 if pid in answers[j]:
                     (same if x == answers[j][pid] else differs).append(pid)
             a, b = study.experiments[i], study.experiments[j]
-            pairs.append((qc.name, a.id, b.id, float(values.mean()), int(values.size), json.dumps(same), json.dumps(differs)))
+            pairs.append(
+                (qc.name, a.id, b.id, float(values.mean()), int(values.size), json.dumps(same), json.dumps(differs))
+            )
     return pairs
 
 

@@ -56,17 +56,21 @@ def _name(value: Any, field_name: str) -> str:
 
 def _number(value: Any, field_name: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise QRAInputError(f"{field_name}: must be a number, got {shown(value) if isinstance(value, str) else repr(value)[:60]}")
+        raise QRAInputError(
+            f"{field_name}: must be a number, got {shown(value) if isinstance(value, str) else repr(value)[:60]}"
+        )
     try:
         number = float(value)
     except OverflowError:  # an int past the float range (10**400): refused in one line, not an OverflowError
-        digits = int(abs(int(value)).bit_length() * 0.30103) + 1  # str() of a long int is itself refused past 4,300 digits
-        raise QRAInputError(f"{field_name}: must be a finite number, got a whole number of about {digits:,} digits") from None
+        digits = (
+            int(abs(int(value)).bit_length() * 0.30103) + 1
+        )  # str() of a long int is itself refused past 4,300 digits
+        raise QRAInputError(
+            f"{field_name}: must be a finite number, got a whole number of about {digits:,} digits"
+        ) from None
     if not math.isfinite(number):
         raise QRAInputError(f"{field_name}: must be a finite number, got {number}")
     return number
-
-
 
 
 def _check_json_data(value: Any, where: str) -> None:
@@ -83,20 +87,28 @@ def _check_json_data(value: Any, where: str) -> None:
     while stack:
         item, at, depth = stack.pop()
         if isinstance(item, (dict, list)) and depth > MAX_JSON_DEPTH:
-            raise QRAInputError(f"{at}: nested more than {MAX_JSON_DEPTH} levels deep in the study file; the limit is {MAX_JSON_DEPTH}")
+            raise QRAInputError(
+                f"{at}: nested more than {MAX_JSON_DEPTH} levels deep in the study file; the limit is {MAX_JSON_DEPTH}"
+            )
         if isinstance(item, dict):
             for key, child in item.items():
                 if not isinstance(key, str):
-                    raise QRAInputError(f"{at}: key {key!r} is not text; JSON keys are text, so {key!r} and {str(key)!r} would become one key")
+                    raise QRAInputError(
+                        f"{at}: key {key!r} is not text; JSON keys are text, so {key!r} and {str(key)!r} would become one key"
+                    )
                 stack.append((child, f"{at}[{key!r}]", depth + 1))
         elif isinstance(item, list):
             stack.extend((child, f"{at}[{i}]", depth + 1) for i, child in enumerate(item))
         elif isinstance(item, int) and not isinstance(item, bool) and len(str(abs(item))) > MAX_INT_DIGITS:
-            raise QRAInputError(f"{at}: an integer of {len(str(abs(item)))} digits cannot be read back; the limit is {MAX_INT_DIGITS} (use text)")
+            raise QRAInputError(
+                f"{at}: an integer of {len(str(abs(item)))} digits cannot be read back; the limit is {MAX_INT_DIGITS} (use text)"
+            )
         elif isinstance(item, float) and not math.isfinite(item):
             raise QRAInputError(f"{at}: {item} cannot be saved (JSON has no NaN or infinity); use null or text")
         elif item is not None and not isinstance(item, (str, int, float, bool)):
-            raise QRAInputError(f"{at}: {type(item).__name__} values cannot be saved as JSON; use text, numbers, lists or mappings")
+            raise QRAInputError(
+                f"{at}: {type(item).__name__} values cannot be saved as JSON; use text, numbers, lists or mappings"
+            )
 
 
 def _unique(names: list[str], field_name: str) -> list[str]:
@@ -137,7 +149,9 @@ class QualityCriterion:
         if self.label_level not in LABEL_LEVELS:
             raise QRAInputError(f"{where}: label_level must be one of {LABEL_LEVELS}, got {self.label_level!r}")
         if self.evaluation_type not in EVALUATION_TYPES:
-            raise QRAInputError(f"{where}: evaluation_type must be one of {EVALUATION_TYPES}, got {self.evaluation_type!r}")
+            raise QRAInputError(
+                f"{where}: evaluation_type must be one of {EVALUATION_TYPES}, got {self.evaluation_type!r}"
+            )
 
     def check_score(self, value: Any, where: str) -> float:
         number = _number(value, where)
@@ -179,7 +193,9 @@ class Experiment:
         if not isinstance(self.conditions, dict) or set(self.conditions) - set(CONDITION_GROUPS):
             raise QRAInputError(f"{where}: conditions must map some of {CONDITION_GROUPS} to name/value pairs")
         for group, pairs in self.conditions.items():
-            if not isinstance(pairs, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in pairs.items()):
+            if not isinstance(pairs, dict) or not all(
+                isinstance(k, str) and isinstance(v, str) for k, v in pairs.items()
+            ):
                 raise QRAInputError(f"{where}: conditions[{group!r}] must map names to text values")
 
     @property
@@ -208,8 +224,10 @@ class Study:
         self.validate()
 
     def __repr__(self) -> str:
-        return (f"Study(id={self.id!r}, {len(self.quality_criteria)} quality criteria, {len(self.systems)} systems, "
-                f"{len(self.experiments)} experiments, {len(self.scores)} scores, {len(self.labels)} labels)")
+        return (
+            f"Study(id={self.id!r}, {len(self.quality_criteria)} quality criteria, {len(self.systems)} systems, "
+            f"{len(self.experiments)} experiments, {len(self.scores)} scores, {len(self.labels)} labels)"
+        )
 
     # ------------------------------------------------------------------ validation
 
@@ -242,8 +260,10 @@ class Study:
             qc, experiment, system_a, system_b = key
             reverse = self.findings.get((qc, experiment, system_b, system_a))
             if reverse is not None and reverse != -sign:  # A > B and B > A (or A = B and B > A) in one experiment
-                raise QRAInputError(f"findings: experiment {experiment!r} on {qc!r} states {system_a!r} vs {system_b!r} as {sign} "
-                                    f"and {system_b!r} vs {system_a!r} as {reverse}; they contradict each other: keep one")
+                raise QRAInputError(
+                    f"findings: experiment {experiment!r} on {qc!r} states {system_a!r} vs {system_b!r} as {sign} "
+                    f"and {system_b!r} vs {system_a!r} as {reverse}; they contradict each other: keep one"
+                )
         for key in self.sources:
             if key not in self.scores:
                 raise QRAInputError(f"sources: {key} has a source but no score")
@@ -254,7 +274,9 @@ class Study:
     def _name_index(self) -> tuple[set, set, dict]:
         return set(self.systems), set(self.experiment_ids), {qc.name: qc for qc in self.quality_criteria}
 
-    def _check_names(self, qc: str, system: str, experiment: str, where: str, names: tuple | None = None) -> QualityCriterion:
+    def _check_names(
+        self, qc: str, system: str, experiment: str, where: str, names: tuple | None = None
+    ) -> QualityCriterion:
         systems, experiments, criteria = names or self._name_index()
         if system not in systems:
             raise QRAInputError(f"{where}: unknown system {system!r}")
@@ -269,8 +291,9 @@ class Study:
             raise QRAInputError(f"scores: key {key!r} must be (quality_criterion, system, experiment)")
         return self.checked_score(*key, value, names=names)
 
-    def checked_score(self, qc: str, system: str, experiment: str, value: Any, *, where: str | None = None,
-                      names: tuple | None = None) -> float:
+    def checked_score(
+        self, qc: str, system: str, experiment: str, value: Any, *, where: str | None = None, names: tuple | None = None
+    ) -> float:
         """``value`` as the score of ``system`` in ``experiment`` on ``qc``: the names known, a
         number within the criterion's scale.  Changes nothing.  Raises
         :class:`~qra_widgets.errors.ScoreError` whose message starts with ``where`` (default
@@ -290,13 +313,15 @@ class Study:
         try:
             return self._check_names(qc, system, experiment, where, names).check_score(value, where)
         except QRAInputError as error:  # every message of the two checks is f"{where}: {reason}"
-            raise ScoreError(str(error), key=(qc, system, experiment), reason=str(error)[len(where) + 2:]) from None
+            raise ScoreError(str(error), key=(qc, system, experiment), reason=str(error)[len(where) + 2 :]) from None
 
     def _check_labels(self) -> None:
         """Validate every label at once (column-wise: millions of labels take well under a second)."""
         if not isinstance(self.labels, Labels):
             if not isinstance(self.labels, dict):
-                raise QRAInputError(f"labels: expected a mapping of (quality_criterion, system, item, experiment) to labels, got {type(self.labels).__name__}")
+                raise QRAInputError(
+                    f"labels: expected a mapping of (quality_criterion, system, item, experiment) to labels, got {type(self.labels).__name__}"
+                )
             for key in self.labels:
                 if not isinstance(key, tuple) or len(key) != 4:
                     raise QRAInputError(f"labels: key {key!r} must be (quality_criterion, system, item, experiment)")
@@ -308,8 +333,11 @@ class Study:
 
         qc, system, item, experiment, label = self.labels.columns()
         where = lambda i: f"label for item {item[i]!r} of {system[i]!r} in experiment {experiment[i]!r} on {qc[i]!r}"
-        for values, known, what in ((qc, self.qc_names, "quality criterion"), (system, self.systems, "system"),
-                                    (experiment, self.experiment_ids, "experiment")):
+        for values, known, what in (
+            (qc, self.qc_names, "quality criterion"),
+            (system, self.systems, "system"),
+            (experiment, self.experiment_ids, "experiment"),
+        ):
             unknown = ~pd.Series(values, dtype=object).isin(known).to_numpy()
             if unknown.any():
                 i = int(np.argmax(unknown))
@@ -325,9 +353,13 @@ class Study:
         if bad.any():
             i = int(np.argmax(bad))
             raise QRAInputError(f"{where(i)}: label is missing or not finite")
-        for i in np.flatnonzero(np.nan_to_num(np.abs(numeric), nan=0.0) >= float(10**MAX_INT_DIGITS)):  # an integer a study file could not read back
+        for i in np.flatnonzero(
+            np.nan_to_num(np.abs(numeric), nan=0.0) >= float(10**MAX_INT_DIGITS)
+        ):  # an integer a study file could not read back
             if isinstance(label[i], (int, np.integer)) and not isinstance(label[i], bool):
-                raise QRAInputError(f"{where(i)}: the integer label {label[i]} has more than {MAX_INT_DIGITS} digits; use text or a float")
+                raise QRAInputError(
+                    f"{where(i)}: the integer label {label[i]} has more than {MAX_INT_DIGITS} digits; use text or a float"
+                )
         self.labels._validated_for = names
 
     def _check_finding(self, key: tuple, sign: Any, names: tuple | None = None) -> None:
@@ -384,7 +416,11 @@ class Study:
         if system is not None:
             keep = systems == system
             systems, items, experiments, labels = systems[keep], items[keep], experiments[keep], labels[keep]
-        unit_index = pd.MultiIndex.from_arrays([systems, items]) if len(systems) else pd.MultiIndex.from_tuples([], names=[None, None])
+        unit_index = (
+            pd.MultiIndex.from_arrays([systems, items])
+            if len(systems)
+            else pd.MultiIndex.from_tuples([], names=[None, None])
+        )
         units = sorted(set(unit_index))
         column = pd.Index(units).get_indexer(unit_index) if units else np.array([], dtype=int)
         row = pd.Index(self.experiment_ids).get_indexer(experiments)
@@ -416,12 +452,23 @@ class Study:
         for experiment_id in wanted:
             self.experiment(experiment_id)
         keep = lambda key, where: all(key[i] in wanted for i in _EXPERIMENT_AT[where])
-        stores = {where: (store.select(_EXPERIMENT_AT[where][0], wanted) if isinstance(store, Ratings)
-                          else {k: v for k, v in store.items() if keep(k, where)}) for where, store in self._stores().items()}
+        stores = {
+            where: (
+                store.select(_EXPERIMENT_AT[where][0], wanted)
+                if isinstance(store, Ratings)
+                else {k: v for k, v in store.items() if keep(k, where)}
+            )
+            for where, store in self._stores().items()
+        }
         return Study(
-            id=study_id or self.id, name=self.name, description=self.description,
-            quality_criteria=list(self.quality_criteria), systems=list(self.systems),
-            experiments=[e for e in self.experiments if e.id in wanted], metadata=dict(self.metadata), **stores,
+            id=study_id or self.id,
+            name=self.name,
+            description=self.description,
+            quality_criteria=list(self.quality_criteria),
+            systems=list(self.systems),
+            experiments=[e for e in self.experiments if e.id in wanted],
+            metadata=dict(self.metadata),
+            **stores,
         )
 
     # ------------------------------------------------------------------ edits (each validated)
@@ -488,8 +535,10 @@ class Study:
         old_id = experiment.id if old_id is None else old_id
         self.experiment(old_id)
         if experiment.id != old_id and experiment.id in self.experiment_ids:
-            raise QRAInputError(f"experiment id: {experiment.id!r} is already used by experiment "
-                                f"{self.experiment(experiment.id).display_name!r}")
+            raise QRAInputError(
+                f"experiment id: {experiment.id!r} is already used by experiment "
+                f"{self.experiment(experiment.id).display_name!r}"
+            )
         self.experiments = [experiment if e.id == old_id else e for e in self.experiments]
         if experiment.id != old_id:
             self._rename(_EXPERIMENT_AT, old_id, experiment.id)
@@ -525,6 +574,7 @@ class Study:
 
     def _rekey_criterion_answers(self, old: str, new: str | None) -> None:
         """Per-criterion property answers follow a renamed criterion (or go with a removed one)."""
+
         def rekeyed(properties: dict) -> dict:
             result = {}
             for property_id, value in properties.items():
@@ -536,8 +586,13 @@ class Study:
         self.experiments = [replace(e, properties=rekeyed(e.properties)) for e in self.experiments]
 
     def _stores(self) -> dict[str, dict]:
-        return {"scores": self.scores, "labels": self.labels, "findings": self.findings, "sources": self.sources,
-                "ratings": self.ratings}
+        return {
+            "scores": self.scores,
+            "labels": self.labels,
+            "findings": self.findings,
+            "sources": self.sources,
+            "ratings": self.ratings,
+        }
 
     def _drop(self, positions: dict[str, tuple[int, ...]], name: str) -> None:
         for where, store in self._stores().items():
@@ -553,5 +608,8 @@ class Study:
             if isinstance(store, (Labels, Ratings)):
                 setattr(self, where, store.renamed(at[0], old, new))
                 continue
-            renamed = {tuple(new if (i in at and part == old) else part for i, part in enumerate(k)): v for k, v in store.items()}
+            renamed = {
+                tuple(new if (i in at and part == old) else part for i, part in enumerate(k)): v
+                for k, v in store.items()
+            }
             setattr(self, where, renamed)

@@ -65,7 +65,9 @@ JACKKNIFE_GROUPS = 200  # BCa's acceleration from at most this many leave-a-grou
 # ----------------------------------------------------------------------------- Type II and IV on a stack of means
 
 
-def type_two_and_four(means: np.ndarray, conventions, findings: bool = False, copies: np.ndarray | None = None) -> dict[str, Any]:
+def type_two_and_four(
+    means: np.ndarray, conventions, findings: bool = False, copies: np.ndarray | None = None
+) -> dict[str, Any]:
     """r/rho/tau (n = 2), mean pairwise r/rho and W (n > 2) and P's counts, for (B, E, S) means
     whose rows are the experiments with scores (NaN = a missing cell, fixed across replicates),
     each through the measure's batch form.  ``copies`` (B, S): the original system of each column
@@ -82,8 +84,11 @@ def type_two_and_four(means: np.ndarray, conventions, findings: bool = False, co
             both = structure.all(axis=0)
             if both.sum() >= 2:
                 x, y = means[:, 0, both], means[:, 1, both]
-                out["r"], out["rho"], out["tau"] = (m.pearson_batch(x, y).values, m.spearman_batch(x, y).values,
-                                                    m.tau_b_batch(x, y).values)
+                out["r"], out["rho"], out["tau"] = (
+                    m.pearson_batch(x, y).values,
+                    m.spearman_batch(x, y).values,
+                    m.tau_b_batch(x, y).values,
+                )
         else:
             for name in ("r", "rho"):
                 found, pairs = m.mean_pairwise_batch(means, name)
@@ -91,8 +96,11 @@ def type_two_and_four(means: np.ndarray, conventions, findings: bool = False, co
                     out[name] = found.values
             complete = structure.all(axis=0)
             if complete.sum() >= 2:
-                out["W"] = m.kendall_w_batch(means[:, :, complete], **conventions.to_kwargs("kendall_w"),
-                                             copies=None if copies is None else copies[:, complete]).values
+                out["W"] = m.kendall_w_batch(
+                    means[:, :, complete],
+                    **conventions.to_kwargs("kendall_w"),
+                    copies=None if copies is None else copies[:, complete],
+                ).values
     if not findings and means.shape[2] >= 2:
         out["P_counts"] = m.rank_counts_batch(means, **conventions.to_kwargs("rank_counts"), copies=copies)
     if lost.any():
@@ -166,7 +174,9 @@ def design_of(study) -> Design:
         for s, i, e in zip(system, item, experiment):
             by_experiment.setdefault(e, set()).add((s, i))
     position_of = {s: k for k, s in enumerate(systems)}
-    units = sorted(set().union(*by_experiment.values()), key=lambda u: (position_of[u[0]], u[1])) if by_experiment else []
+    units = (
+        sorted(set().union(*by_experiment.values()), key=lambda u: (position_of[u[0]], u[1])) if by_experiment else []
+    )
     position = {u: k for k, u in enumerate(units)}
     names = [e for e in study.experiment_ids if e in by_experiment]
     paired = all(by_experiment[a] & by_experiment[b] for a, b in combinations(names, 2))
@@ -183,8 +193,17 @@ def design_of(study) -> Design:
         union = len(names)
     unit_system = np.array([position_of[u[0]] for u in units], dtype=np.int64)
     cluster, stratum = judgement_clusters(study, units, unit_system)
-    return Design(units, unit_system, group_of, members, paired, {e: list(r) for e, r in raters.items()}, union=union,
-                  cluster=cluster, stratum=stratum)
+    return Design(
+        units,
+        unit_system,
+        group_of,
+        members,
+        paired,
+        {e: list(r) for e, r in raters.items()},
+        union=union,
+        cluster=cluster,
+        stratum=stratum,
+    )
 
 
 def draw_weights(design: Design, B: int, rng: np.random.Generator) -> np.ndarray:
@@ -291,8 +310,15 @@ def _weighted_median(counts: np.ndarray, values: np.ndarray) -> np.ndarray:
         return np.where(total[..., 0] > 0, (values[low] + values[high]) / 2, np.nan)
 
 
-def _replicate_means(criterion: _Criterion, design: Design, weights: np.ndarray, rater_weights: dict | None,
-                     experiment_ids: list[str], n_systems: int, how: str) -> np.ndarray:
+def _replicate_means(
+    criterion: _Criterion,
+    design: Design,
+    weights: np.ndarray,
+    rater_weights: dict | None,
+    experiment_ids: list[str],
+    n_systems: int,
+    how: str,
+) -> np.ndarray:
     """(R, E, S) system means by the study's aggregation: rated experiments from weighted
     ratings, the others their fixed scores.  No loop per system or replicate."""
     replicates = weights.shape[1]
@@ -301,7 +327,7 @@ def _replicate_means(criterion: _Criterion, design: Design, weights: np.ndarray,
         e = experiment_ids[row]
         w = weights[design.group_of[e]]  # (R, U)
         v = None if rater_weights is None else rater_weights[e]  # (R, raters)
-        per_rater = lambda x, v=v: (x.sum(1)[None, :] if v is None else (x @ v.T).T)  # (1 or R, U)
+        per_rater = lambda x, v=v: x.sum(1)[None, :] if v is None else (x @ v.T).T  # (1 or R, U)
         if rated.beat is not None:  # Bradley-Terry: each replicate's win counts, refitted
             present = ~np.isnan(criterion.base[row])
             wins = (rated.opponents.T @ (w * per_rater(rated.beat)).T).T.reshape(replicates, n_systems, n_systems)
@@ -335,8 +361,16 @@ class Bootstrap:
     info: dict
 
 
-def _all_values(study, conventions, design: Design, criteria: list[_Criterion], weights: np.ndarray,
-                rater_weights: dict | None, by_systems: np.ndarray | None = None, how: str = "mean") -> dict:
+def _all_values(
+    study,
+    conventions,
+    design: Design,
+    criteria: list[_Criterion],
+    weights: np.ndarray,
+    rater_weights: dict | None,
+    by_systems: np.ndarray | None = None,
+    how: str = "mean",
+) -> dict:
     """Every resampled value for one weight set, keyed like the assessment rows:
     ``(measure, level, quality_criterion, system)``; annotator agreement under ``("annotators", ...)``,
     system means under ``("mean", experiment, quality_criterion, system)``."""
@@ -348,14 +382,20 @@ def _all_values(study, conventions, design: Design, criteria: list[_Criterion], 
     for criterion in criteria:
         qc = study.quality_criterion(criterion.name)
         if by_systems is None:
-            means = _replicate_means(criterion, design, weights, rater_weights, study.experiment_ids, len(study.systems), how)
+            means = _replicate_means(
+                criterion, design, weights, rater_weights, study.experiment_ids, len(study.systems), how
+            )
             for row in criterion.rated:
                 for j, system in enumerate(study.systems):
                     if not np.isnan(criterion.base[row, j]):
-                        values[("mean", study.experiment_ids[row], qc.name, system)] = means[:, row, j] + criterion.shift
+                        values[("mean", study.experiment_ids[row], qc.name, system)] = (
+                            means[:, row, j] + criterion.shift
+                        )
             if len(criterion.rows) >= 2 and criterion.rated:
                 stacked = np.swapaxes(means[:, criterion.rows], 1, 2)  # (R, S, n)
-                magnitude = np.maximum(np.nanmax(np.abs(stacked + criterion.shift), axis=-1, initial=0.0), abs(criterion.shift))
+                magnitude = np.maximum(
+                    np.nanmax(np.abs(stacked + criterion.shift), axis=-1, initial=0.0), abs(criterion.shift)
+                )
                 cv = m.cv_star_batch(stacked, magnitude=magnitude, **kwargs).values
                 for j, system in enumerate(study.systems):
                     if (~np.isnan(criterion.base[criterion.rows, j])).sum() >= 2:
@@ -367,7 +407,9 @@ def _all_values(study, conventions, design: Design, criteria: list[_Criterion], 
             means = criterion.base[:, by_systems].transpose(1, 0, 2)  # (R, E, S): systems drawn with replacement
         scored = means[:, criterion.rows]
         if len(criterion.rows) >= 2 and (criterion.rated or by_systems is not None):
-            found = type_two_and_four(scored, conventions, findings=study.sign_matrix(qc.name) is not None, copies=by_systems)
+            found = type_two_and_four(
+                scored, conventions, findings=study.sign_matrix(qc.name) is not None, copies=by_systems
+            )
             for name in ("r", "rho", "tau", "W"):
                 if name in found:
                     values[(name, "qc", qc.name, None)] = found[name]
@@ -394,13 +436,18 @@ def _all_values(study, conventions, design: Design, criteria: list[_Criterion], 
                 if idx_key not in design.cache:
                     design.cache[idx_key] = np.array([design.index[u] for u in counted.units])
                 w = weights[design.group_of[e]][:, design.cache[idx_key]]
-                found = m.agreement_batch(m.CategoryCounts(counted.counts, counted.categories), w,
-                                          measures=("alpha", "fleiss_kappa", "ac1", "bp"), level=level)
+                found = m.agreement_batch(
+                    m.CategoryCounts(counted.counts, counted.categories),
+                    w,
+                    measures=("alpha", "fleiss_kappa", "ac1", "bp"),
+                    level=level,
+                )
                 for name, batch in found.items():
                     values[("annotators", e, qc.name, name)] = batch.values
                 if counted.pair is not None:
                     values[("annotators", e, qc.name, "kappa")] = m.cohen_kappa_batch(
-                        counted.pair[0], counted.pair[1], len(counted.categories), w).values
+                        counted.pair[0], counted.pair[1], len(counted.categories), w
+                    ).values
     if system_cvs and by_systems is None:
         with _quiet():
             values[("CV*", "study", None, None)] = np.nanmean(np.stack(system_cvs), axis=0)
@@ -449,28 +496,46 @@ def _type_three_values(study, qc, conventions, design: Design, weights: np.ndarr
         return {}
     out = {}
     bounds = np.searchsorted(coded.unit_system, np.arange(len(study.systems) + 1))
-    scopes = [("qc", None, slice(None))] + [("system", s, slice(bounds[k], bounds[k + 1]))
-                                            for k, s in enumerate(study.systems) if bounds[k + 1] > bounds[k]]
+    scopes = [("qc", None, slice(None))] + [
+        ("system", s, slice(bounds[k], bounds[k + 1])) for k, s in enumerate(study.systems) if bounds[k + 1] > bounds[k]
+    ]
     counts = np.bincount(coded.unit * q + coded.code, minlength=n_units * q).reshape(n_units, q)
     level_name = conventions.alpha_level or qc.label_level
     if len(present) == 2:  # Cohen's kappa and alpha, as assess gives for two experiments
         table = np.full((2, n_units), -1, dtype=np.int64)
         table[np.searchsorted(present, coded.experiment_row), coded.unit] = coded.code
         for level, system, cols in scopes:
-            out[("kappa", level, qc.name, system)] = m.cohen_kappa_batch(table[0, cols], table[1, cols], q, w_all[:, cols]).values
+            out[("kappa", level, qc.name, system)] = m.cohen_kappa_batch(
+                table[0, cols], table[1, cols], q, w_all[:, cols]
+            ).values
             out[("alpha", level, qc.name, system)] = m.agreement_batch(
-                m.CategoryCounts(counts[cols], coded.categories), w_all[:, cols], measures=("alpha",), level=level_name)["alpha"].values
+                m.CategoryCounts(counts[cols], coded.categories), w_all[:, cols], measures=("alpha",), level=level_name
+            )["alpha"].values
         return out
     for level, system, cols in scopes:
-        found = m.agreement_batch(m.CategoryCounts(counts[cols], coded.categories), w_all[:, cols],
-                                  measures=tuple(conventions.agreement_many), level=level_name)
+        found = m.agreement_batch(
+            m.CategoryCounts(counts[cols], coded.categories),
+            w_all[:, cols],
+            measures=tuple(conventions.agreement_many),
+            level=level_name,
+        )
         for name in conventions.agreement_many:
             out[(name, level, qc.name, system)] = found[name].values
     return out
 
 
-def bootstrap(study, conventions=None, *, B: int = 2000, seed: int | None = None, ci: float = 0.95,
-              ci_method: str = "percentile", resample: str = "items", progress=None, max_work: int | None = None) -> Bootstrap:
+def bootstrap(
+    study,
+    conventions=None,
+    *,
+    B: int = 2000,
+    seed: int | None = None,
+    ci: float = 0.95,
+    ci_method: str = "percentile",
+    resample: str = "items",
+    progress=None,
+    max_work: int | None = None,
+) -> Bootstrap:
     """Resample the study ``B`` times and recompute every measure (see the module docstring).
 
     ``resample`` is ``"items"`` (needs ratings or labels), ``"items+raters"`` (needs ratings)
@@ -501,9 +566,16 @@ def bootstrap(study, conventions=None, *, B: int = 2000, seed: int | None = None
     design = design_of(study)
     how = aggregation_of(study)
     criteria = [_criterion_data(study, qc, design, conventions, how) for qc in study.quality_criteria]
-    info = {"B": int(B), "seed": seed, "ci": ci, "ci_method": ci_method, "resample": resample,
-            "paired": design.paired if resample != "systems" else None, "ci_over": ci_over_of(resample),
-            "aggregation": how}
+    info = {
+        "B": int(B),
+        "seed": seed,
+        "ci": ci,
+        "ci_method": ci_method,
+        "resample": resample,
+        "paired": design.paired if resample != "systems" else None,
+        "ci_over": ci_over_of(resample),
+        "aggregation": how,
+    }
     if resample == "systems":
         n = len(study.systems)
         picks = rng.integers(0, n, size=(B, n))
@@ -518,15 +590,23 @@ def bootstrap(study, conventions=None, *, B: int = 2000, seed: int | None = None
     def chunk(sl: slice) -> dict:  # weights drawn chunk by chunk: memory grows with the chunk, not with B
         size = sl.stop - sl.start
         weights = draw_weights(design, size, rng)
-        rater_weights = None if resample != "items+raters" else {
-            e: rng.multinomial(len(r), np.full(len(r), 1.0 / len(r)), size=size).astype(float) for e, r in design.raters.items()}
+        rater_weights = (
+            None
+            if resample != "items+raters"
+            else {
+                e: rng.multinomial(len(r), np.full(len(r), 1.0 / len(r)), size=size).astype(float)
+                for e, r in design.raters.items()
+            }
+        )
         return _all_values(study, conventions, design, criteria, weights, rater_weights, None, how)
 
     with _reporting(B, progress) as report:
         replicates = _in_chunks(chunk, B, report)
     ones = np.ones((len(design.members), 1, len(design.units))) * design.members[:, None, :]
     full = {e: np.ones((1, len(r))) for e, r in design.raters.items()} if resample == "items+raters" else None
-    estimates = {k: float(v[0]) for k, v in _all_values(study, conventions, design, criteria, ones, full, None, how).items()}
+    estimates = {
+        k: float(v[0]) for k, v in _all_values(study, conventions, design, criteria, ones, full, None, how).items()
+    }
     jackknife = {}
     if ci_method == "bca":
         jack = jackknife_weights(design)

@@ -24,8 +24,16 @@ from qra_widgets.serve import voila_command
 
 CHROMIUM = "/usr/bin/chromium"
 # Without the background-networking flags Chromium keeps dialling out on a closed network.
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 def free_port() -> int:
@@ -62,8 +70,9 @@ def stop(process: subprocess.Popen, timeout: float = 20) -> None:
 
 
 @contextmanager
-def running_app(folder: Path, wait: bool = True, command: list[str] | None = None,
-                **options) -> Iterator[tuple[str, subprocess.Popen]]:
+def running_app(
+    folder: Path, wait: bool = True, command: list[str] | None = None, **options
+) -> Iterator[tuple[str, subprocess.Popen]]:
     """Serve the app on a free loopback port with its library in ``folder``; always stop it.
 
     ``options`` go to :func:`qra_widgets.serve.voila_command`; ``command(port)`` replaces it
@@ -94,9 +103,13 @@ def chromium(viewport: dict | None = None):
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        context = p.chromium.launch_persistent_context(tempfile.mkdtemp(), executable_path=CHROMIUM, headless=True,
-                                                       viewport=viewport or {"width": 1400, "height": 1000},
-                                                       args=CHROMIUM_ARGS)
+        context = p.chromium.launch_persistent_context(
+            tempfile.mkdtemp(),
+            executable_path=CHROMIUM,
+            headless=True,
+            viewport=viewport or {"width": 1400, "height": 1000},
+            args=CHROMIUM_ARGS,
+        )
         try:
             yield context
         finally:

@@ -58,10 +58,17 @@ SANDBOX = Path(tempfile.mkdtemp(prefix="qra-widgets-tests-home-"))
 # run's pictures), else the sandbox's, removed with it.
 SCREENSHOTS_VARIABLE = "QRA_WIDGETS_SCREENSHOTS"
 SCREENSHOTS = Path(os.environ.get(SCREENSHOTS_VARIABLE) or SANDBOX / "screenshots").absolute()
-for _variable, _folder in (("HOME", "home"), ("XDG_DATA_HOME", "home/.local/share"), ("XDG_CONFIG_HOME", "home/.config"),
-                           ("XDG_CACHE_HOME", "home/.cache"), ("XDG_STATE_HOME", "home/.local/state"),
-                           ("XDG_RUNTIME_DIR", "runtime"), ("JUPYTER_RUNTIME_DIR", "runtime/jupyter"),
-                           ("IPYTHONDIR", "home/.ipython"), ("MPLCONFIGDIR", "home/.config/matplotlib")):
+for _variable, _folder in (
+    ("HOME", "home"),
+    ("XDG_DATA_HOME", "home/.local/share"),
+    ("XDG_CONFIG_HOME", "home/.config"),
+    ("XDG_CACHE_HOME", "home/.cache"),
+    ("XDG_STATE_HOME", "home/.local/state"),
+    ("XDG_RUNTIME_DIR", "runtime"),
+    ("JUPYTER_RUNTIME_DIR", "runtime/jupyter"),
+    ("IPYTHONDIR", "home/.ipython"),
+    ("MPLCONFIGDIR", "home/.config/matplotlib"),
+):
     (SANDBOX / _folder).mkdir(parents=True, exist_ok=True, mode=0o700)
     os.environ[_variable] = str(SANDBOX / _folder)
 os.environ.pop("QRA_WIDGETS_DB", None)  # a user's own library is never the tests' library
@@ -71,23 +78,33 @@ _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
 
 def _writes(args: tuple) -> bool:
     mode, flags = (args + (None, None))[1:3]
-    return bool((isinstance(mode, str) and set(mode) & set("wax+")) or (isinstance(flags, int) and flags & _WRITE_FLAGS))
+    return bool(
+        (isinstance(mode, str) and set(mode) & set("wax+")) or (isinstance(flags, int) and flags & _WRITE_FLAGS)
+    )
 
 
 def _refuse_shared_data(event: str, args: tuple) -> None:
     """Reads outside the repository's neighbours and writes outside the repository and the
     temporary folders fail, as they would on a user's machine where they mean a leak."""
-    if event == "sqlite3.connect" and isinstance(args[0], (str, os.PathLike)) and os.fspath(args[0]) not in ("", ":memory:"):
+    if (
+        event == "sqlite3.connect"
+        and isinstance(args[0], (str, os.PathLike))
+        and os.fspath(args[0]) not in ("", ":memory:")
+    ):
         target = os.fspath(args[0])
         target = target[5:].split("?")[0] if target.startswith("file:") else target
         path = os.path.join(os.path.realpath(target), "")
         if not path.startswith(_WRITABLE):
-            raise PermissionError(f"tests must not write outside the repository and the temporary folders: {path} (SQLite)")
+            raise PermissionError(
+                f"tests must not write outside the repository and the temporary folders: {path} (SQLite)"
+            )
     if event == "open" and isinstance(args[0], (str, os.PathLike)):
         path = os.path.abspath(os.fspath(args[0]))
         if path.startswith(_OUTSIDE) and not (_FIELD and path.startswith(_FIELD)):
-            raise PermissionError(f"tests must not read outside the repository: {path} "
-                                  f"(published data is read through ${FIELD_DATA_VARIABLE}, the field_data fixture)")
+            raise PermissionError(
+                f"tests must not read outside the repository: {path} "
+                f"(published data is read through ${FIELD_DATA_VARIABLE}, the field_data fixture)"
+            )
         if _writes(args) and not os.path.join(os.path.realpath(path), "").startswith(_WRITABLE):
             raise PermissionError(f"tests must not write outside the repository and the temporary folders: {path}")
 
@@ -135,8 +152,10 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     changed = changed_paths(before, tree_state(REPOSITORY))
     if changed:
         reporter = session.config.pluginmanager.get_plugin("terminalreporter")
-        lines = [f"the test run changed the work tree (tests write only under pytest's tmp paths): {len(changed)} path(s)",
-                 *(f"  {path}" for path in changed[:20])]
+        lines = [
+            f"the test run changed the work tree (tests write only under pytest's tmp paths): {len(changed)} path(s)",
+            *(f"  {path}" for path in changed[:20]),
+        ]
         if reporter is not None:
             reporter.write_sep("=", "work tree changed", red=True)
             for line in lines:
@@ -162,8 +181,10 @@ def field_data() -> Path:
     """The published field data (``../shared/data`` in CI); the test is skipped, saying why, without it."""
     folder = field_data_folder()
     if folder is None:
-        pytest.skip(f"published field data not available: set ${FIELD_DATA_VARIABLE} to the data folder "
-                    "(.ci/run sets it to ../shared/data when that folder exists)")
+        pytest.skip(
+            f"published field data not available: set ${FIELD_DATA_VARIABLE} to the data folder "
+            "(.ci/run sets it to ../shared/data when that folder exists)"
+        )
     if not folder.is_dir():
         pytest.fail(f"${FIELD_DATA_VARIABLE} names {folder}, which is not a folder")
     return folder
@@ -188,7 +209,10 @@ def vanmiltenburg2024(field_data: Path, tmp_path_factory: pytest.TempPathFactory
 
     folder = tmp_path_factory.mktemp("vanmiltenburg2024")
     shutil.copy(DATA / "vanmiltenburg2024" / "spec.json", folder / "spec.json")
-    for path in [*sorted((field_data / "vanmiltenburg2024").glob("*.csv")), field_data / "qrapp_example1_fluency_scores.csv"]:
+    for path in [
+        *sorted((field_data / "vanmiltenburg2024").glob("*.csv")),
+        field_data / "qrapp_example1_fluency_scores.csv",
+    ]:
         shutil.copy(path, folder / path.name)
     return folder
 
@@ -240,13 +264,13 @@ def example_study(example_studies: dict) -> Callable:
 EXAMPLES = {
     "qrapp_example1": "QRA++ Example 1 (QRA++ Table 3): mean Fluency of SVM, GeDi and DExperts, original and two repeats.",
     "qrapp_table4_illustrative": "An illustrative study reproducing QRA++ Table 4 (not the original data): "
-                                 "two criteria, two experiments.",
+    "two criteria, two experiments.",
     "qra2022_pass": "QRA 2022 Tables 2-3: the PASS data-to-text human evaluation (Clarity, Fluency, Stance "
-                    "identifiability) and its reproduction.",
+    "identifiability) and its reproduction.",
     "qra2022_nts": "QRA 2022 Tables 4-5: BLEU and SARI of two neural text simplification variants, original and "
-                   "reproductions.",
+    "reproductions.",
     "qra2022_essay_scoring": "QRA 2022 Tables 6-7: weighted F1 of eleven multilingual essay-scoring variants in eight "
-                             "experiments.",
+    "experiments.",
     "belz2021_torc": "Belz (2021) Table 1, Section 5.1: seven weighings of a British Museum torc (a physical measurement).",
 }
 
@@ -285,5 +309,8 @@ def vm_ratings(field_data):
     module's ``from conftest import ...`` under pytest-xdist)."""
     import pandas as pd
 
-    return pd.read_csv(field_data / "vanmiltenburg2024" / "vanmiltenburg2024_fluency_ratings_item_by_rater.csv",
-                       index_col="item", dtype={"item": str})
+    return pd.read_csv(
+        field_data / "vanmiltenburg2024" / "vanmiltenburg2024_fluency_ratings_item_by_rater.csv",
+        index_col="item",
+        dtype={"item": str},
+    )

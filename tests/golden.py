@@ -45,9 +45,21 @@ def report_cases() -> dict[str, list[str]]:
             cases[f"report/{name}.{SUFFIX[fmt]}"] = ["report", "--example", name, "--format", fmt]
     for fmt in ("markdown", "csv", "json"):
         cases[f"report/qrapp_example1.boot.{SUFFIX[fmt]}"] = [
-            "report", "--example", "qrapp_example1", "--format", fmt, "--bootstrap", "200", "--seed", "1"]
-    specs = {"annotations": DATA / "annotations" / "spec.json", "pairwise": INPUTS / "pairwise" / "spec.json",
-             "pairwise_one_experiment": INPUTS / "pairwise" / "one_experiment.json"}
+            "report",
+            "--example",
+            "qrapp_example1",
+            "--format",
+            fmt,
+            "--bootstrap",
+            "200",
+            "--seed",
+            "1",
+        ]
+    specs = {
+        "annotations": DATA / "annotations" / "spec.json",
+        "pairwise": INPUTS / "pairwise" / "spec.json",
+        "pairwise_one_experiment": INPUTS / "pairwise" / "one_experiment.json",
+    }
     for label, spec in specs.items():
         for fmt in FORMATS if label == "annotations" else ("markdown", "csv", "json"):
             cases[f"report/{label}.{SUFFIX[fmt]}"] = ["report", str(spec), "--format", fmt]
@@ -77,8 +89,11 @@ def build_site(scratch: Path) -> dict[str, str]:
         shutil.copy(examples.path(name), studies)
     run_cli(["site", str(studies), "--out", str(scratch / "site")])
     root = scratch / "site"
-    return {f"site/{p.relative_to(root).as_posix()}": p.read_text(encoding="utf-8")
-            for p in sorted(root.rglob("*")) if p.is_file() and p.name != "plotly.min.js"}
+    return {
+        f"site/{p.relative_to(root).as_posix()}": p.read_text(encoding="utf-8")
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and p.name != "plotly.min.js"
+    }
 
 
 _VERSION_PATTERNS = (r"(version:)%s", r'("version": ")%s', r"(qra-widgets )%s")
@@ -99,7 +114,7 @@ def _without_plotly_theme(text: str) -> str:
         start = comma + len(text[comma:]) - len(text[comma:].lstrip())
         layout, stop = decoder.raw_decode(text, start)
         layout.pop("template", None)
-        pieces += [text[at:match.end()], json.dumps(data, sort_keys=True), ", ", json.dumps(layout, sort_keys=True)]
+        pieces += [text[at : match.end()], json.dumps(data, sort_keys=True), ", ", json.dumps(layout, sort_keys=True)]
         at = stop
     return "".join(pieces) + text[at:]
 

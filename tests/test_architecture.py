@@ -6,9 +6,11 @@ Data flows one way (measures -> study -> io -> engine -> compare/overview -> rep
 
 from __future__ import annotations
 
+import io
 import shutil
 import subprocess
 import sys
+import tokenize
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -16,18 +18,33 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def test_the_import_contracts_of_the_house_plan_are_kept():
     command = shutil.which("lint-imports") or str(Path(sys.executable).with_name("lint-imports"))
-    done = subprocess.run([command, "--config", str(ROOT / ".importlinter"), "--no-cache"], check=False, cwd=ROOT,
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [command, "--config", str(ROOT / ".importlinter"), "--no-cache"],
+        check=False,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     assert "0 broken" in done.stdout
 
 
-def test_no_module_grows_past_about_six_hundred_lines():
-    """A module that grows past ~600 lines is split by what it does (the largest today: cli.py, 614)."""
-    sizes = {path.relative_to(ROOT).as_posix(): len(path.read_text(encoding="utf-8").splitlines())
-             for path in (ROOT / "qra_widgets").rglob("*.py")}
+def _statements(text: str) -> int:
+    """The logical lines of a module (tokenize's NEWLINE tokens): a statement counts once however
+    ruff format wraps it, so the limit below does not move when the tree is reformatted."""
+    return sum(1 for token in tokenize.generate_tokens(io.StringIO(text).readline) if token.type == tokenize.NEWLINE)
+
+
+def test_no_module_grows_past_about_four_hundred_and_fifty_statements():
+    """A module that grows past ~450 statements is split by what it does (the largest today:
+    widgets/annotation_experiment.py, 438; about 600 lines before ruff format wrapped them)."""
+    sizes = {
+        path.relative_to(ROOT).as_posix(): _statements(path.read_text(encoding="utf-8"))
+        for path in (ROOT / "qra_widgets").rglob("*.py")
+    }
     assert max(sizes.values()) > 100  # the walk found the package
-    too_long = {name: lines for name, lines in sizes.items() if lines > 650}
+    too_long = {name: n for name, n in sizes.items() if n > 450}
     assert not too_long, too_long
 
 

@@ -37,12 +37,22 @@ def test_long_category_names_are_wrapped_or_put_on_horizontal_boxes(qra2022_essa
     assert figure.layout.xaxis.tickangle == 0
     import pandas as pd
 
-    values = pd.DataFrame({"study": ["s"] * 4, "quality_criterion": ["q"] * 4, "system": list("abcd"),
-                           "evaluation_type": ["metric"] * 4, "value": [1.0, 2.0, 3.0, 4.0],
-                           "qcet_name": ["Similarity to Target Outputs (form)"] * 2 + ["Classification Accuracy"] * 2})
+    values = pd.DataFrame(
+        {
+            "study": ["s"] * 4,
+            "quality_criterion": ["q"] * 4,
+            "system": list("abcd"),
+            "evaluation_type": ["metric"] * 4,
+            "value": [1.0, 2.0, 3.0, 4.0],
+            "qcet_name": ["Similarity to Target Outputs (form)"] * 2 + ["Classification Accuracy"] * 2,
+        }
+    )
     boxes = charts.measure_distribution(values, "qcet_name")
     assert {box.orientation for box in boxes.data} == {"h"}  # long QCET names: one line each, beside the box
-    assert [box.name for box in boxes.data] == ["Classification Accuracy (n = 2)", "Similarity to Target Outputs (form) (n = 2)"]
+    assert [box.name for box in boxes.data] == [
+        "Classification Accuracy (n = 2)",
+        "Similarity to Target Outputs (form) (n = 2)",
+    ]
     short = charts.measure_distribution(values.assign(qcet_name=["A"] * 2 + ["B"] * 2), "qcet_name")
     assert {box.orientation for box in short.data} == {None}
 
@@ -100,8 +110,13 @@ def big_result(systems):
     rng = np.random.default_rng(1)
     names = [f"system {i}" for i in range(systems)]
     exps = [Experiment(f"e{j}") for j in range(4)]
-    study = Study("big", quality_criteria=[QualityCriterion("Q", 1, 5)], systems=names, experiments=exps,
-                  scores={("Q", s, e.id): float(rng.uniform(1, 5)) for s in names for e in exps})
+    study = Study(
+        "big",
+        quality_criteria=[QualityCriterion("Q", 1, 5)],
+        systems=names,
+        experiments=exps,
+        scores={("Q", s, e.id): float(rng.uniform(1, 5)) for s in names for e in exps},
+    )
     return study, qw.assess(study)
 
 
@@ -122,7 +137,9 @@ def test_subtitles_name_the_conventions_and_n(example1):
     for figure in (charts.cv_by_system(result), charts.p_and_w_by_qc(result)):
         assert "<sup>conventions: qrapp · n = 3 experiments</sup>" in figure.layout.title.text
     study, _ = example1
-    assert "3 systems · n = 3 experiments · scale 1–4" in charts.scores_by_experiment(study, "Fluency").layout.title.text
+    assert (
+        "3 systems · n = 3 experiments · scale 1–4" in charts.scores_by_experiment(study, "Fluency").layout.title.text
+    )
     qra3 = charts.cv_by_system(qw.assess(study, conventions="qra3"))
     assert "conventions: qra3" in qra3.layout.title.text
 
@@ -132,4 +149,6 @@ def test_guides_are_in_the_legend_not_written_over_the_bars(example1):
     guided = charts.cv_by_system(result, guides=True)
     assert not guided.layout.annotations
     assert [t.name for t in guided.data if t.name and t.name.startswith("QRA++ §6.1")] == [
-        "QRA++ §6.1 guide 12: good for human evaluation", "QRA++ §6.1 guide 1: good for metrics"]
+        "QRA++ §6.1 guide 12: good for human evaluation",
+        "QRA++ §6.1 guide 1: good for metrics",
+    ]

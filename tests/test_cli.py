@@ -22,14 +22,23 @@ def test_report_prints_the_markdown_template_by_default(capsys):
     assert "|   SVM | CV\\* | 19.96 |  |  |" in out and "| Type IV | P | n/a | 1 | 1 |" in out
 
 
-@pytest.mark.parametrize("fmt, check", [
-    ("csv", lambda out: out.splitlines()[2] == '"result_type","measure","level","quality_criterion","system","value","n","n_systems","note",'
-                                               '"conventions","ci_low","ci_high","ci_method","ci_over","ci_level","ci_B","ci_seed","ci_pairing",'
-                                               '"ci_note"'),
-    ("latex", lambda out: "\\begin{tabular}" in out and "30.76" in out),
-    ("json", lambda out: {row["measure"] for row in json.loads(out)["results"]} == {"CV*", "r", "rho", "W", "P"}),
-    ("narrative", lambda out: out.count("measurement reproducibility") == 3),
-])
+@pytest.mark.parametrize(
+    "fmt, check",
+    [
+        (
+            "csv",
+            lambda out: (
+                out.splitlines()[2]
+                == '"result_type","measure","level","quality_criterion","system","value","n","n_systems","note",'
+                '"conventions","ci_low","ci_high","ci_method","ci_over","ci_level","ci_B","ci_seed","ci_pairing",'
+                '"ci_note"'
+            ),
+        ),
+        ("latex", lambda out: "\\begin{tabular}" in out and "30.76" in out),
+        ("json", lambda out: {row["measure"] for row in json.loads(out)["results"]} == {"CV*", "r", "rho", "W", "P"}),
+        ("narrative", lambda out: out.count("measurement reproducibility") == 3),
+    ],
+)
 def test_report_prints_each_format_it_offers(capsys, fmt, check):
     status, out, _ = run(capsys, "report", "--example", "qrapp_example1", "--format", fmt)
     assert status == 0 and check(out)
@@ -55,8 +64,12 @@ def test_report_without_a_study_or_with_a_missing_one_says_what_to_give(capsys, 
 
 
 def test_console_script_is_installed():
-    result = subprocess.run([sys.executable, "-m", "qra_widgets.cli", "report", "--example", "belz2021_torc", "--format", "csv"],
-                            capture_output=True, text=True, check=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "qra_widgets.cli", "report", "--example", "belz2021_torc", "--format", "csv"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert '"I","CV*","system","mass","torc 1991,0501.129",2.61' in result.stdout
 
 
@@ -99,8 +112,10 @@ def test_import_all_restores_an_export_all_backup(capsys, tmp_path, qrapp_exampl
 def test_report_refuses_a_scores_csv_without_scale_min_and_reads_it_with_the_option(capsys, tmp_path):
     # issue 29: the minimum was silently 0; docs/install.md promises it is never assumed
     path = tmp_path / "scores.csv"
-    path.write_text("experiment,quality_criterion,system,score\noriginal,Fluency,SVM,3.71\nrepeat,Fluency,SVM,3.12\n"
-                    "original,Fluency,GeDi,3.2\nrepeat,Fluency,GeDi,2.57\n")
+    path.write_text(
+        "experiment,quality_criterion,system,score\noriginal,Fluency,SVM,3.71\nrepeat,Fluency,SVM,3.12\n"
+        "original,Fluency,GeDi,3.2\nrepeat,Fluency,GeDi,2.57\n"
+    )
     assert main(["report", str(path)]) == 2
     err = capsys.readouterr().err
     assert "no scale minimum for 'Fluency'" in err and "--scale-min" in err and "'scale_min' column" in err

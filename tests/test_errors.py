@@ -18,7 +18,9 @@ def test_one_nan_for_the_package():
     from qra_widgets.measures import agreement_counts, ranking
 
     assert math.isnan(errors.NAN)
-    assert all(module.NAN is errors.NAN for module in (intervals, planning, planning_pairwise, ranking, agreement_counts))
+    assert all(
+        module.NAN is errors.NAN for module in (intervals, planning, planning_pairwise, ranking, agreement_counts)
+    )
     assert not hasattr(uncertainty, "NAN") or uncertainty.NAN is errors.NAN
 
 
@@ -39,8 +41,10 @@ def test_a_library_loop_over_score_only_studies_warns_once_per_call_with_a_count
         frames = [qw.forest(result, quality_criterion="Fluency") for _ in range(10)]
     undefined = [w for w in caught if issubclass(w.category, qw.UndefinedMeasureWarning)]
     assert len(undefined) == 10
-    assert str(undefined[0].message) == ("forest: 3 values are undefined: random-effects pooling is undefined: "
-                                         "only 0 experiments with a standard error (3 times)")
+    assert str(undefined[0].message) == (
+        "forest: 3 values are undefined: random-effects pooling is undefined: "
+        "only 0 experiments with a standard error (3 times)"
+    )
     pooled = frames[0][frames[0].row == "pooled"]
     assert len(pooled) == 3 and pooled.value.isna().all()
     assert (pooled.note.str.contains("only 0 experiments with a standard error")).all()  # each keeps its reason

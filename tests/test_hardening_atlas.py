@@ -31,18 +31,43 @@ REPEAT = "item,system,rater,q\n1,A,r1,4\n1,A,r2,4\n2,B,r1,2\n2,B,r2,2\n3,A,r1,5\
 
 
 def toy_manifest(files: dict[str, str], path_of=lambda name: name) -> dict:
-    pinned = [{"path": path_of(name), "sha256": hashlib.sha256(text.encode()).hexdigest(), "bytes": len(text)}
-              for name, text in files.items()]
+    pinned = [
+        {"path": path_of(name), "sha256": hashlib.sha256(text.encode()).hexdigest(), "bytes": len(text)}
+        for name, text in files.items()
+    ]
     columns = {"item": "item", "system": "system", "rater": "rater", "criteria": {"Q": "q"}}
-    return {"schema": "qra-widgets/atlas", "families": [{
-        "id": "toy", "title": "A toy family", "original": "O", "reproductions": ["R"],
-        "sources": [{"repository": "me/toy", "commit": "0" * 40, "licence": "none found", "files": pinned}],
-        "spec": {"id": "toy", "quality_criteria": [{"name": "Q", "scale_min": 1, "scale_max": 5}],
-                 "experiments": [{"id": "O", "role": "original", "file": "me/toy:o.csv", "columns": columns},
-                                 {"id": "R", "role": "repeat", "file": "me/toy:r.csv", "columns": columns}]},
-        # the mean of system A's three ratings in the original, as the toy file holds them
-        "published": [{"measure": "mean", "quality_criterion": "Q", "system": "A", "experiment": "O",
-                       "value": 13 / 3, "digits": 2, "where": "the toy file, by hand: (4 + 5 + 4) / 3"}]}]}
+    return {
+        "schema": "qra-widgets/atlas",
+        "families": [
+            {
+                "id": "toy",
+                "title": "A toy family",
+                "original": "O",
+                "reproductions": ["R"],
+                "sources": [{"repository": "me/toy", "commit": "0" * 40, "licence": "none found", "files": pinned}],
+                "spec": {
+                    "id": "toy",
+                    "quality_criteria": [{"name": "Q", "scale_min": 1, "scale_max": 5}],
+                    "experiments": [
+                        {"id": "O", "role": "original", "file": "me/toy:o.csv", "columns": columns},
+                        {"id": "R", "role": "repeat", "file": "me/toy:r.csv", "columns": columns},
+                    ],
+                },
+                # the mean of system A's three ratings in the original, as the toy file holds them
+                "published": [
+                    {
+                        "measure": "mean",
+                        "quality_criterion": "Q",
+                        "system": "A",
+                        "experiment": "O",
+                        "value": 13 / 3,
+                        "digits": 2,
+                        "where": "the toy file, by hand: (4 + 5 + 4) / 3",
+                    }
+                ],
+            }
+        ],
+    }
 
 
 @pytest.fixture
@@ -85,8 +110,10 @@ def test_an_edited_cache_file_refuses_its_family_naming_the_file(toy, capsys, tm
     extra = ["--out", tmp_path / "site"] if command == "site" else []
     status, out, err = run(capsys, "atlas", command, "--cache", cache, *extra)
     assert status == 2 and err.count("\n") == 1
-    assert ("atlas cache: toy/me__toy/o.csv: sha256 differs from the manifest's (the file was changed after it was "
-            "fetched); refused: fetch it again") in err
+    assert (
+        "atlas cache: toy/me__toy/o.csv: sha256 differs from the manifest's (the file was changed after it was "
+        "fetched); refused: fetch it again"
+    ) in err
     assert "computed" not in out  # no number from the edited file
     assert not (tmp_path / "site" / "index.html").exists()
 
@@ -99,8 +126,10 @@ def test_a_link_inside_the_cache_is_neither_read_nor_written_through(toy, capsys
     shutil.rmtree(cache / "files" / "toy" / "me__toy")
     os.symlink(outside, cache / "files" / "toy" / "me__toy")
     status, out, err = run(capsys, "atlas", "build", "--cache", cache)
-    assert status == 2 and err == ("qra-widgets: atlas build: toy refused: atlas cache: toy/me__toy/o.csv: toy/me__toy is "
-                                   "a link; links in the cache are refused\n")
+    assert status == 2 and err == (
+        "qra-widgets: atlas build: toy refused: atlas cache: toy/me__toy/o.csv: toy/me__toy is "
+        "a link; links in the cache are refused\n"
+    )
     assert "secret" not in out + err
     with pytest.raises(QRAInputError, match="files/toy/me__toy is a link; links in the cache are refused"):
         atlas.fetch(cache=cache, mirror=mirror, manifest=manifest)
@@ -114,7 +143,10 @@ def test_a_link_in_the_mirror_is_refused_without_its_targets_digest(toy, tmp_pat
     (mirror / "toy" / "me__toy" / "o.csv").unlink()
     os.symlink(target, mirror / "toy" / "me__toy" / "o.csv")
     status, out, err = run(capsys, "atlas", "fetch", "--mirror", mirror, "--cache", tmp_path / "fresh")
-    assert status == 2 and err == "qra-widgets: atlas mirror: toy/me__toy/o.csv is a link; links in the mirror are refused\n"
+    assert (
+        status == 2
+        and err == "qra-widgets: atlas mirror: toy/me__toy/o.csv is a link; links in the mirror are refused\n"
+    )
     assert hashlib.sha256(b"private\n").hexdigest() not in out + err
 
 
@@ -172,16 +204,23 @@ def dripping():
 def test_fetch_gives_a_dripping_server_up_at_its_deadline(dripping, tmp_path):
     manifest = toy_manifest({"o.csv": ORIGINAL, "r.csv": REPEAT})
     started = time.monotonic()
-    with pytest.raises(QRAInputError, match=r"^atlas fetch: toy/me__toy/o.csv: the fetch's deadline passed \(raise it "
-                                            r"with deadline= or --deadline\)$"):
+    with pytest.raises(
+        QRAInputError,
+        match=r"^atlas fetch: toy/me__toy/o.csv: the fetch's deadline passed \(raise it "
+        r"with deadline= or --deadline\)$",
+    ):
         atlas.fetch(cache=tmp_path / "cache", base_url=dripping, manifest=manifest, deadline=1.5)
     assert 1.4 < time.monotonic() - started < 6
     assert not [p for p in (tmp_path / "cache").rglob("*") if p.is_file()]  # no partial file left
 
 
-@pytest.mark.parametrize("suffix, message", [
-    ("declared", "is 1,000,000,000 bytes; the limit is 1,000 per file"),
-    ("flood", "larger than 1,000 bytes, the limit per file")])
+@pytest.mark.parametrize(
+    "suffix, message",
+    [
+        ("declared", "is 1,000,000,000 bytes; the limit is 1,000 per file"),
+        ("flood", "larger than 1,000 bytes, the limit per file"),
+    ],
+)
 def test_fetch_refuses_a_file_over_its_size_cap(dripping, tmp_path, suffix, message):
     manifest = toy_manifest({"o.csv": ORIGINAL})
     started = time.monotonic()
@@ -193,24 +232,82 @@ def test_fetch_refuses_a_file_over_its_size_cap(dripping, tmp_path, suffix, mess
 def test_the_cli_fetch_deadline_option_in_a_subprocess(dripping, tmp_path):
     """The CLI's --deadline, against the package manifest (the server answers every file by dripping)."""
     started = time.monotonic()
-    done = subprocess.run(check=False, args=[sys.executable, "-m", "qra_widgets.cli", "atlas", "fetch", "--base-url", dripping, "--cache",
-                           str(tmp_path / "cache"), "--deadline", "1"], capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        check=False,
+        args=[
+            sys.executable,
+            "-m",
+            "qra_widgets.cli",
+            "atlas",
+            "fetch",
+            "--base-url",
+            dripping,
+            "--cache",
+            str(tmp_path / "cache"),
+            "--deadline",
+            "1",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 2 and done.stderr.count("\n") == 1
     assert "the fetch's deadline passed (raise it with deadline= or --deadline)" in done.stderr
     assert time.monotonic() - started < 30
-    bad = subprocess.run(check=False, args=[sys.executable, "-m", "qra_widgets.cli", "atlas", "fetch", "--base-url", dripping, "--cache",
-                          str(tmp_path / "cache"), "--deadline", "nan"], capture_output=True, text=True, timeout=60)
+    bad = subprocess.run(
+        check=False,
+        args=[
+            sys.executable,
+            "-m",
+            "qra_widgets.cli",
+            "atlas",
+            "fetch",
+            "--base-url",
+            dripping,
+            "--cache",
+            str(tmp_path / "cache"),
+            "--deadline",
+            "nan",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert bad.returncode == 2 and "deadline must be a positive number of seconds, got nan" in bad.stderr
 
 
 def test_a_tampered_real_family_refuses_build_in_a_subprocess(atlas_mirror, tmp_path):
     family = "hosking2021_sepae_bws"
     cache = tmp_path / "cache"
-    assert subprocess.run(check=False, args=[sys.executable, "-m", "qra_widgets.cli", "atlas", "fetch", "--mirror", str(atlas_mirror),
-                           "--cache", str(cache), "--family", family], capture_output=True, timeout=120).returncode == 0
+    assert (
+        subprocess.run(
+            check=False,
+            args=[
+                sys.executable,
+                "-m",
+                "qra_widgets.cli",
+                "atlas",
+                "fetch",
+                "--mirror",
+                str(atlas_mirror),
+                "--cache",
+                str(cache),
+                "--family",
+                family,
+            ],
+            capture_output=True,
+            timeout=120,
+        ).returncode
+        == 0
+    )
     tampered = next(p for p in sorted((cache / "files" / family).rglob("*.csv")))
     tampered.write_bytes(tampered.read_bytes().replace(b"1", b"2", 1))
-    done = subprocess.run(check=False, args=[sys.executable, "-m", "qra_widgets.cli", "atlas", "build", "--cache", str(cache), "--family",
-                           family], capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        check=False,
+        args=[sys.executable, "-m", "qra_widgets.cli", "atlas", "build", "--cache", str(cache), "--family", family],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 2 and done.stderr.count("\n") == 1
     assert f"{tampered.relative_to(cache / 'files').as_posix()}: sha256 differs from the manifest's" in done.stderr

@@ -24,7 +24,7 @@ def run(capsys, *args):
 def one_line_error(err: str, status: int) -> str:
     assert status == 2
     assert err.count("\n") == 1 and err.startswith("qra-widgets: ") and "Traceback" not in err
-    return err[len("qra-widgets: "):-1]
+    return err[len("qra-widgets: ") : -1]
 
 
 @pytest.fixture
@@ -55,18 +55,37 @@ def test_report_on_a_folder_a_missing_file_and_an_unreadable_file(capsys, tmp_pa
     assert one_line_error(*reversed(run(capsys, "report", path)[::2])) == f"{path}: cannot be read (Permission denied)"
 
 
-@pytest.mark.parametrize("name, data, message", [
-    ("rows.csv", b"experiment,quality_criterion,system,score\nA,Q,s,1\nB,Q,s\n", "rows.csv: row 3 has 3 fields but the header has 4"),
-    ("big.json", b'{"schema": "qra-widgets/study", "version": ' + b"1" * 400 + b"}",
-     "big.json: the integer 111111111111... has 400 digits; the limit is 20"),
-    ("deep.json", b"[" * 50_000 + b"]" * 50_000, "deep.json: JSON nested more than 64 levels deep"),
-    ("comma.csv", b"experiment,quality_criterion,system,score,\nA,Q,s,1,\n",
-     "comma.csv: column 5 has no name in the header row: every row ends with a delimiter (a trailing comma?); remove it"),
-    ("dup.csv", b"experiment,quality_criterion,system,score,score\nA,Q,s,1,2\n",
-     "dup.csv: column 'score' appears twice in the header (columns 4 and 5); keep one"),
-    ("sep.csv", b"experiment,quality_criterion,system,score\nA,Q,s,1_000\n",
-     "sep.csv: row 2, column 'score': '1_000' is not a number (remove the '_' digit separators)"),
-])
+@pytest.mark.parametrize(
+    "name, data, message",
+    [
+        (
+            "rows.csv",
+            b"experiment,quality_criterion,system,score\nA,Q,s,1\nB,Q,s\n",
+            "rows.csv: row 3 has 3 fields but the header has 4",
+        ),
+        (
+            "big.json",
+            b'{"schema": "qra-widgets/study", "version": ' + b"1" * 400 + b"}",
+            "big.json: the integer 111111111111... has 400 digits; the limit is 20",
+        ),
+        ("deep.json", b"[" * 50_000 + b"]" * 50_000, "deep.json: JSON nested more than 64 levels deep"),
+        (
+            "comma.csv",
+            b"experiment,quality_criterion,system,score,\nA,Q,s,1,\n",
+            "comma.csv: column 5 has no name in the header row: every row ends with a delimiter (a trailing comma?); remove it",
+        ),
+        (
+            "dup.csv",
+            b"experiment,quality_criterion,system,score,score\nA,Q,s,1,2\n",
+            "dup.csv: column 'score' appears twice in the header (columns 4 and 5); keep one",
+        ),
+        (
+            "sep.csv",
+            b"experiment,quality_criterion,system,score\nA,Q,s,1_000\n",
+            "sep.csv: row 2, column 'score': '1_000' is not a number (remove the '_' digit separators)",
+        ),
+    ],
+)
 def test_report_on_a_malformed_file_prints_one_line_naming_the_problem(capsys, tmp_path, name, data, message):
     (tmp_path / name).write_bytes(data)
     status, _, err = run(capsys, "report", tmp_path / name)
@@ -80,8 +99,10 @@ def test_a_corrupted_library_file_is_refused_advising_a_restore(capsys, tmp_path
     db = tmp_path / "lib.sqlite3"
     db.write_bytes(b"this is not SQLite" * 100)
     status, _, err = run(capsys, "export-all", tmp_path / "out", "--db", db)
-    assert one_line_error(err, status) == (f"{db}: is not a qra-widgets library, or it is damaged (SQLite: file is not a database); "
-                                           "restore it from a backup (import-all) into a new file")
+    assert one_line_error(err, status) == (
+        f"{db}: is not a qra-widgets library, or it is damaged (SQLite: file is not a database); "
+        "restore it from a backup (import-all) into a new file"
+    )
 
 
 def test_another_applications_sqlite_file_is_refused_and_left_unchanged(capsys, tmp_path):
@@ -94,15 +115,20 @@ def test_another_applications_sqlite_file_is_refused_and_left_unchanged(capsys, 
     other.close()
     before = db.read_bytes()
     status, _, err = run(capsys, "export-all", tmp_path / "out", "--db", db)
-    assert one_line_error(err, status) == (f"{db}: is an SQLite database of another application (tables: users), "
-                                           "not a qra-widgets library; give a new file or an existing library")
+    assert one_line_error(err, status) == (
+        f"{db}: is an SQLite database of another application (tables: users), "
+        "not a qra-widgets library; give a new file or an existing library"
+    )
     assert db.read_bytes() == before  # no WAL switch, no tables added
     assert not (tmp_path / "other.sqlite3-wal").exists()
 
 
 def test_db_that_is_a_folder_or_cannot_be_created(capsys, tmp_path):
     status, _, err = run(capsys, "export-all", tmp_path / "out", "--db", tmp_path)
-    assert one_line_error(err, status) == f"{tmp_path}: is a folder; the library must be a file (for example {tmp_path / 'library.sqlite3'})"
+    assert (
+        one_line_error(err, status)
+        == f"{tmp_path}: is a folder; the library must be a file (for example {tmp_path / 'library.sqlite3'})"
+    )
     blocker = tmp_path / "file"
     blocker.write_text("x")
     status, _, err = run(capsys, "export-all", tmp_path / "out", "--db", blocker / "lib.sqlite3")
@@ -113,10 +139,14 @@ def test_a_read_only_library_is_refused_advising_to_check_permissions(capsys, tm
     db = tmp_path / "empty.sqlite3"
     StudyLibrary(db)
     connect = sqlite3.connect
-    monkeypatch.setattr(sqlite3, "connect", lambda path, **options: connect(f"file:{path}?mode=ro", uri=True, **options))
+    monkeypatch.setattr(
+        sqlite3, "connect", lambda path, **options: connect(f"file:{path}?mode=ro", uri=True, **options)
+    )
     status, _, err = run(capsys, "import-all", backup, "--db", db)
-    assert one_line_error(err, status) == (f"{db}: the library cannot be written (SQLite: attempt to write a readonly database); "
-                                           "check the file's and its folder's permissions (stopped at qra2022-nts.json)")
+    assert one_line_error(err, status) == (
+        f"{db}: the library cannot be written (SQLite: attempt to write a readonly database); "
+        "check the file's and its folder's permissions (stopped at qra2022-nts.json)"
+    )
 
 
 def test_export_all_into_a_file_and_onto_a_full_disk(capsys, tmp_path, backup, monkeypatch):
@@ -131,7 +161,9 @@ def test_export_all_into_a_file_and_onto_a_full_disk(capsys, tmp_path, backup, m
 
     monkeypatch.setattr(study_io.os, "fsync", full)
     status, _, err = run(capsys, "export-all", tmp_path / "new", "--db", tmp_path / "lib.sqlite3")
-    assert one_line_error(err, status).endswith("cannot be written (No space left on device); the old file, if any, is unchanged")
+    assert one_line_error(err, status).endswith(
+        "cannot be written (No space left on device); the old file, if any, is unchanged"
+    )
     assert list((tmp_path / "new").iterdir()) == []  # no half-written backup file
 
 
@@ -144,18 +176,24 @@ def test_an_ambiguous_backup_folder_is_refused_and_nothing_restored(capsys, tmp_
     (backup / "a-stray-copy.json").write_text(json.dumps(stray))  # sorts before the real one
     db = tmp_path / "new.sqlite3"
     status, out, err = run(capsys, "import-all", backup, "--db", db)
-    assert one_line_error(err, status) == (f"{backup}: ambiguous backup: a-stray-copy.json, qrapp-example1.json all hold study "
-                                           "'qrapp-example1'; move the stray files out of the folder; nothing was restored")
+    assert one_line_error(err, status) == (
+        f"{backup}: ambiguous backup: a-stray-copy.json, qrapp-example1.json all hold study "
+        "'qrapp-example1'; move the stray files out of the folder; nothing was restored"
+    )
     assert out == "" and not db.exists()
 
 
 def test_a_partial_restore_exits_2_and_says_what_was_restored(capsys, tmp_path, backup):
-    (backup / "broken.json").write_text('{"id": "x", "latest": 1, "revisions": [{"revision": 18446744073709551616, "study": {}}]}')
+    (backup / "broken.json").write_text(
+        '{"id": "x", "latest": 1, "revisions": [{"revision": 18446744073709551616, "study": {}}]}'
+    )
     db = tmp_path / "new.sqlite3"
     status, out, err = run(capsys, "import-all", backup, "--db", db)
     assert out == f"restored 2 of 3 studies (every revision) into {db}\n"
-    assert one_line_error(err, status) == ("not restored: 1 of 3 backup files: broken.json: revisions[0]: revision must be a whole "
-                                           "number from 1 to 2147483647, got '18446744073709551616 (20 digits)'")
+    assert one_line_error(err, status) == (
+        "not restored: 1 of 3 backup files: broken.json: revisions[0]: revision must be a whole "
+        "number from 1 to 2147483647, got '18446744073709551616 (20 digits)'"
+    )
     assert [s.id for s in StudyLibrary(db).list()] == ["qra2022-nts", "qrapp-example1"]
 
 
@@ -165,7 +203,9 @@ def test_revision_numbers_are_validated_on_import(tmp_path, backup, number):
     data["revisions"][0]["revision"] = data["latest"] = number
     path = tmp_path / "r.json"
     path.write_text(json.dumps(data))
-    with pytest.raises(QRAInputError, match=r"^r.json: revisions\[0\]: revision must be a whole number from 1 to 2147483647, got "):
+    with pytest.raises(
+        QRAInputError, match=r"^r.json: revisions\[0\]: revision must be a whole number from 1 to 2147483647, got "
+    ):
         StudyLibrary(tmp_path / "new.sqlite3").import_backup(path)
 
 
@@ -215,8 +255,10 @@ def test_an_unexpected_error_is_one_line_and_debug_shows_the_traceback(capsys, m
 
     monkeypatch.setattr(assess_module, "assess", broken)
     status, _, err = run(capsys, "report", "--example", "qrapp_example1")
-    assert one_line_error(err, status) == ("unexpected error TypeError: something internal across lines "
-                                           "(run with --debug or QRA_WIDGETS_DEBUG=1 for details)")
+    assert one_line_error(err, status) == (
+        "unexpected error TypeError: something internal across lines "
+        "(run with --debug or QRA_WIDGETS_DEBUG=1 for details)"
+    )
     status, _, err = run(capsys, "--debug", "report", "--example", "qrapp_example1")
     assert status == 2 and err.startswith("Traceback (most recent call last)")
     assert err.endswith("qra-widgets: unexpected error TypeError: something internal across lines\n")
@@ -226,17 +268,30 @@ def test_app_without_the_extra_prints_a_hint(capsys, monkeypatch):
     import importlib.util
 
     find_spec = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name in ("voila", "plotly") else find_spec(name, *a))
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name in ("voila", "plotly") else find_spec(name, *a)
+    )
     status, _, err = run(capsys, "app", "--no-browser")
-    assert one_line_error(err, status) == ("the dashboard needs plotly, voila, which this installation lacks; "
-                                           "install the app extra: pip install 'qra-widgets[app]'")
+    assert one_line_error(err, status) == (
+        "the dashboard needs plotly, voila, which this installation lacks; "
+        "install the app extra: pip install 'qra-widgets[app]'"
+    )
 
 
 def test_a_real_process_prints_no_traceback(tmp_path):
     """The installed entry point's code path, in a fresh interpreter: a folder given as a file."""
-    result = subprocess.run([sys.executable, "-m", "qra_widgets.cli", "report", str(tmp_path)], capture_output=True, text=True, check=False,
-                            timeout=120)
-    assert (result.returncode, result.stdout, result.stderr) == (2, "", f"qra-widgets: {tmp_path}: is a folder, not a file\n")
+    result = subprocess.run(
+        [sys.executable, "-m", "qra_widgets.cli", "report", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert (result.returncode, result.stdout, result.stderr) == (
+        2,
+        "",
+        f"qra-widgets: {tmp_path}: is a folder, not a file\n",
+    )
 
 
 BLOCK_APP_STACK = """
@@ -255,16 +310,30 @@ sys.exit(status)
 
 def test_report_works_without_the_app_stack():
     """`pip install qra-widgets` (no [app] extra): import and `report` never touch the Jupyter stack."""
-    result = subprocess.run([sys.executable, "-c", BLOCK_APP_STACK, "report", "--example", "qrapp_example1", "--format", "csv"],
-                            capture_output=True, text=True, timeout=120, check=False)
+    result = subprocess.run(
+        [sys.executable, "-c", BLOCK_APP_STACK, "report", "--example", "qrapp_example1", "--format", "csv"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert result.returncode == 0, result.stderr
-    assert result.stdout.splitlines()[3].startswith('"I","CV*","qc","Fluency","",26.87')  # QRA++ Table 3: mean CV* 26.87
+    assert result.stdout.splitlines()[3].startswith(
+        '"I","CV*","qc","Fluency","",26.87'
+    )  # QRA++ Table 3: mean CV* 26.87
     assert result.stdout.splitlines()[-1] == "loaded: []"
-    result = subprocess.run([sys.executable, "-c", BLOCK_APP_STACK, "app", "--no-browser"], capture_output=True, text=True,
-                            timeout=120, check=False)
+    result = subprocess.run(
+        [sys.executable, "-c", BLOCK_APP_STACK, "app", "--no-browser"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert result.returncode == 2
-    assert result.stderr == ("qra-widgets: the dashboard needs ipywidgets, plotly, voila, ipykernel, which "
-                             "this installation lacks; install the app extra: pip install 'qra-widgets[app]'\n")
+    assert result.stderr == (
+        "qra-widgets: the dashboard needs ipywidgets, plotly, voila, ipykernel, which "
+        "this installation lacks; install the app extra: pip install 'qra-widgets[app]'\n"
+    )
 
 
 def test_the_core_install_has_no_jupyter_stack():
@@ -274,10 +343,22 @@ def test_the_core_install_has_no_jupyter_stack():
 
     project = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())["project"]
     names = lambda requirements: {r.split(">")[0].split("[")[0].split("=")[0] for r in requirements}
-    assert names(project["dependencies"]) == {"numpy", "scipy", "pandas", "platformdirs", "openpyxl", "tqdm",
-                                                  "jinja2", "choix"}  # jinja2: `qra-widgets site`; choix: Bradley-Terry
+    assert names(project["dependencies"]) == {
+        "numpy",
+        "scipy",
+        "pandas",
+        "platformdirs",
+        "openpyxl",
+        "tqdm",
+        "jinja2",
+        "choix",
+    }  # jinja2: `qra-widgets site`; choix: Bradley-Terry
     assert names(project["optional-dependencies"]["app"]) == {"ipywidgets", "plotly", "voila", "ipykernel", "psutil"}
     assert "qra-widgets[app]" in project["optional-dependencies"]["dev"]
     extras = project["optional-dependencies"]
-    assert not {"anywidget", "jupyterlab"} & names(sum((v for k, v in extras.items() if k != "dev"), project["dependencies"]))
-    assert names(extras["dev"]) & {"anywidget", "jupyterlab"} == {"jupyterlab"}  # only the JupyterLab browser test needs it
+    assert not {"anywidget", "jupyterlab"} & names(
+        sum((v for k, v in extras.items() if k != "dev"), project["dependencies"])
+    )
+    assert names(extras["dev"]) & {"anywidget", "jupyterlab"} == {
+        "jupyterlab"
+    }  # only the JupyterLab browser test needs it

@@ -26,8 +26,13 @@ DATA = Path(__file__).parent / "data"
 
 
 def cli(*args, timeout=120):
-    return subprocess.run(check=False, args=[sys.executable, "-m", "qra_widgets.cli", *map(str, args)], capture_output=True, text=True,
-                          timeout=timeout)
+    return subprocess.run(
+        check=False,
+        args=[sys.executable, "-m", "qra_widgets.cli", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def one_line(done) -> str:
@@ -44,13 +49,16 @@ def means(tmp_path_factory) -> Path:
     return path
 
 
-@pytest.mark.parametrize("published, message", [
-    ("1" * 100_000, "published: must be a number as printed, of at most 30 characters; got 100,000 characters"),
-    ("nan", "published: must be a finite number as printed, got 'nan'"),
-    ("inf", "published: must be a finite number as printed, got 'inf'"),
-    ("1e999", "published: must be a finite number as printed, got '1e999'"),
-    ("12,01", "published: must be a number as printed, got '12,01'"),
-])
+@pytest.mark.parametrize(
+    "published, message",
+    [
+        ("1" * 100_000, "published: must be a number as printed, of at most 30 characters; got 100,000 characters"),
+        ("nan", "published: must be a finite number as printed, got 'nan'"),
+        ("inf", "published: must be a finite number as printed, got 'inf'"),
+        ("1e999", "published: must be a finite number as printed, got '1e999'"),
+        ("12,01", "published: must be a number as printed, got '12,01'"),
+    ],
+)
 def test_sensitivity_published_must_be_a_finite_number_of_at_most_30_characters(means, published, message):
     """`--published` accepted 100,000 digits (300 KB printed), and nan, inf and 1e999 with exit 0."""
     done = cli("sensitivity", means, "--published", published, "--quality-criterion", "Readability", "--system", "GT")
@@ -58,8 +66,11 @@ def test_sensitivity_published_must_be_a_finite_number_of_at_most_30_characters(
 
 
 def test_a_scale_min_past_the_float_range_is_one_line():
-    with pytest.raises(QRAInputError, match=r"^quality criterion 'Q': scale_min: must be a finite number, got a whole "
-                                            r"number of about 401 digits$"):
+    with pytest.raises(
+        QRAInputError,
+        match=r"^quality criterion 'Q': scale_min: must be a finite number, got a whole "
+        r"number of about 401 digits$",
+    ):
         QualityCriterion("Q", scale_min=10**400)
 
 
@@ -76,8 +87,11 @@ def test_a_heds_number_of_evaluators_with_5000_digits_is_refused():
 def test_a_revision_past_sqlite_integers_is_one_line(tmp_path):
     library = StudyLibrary(tmp_path / "lib.sqlite3")
     library.save(examples.load("qrapp_example1"))
-    with pytest.raises(QRAInputError, match=r"^library: revision must be a whole number from 1 to 2147483647 or null, "
-                                            r"got '1180591620717411303424 \(22 digits\)'$"):
+    with pytest.raises(
+        QRAInputError,
+        match=r"^library: revision must be a whole number from 1 to 2147483647 or null, "
+        r"got '1180591620717411303424 \(22 digits\)'$",
+    ):
         library.open("qrapp-example1", revision=2**70)
     with pytest.raises(QRAInputError, match="expected_revision must be a whole number"):
         library.save(examples.load("qrapp_example1"), expected_revision=2**70)
@@ -86,15 +100,26 @@ def test_a_revision_past_sqlite_integers_is_one_line(tmp_path):
 def test_the_import_report_lists_the_files_a_spec_reads_through_files_as_read(tmp_path):
     """Files named through `files: [...]` were listed as "skipped ... does not name it" though they were read."""
     header = "system,item,rater,Q\n"
-    parts = {"o1.csv": header + "A,1,r,3\nB,2,r,4\n", "o2.csv": header + "A,3,r,2\nB,4,r,5\n",
-             "r.csv": header + "A,1,r,3\nB,2,r,3\n", "notes.csv": "unrelated\n"}
+    parts = {
+        "o1.csv": header + "A,1,r,3\nB,2,r,4\n",
+        "o2.csv": header + "A,3,r,2\nB,4,r,5\n",
+        "r.csv": header + "A,1,r,3\nB,2,r,3\n",
+        "notes.csv": "unrelated\n",
+    }
     columns = {"system": "system", "item": "item", "rater": "rater", "criteria": {"Q": "Q"}}
-    spec = {"schema": "qra-widgets/annotations", "version": 1, "id": "two-files",
-            "quality_criteria": [{"name": "Q", "scale_min": 1, "scale_max": 5}],
-            "experiments": [{"id": "O", "role": "original", "files": ["o1.csv", "o2.csv"], "columns": columns},
-                            {"id": "R", "file": "r.csv", "columns": columns}]}
-    report = import_bytes(tmp_path / "lib.sqlite3", {"spec.json": json.dumps(spec).encode(),
-                                                     **{k: v.encode() for k, v in parts.items()}})
+    spec = {
+        "schema": "qra-widgets/annotations",
+        "version": 1,
+        "id": "two-files",
+        "quality_criteria": [{"name": "Q", "scale_min": 1, "scale_max": 5}],
+        "experiments": [
+            {"id": "O", "role": "original", "files": ["o1.csv", "o2.csv"], "columns": columns},
+            {"id": "R", "file": "r.csv", "columns": columns},
+        ],
+    }
+    report = import_bytes(
+        tmp_path / "lib.sqlite3", {"spec.json": json.dumps(spec).encode(), **{k: v.encode() for k, v in parts.items()}}
+    )
     assert report.added == [("spec.json", "two-files")] and report.refused == []
     assert report.skipped == [("notes.csv", "part of the bundle of spec.json, which does not name it")]
 
@@ -112,9 +137,13 @@ def test_a_bulk_import_refuses_a_fifo_and_a_link_to_dev_zero_at_once(tmp_path):
     save_study(example, folder / "good.json")
     started = time.monotonic()
     done = cli("import", folder, "--db", tmp_path / "lib.sqlite3", timeout=60)
-    assert time.monotonic() - started < 30  # a fresh interpreter's imports included; the refusals themselves are instant
+    assert (
+        time.monotonic() - started < 30
+    )  # a fresh interpreter's imports included; the refusals themselves are instant
     assert done.returncode == 2 and done.stderr.count("\n") == 1
-    assert "refused: incoming/x.json: x.json: not a regular file (a FIFO, a device or a socket); not read" in done.stdout
+    assert (
+        "refused: incoming/x.json: x.json: not a regular file (a FIFO, a device or a socket); not read" in done.stdout
+    )
     assert "refused: incoming/y.csv: a link; links are not followed" in done.stdout
     assert "added: qrapp-example1 (from incoming/good.json)" in done.stdout
     given = cli("import", folder / "x.json", "--db", tmp_path / "lib.sqlite3", timeout=60)  # the FIFO named directly
@@ -145,11 +174,26 @@ def test_the_sensitivity_command_keeps_a_name_with_a_newline_on_its_line(tmp_pat
     from qra_widgets.io import save_study
 
     system = "A\n\\input{/etc/passwd}\n<img src=x onerror=alert(1)>"
-    study = Study("s", quality_criteria=[QualityCriterion("Q", 0, 5)], systems=[system],
-                  experiments=[Experiment("O"), Experiment("R")], scores={("Q", system, "O"): 3.0, ("Q", system, "R"): 3.3})
+    study = Study(
+        "s",
+        quality_criteria=[QualityCriterion("Q", 0, 5)],
+        systems=[system],
+        experiments=[Experiment("O"), Experiment("R")],
+        scores={("Q", system, "O"): 3.0, ("Q", system, "R"): 3.3},
+    )
     save_study(study, tmp_path / "s.json")
-    done = cli("sensitivity", tmp_path / "s.json", "--published", "6.7", "--quality-criterion", "Q", "--system", system,
-               "--format", fmt)
+    done = cli(
+        "sensitivity",
+        tmp_path / "s.json",
+        "--published",
+        "6.7",
+        "--quality-criterion",
+        "Q",
+        "--system",
+        system,
+        "--format",
+        fmt,
+    )
     assert done.returncode == 0 and done.stderr == ""
     lines = done.stdout.splitlines()
     assert not any(line.startswith(("\\input", "<img", "REPRODUCES")) for line in lines)

@@ -28,22 +28,53 @@ from qra_widgets.report.sensitivity import sensitivity_report
 from qra_widgets.sensitivity import sensitivity
 from tests.report.test_escaping_properties import check_latex
 
-PIECES = ["\n", "\r\n", "\x0b", "\u2028", r"\input{/etc/passwd}", "<img src=x onerror=alert(1)>", "</script><script>alert(1)//",
-          "=HYPERLINK(\"http://x\",\"y\")", "@SUM(A1)", "+1", "-x", "|", "&", "%", "#", "_", "{", "}", "`", "*", "\x1b[2J",
-          "REPRODUCES", "    indented", "\t"]
-hostile = (st.lists(st.sampled_from(PIECES), min_size=1, max_size=4).map("".join).map(str.strip)
-           .filter(lambda s: len(s) > 1 and s not in ("B", "C", "Quality")))
-FORMULA = "=HYPERLINK(\"http://x\",\"y\")"  # a name that starts with a formula, always tried
+PIECES = [
+    "\n",
+    "\r\n",
+    "\x0b",
+    "\u2028",
+    r"\input{/etc/passwd}",
+    "<img src=x onerror=alert(1)>",
+    "</script><script>alert(1)//",
+    '=HYPERLINK("http://x","y")',
+    "@SUM(A1)",
+    "+1",
+    "-x",
+    "|",
+    "&",
+    "%",
+    "#",
+    "_",
+    "{",
+    "}",
+    "`",
+    "*",
+    "\x1b[2J",
+    "REPRODUCES",
+    "    indented",
+    "\t",
+]
+hostile = (
+    st.lists(st.sampled_from(PIECES), min_size=1, max_size=4)
+    .map("".join)
+    .map(str.strip)
+    .filter(lambda s: len(s) > 1 and s not in ("B", "C", "Quality"))
+)
+FORMULA = '=HYPERLINK("http://x","y")'  # a name that starts with a formula, always tried
 TAG = re.compile(r"<\s*(img|script|svg|iframe)\b", re.IGNORECASE)
 
 
 def study_of(name: str, system: str, criterion: str = "Quality") -> qw.Study:
     systems = [system, "B", "C"]
     values = {"O": (3.1, 2.2, 4.0), "R": (3.3, 2.0, 3.9)}
-    return qw.Study(id=f"s-{hashlib.sha1(name.encode()).hexdigest()[:6]}", name=name,
-                    quality_criteria=[qw.QualityCriterion(criterion, scale_min=1, scale_max=5)], systems=systems,
-                    experiments=[qw.Experiment("O", role="original"), qw.Experiment("R", role="repeat")],
-                    scores={(criterion, s, e): v[j] for e, v in values.items() for j, s in enumerate(systems)})
+    return qw.Study(
+        id=f"s-{hashlib.sha1(name.encode()).hexdigest()[:6]}",
+        name=name,
+        quality_criteria=[qw.QualityCriterion(criterion, scale_min=1, scale_max=5)],
+        systems=systems,
+        experiments=[qw.Experiment("O", role="original"), qw.Experiment("R", role="repeat")],
+        scores={(criterion, s, e): v[j] for e, v in values.items() for j, s in enumerate(systems)},
+    )
 
 
 def check_csv(text: str, where: str) -> None:
@@ -67,7 +98,9 @@ def check_text_lines(text: str, allowed: tuple[str, ...]) -> None:
         assert "\x1b" not in line
 
 
-FEW = settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+FEW = settings(
+    max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
 SOME = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
@@ -78,7 +111,9 @@ def test_the_sensitivity_report_keeps_every_name_on_its_line_in_text_html_and_la
     frame = sensitivity(study_of(name, system, criterion), published="6.7", quality_criterion=criterion, system=system)
     text = sensitivity_report(frame)
     check_text_lines(text, ("CV* of ", "n/a ", "    ", "hint: "))
-    assert len(text.splitlines()) == 2 + 2 * frame.group.nunique() + 1 + bool("hint: " in text) - (not frame.attrs["not_applicable"])
+    assert len(text.splitlines()) == 2 + 2 * frame.group.nunique() + 1 + bool("hint: " in text) - (
+        not frame.attrs["not_applicable"]
+    )
     html = sensitivity_report(frame, "html")
     assert not TAG.search(html) and html.count("<tr>") == frame.group.nunique() + 1
     assert all(line.startswith("<") for line in html.splitlines())  # every line is the writer's own markup
@@ -128,7 +163,9 @@ def test_the_cli_reports_and_the_forest_json(tmp_path_factory, name, system):
     check_csv("\n".join(line for line in outputs["csv"].splitlines() if not line.startswith("#")), "report csv")
     check_latex(outputs["latex"])
     labels = [str(y) for trace in json.loads(json.dumps(spec))["data"] for y in (trace.get("y") or [])]
-    assert labels and not any("<img" in label or "</script" in label for label in labels)  # Plotly labels hold HTML: escaped
+    assert labels and not any(
+        "<img" in label or "</script" in label for label in labels
+    )  # Plotly labels hold HTML: escaped
 
 
 @pytest.mark.slow  # builds a site per example
@@ -161,7 +198,9 @@ def test_the_static_site_escapes_html_markdown_and_every_csv(tmp_path_factory, n
 
 
 @pytest.mark.slow  # fetches, builds and writes an atlas per example
-@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
 @given(hostile)
 @example(FORMULA)
 def test_the_atlas_site_escapes_hostile_system_names(tmp_path_factory, system):

@@ -36,8 +36,10 @@ def _on_a_terminal(code: str) -> bytes:
     return out
 
 
-SLOW = ("import time\nfrom qra_widgets.progress import bar\nshown = bar(3, 'bootstrap', 'replicate')\n"
-        "shown.update(1); time.sleep(2.3); shown.update(1); shown.close()\n")
+SLOW = (
+    "import time\nfrom qra_widgets.progress import bar\nshown = bar(3, 'bootstrap', 'replicate')\n"
+    "shown.update(1); time.sleep(2.3); shown.update(1); shown.close()\n"
+)
 
 
 def test_a_step_over_two_seconds_shows_its_bar_on_a_terminal():

@@ -56,7 +56,9 @@ def test_qra2022_table2_pass_clarity_only_to_rounding(qra2022_pass):
     assert rounded(cell.cv_star, 2) == 13.24 and rounded(cell.mean, 2) == 4.97
     assert abs(cell.cv_star - 13.193) < 0.05
     grid = np.linspace(-0.005, 0.005, 41)
-    reachable = [(cv_star([5.64 + a, 6.30 + b], scale_min=1).cv_star, 4.97 + (a + b) / 2) for a, b in product(grid, grid)]
+    reachable = [
+        (cv_star([5.64 + a, 6.30 + b], scale_min=1).cv_star, 4.97 + (a + b) / 2) for a, b in product(grid, grid)
+    ]
     assert min(cv for cv, _ in reachable) < 13.193 < max(cv for cv, _ in reachable)
     assert any(rounded(cv, 3) == 13.193 and rounded(mean, 3) == 4.969 for cv, mean in reachable)
 

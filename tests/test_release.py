@@ -24,11 +24,17 @@ def test_version_option_prints_the_package_version(capsys):
 
 
 def test_python_dash_m_runs_the_same_command_line():
-    result = subprocess.run([sys.executable, "-m", "qra_widgets", "report", "--example", "qrapp_example1"],
-                            capture_output=True, text=True, check=True, timeout=300)
+    result = subprocess.run(
+        [sys.executable, "-m", "qra_widgets", "report", "--example", "qrapp_example1"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=300,
+    )
     assert "|   SVM | CV\\* | 19.96 |" in result.stdout  # QRA++ Table 3: CV* of SVM's Fluency, original and two repeats
-    version = subprocess.run([sys.executable, "-m", "qra_widgets", "--version"], capture_output=True, text=True,
-                             check=True, timeout=120)
+    version = subprocess.run(
+        [sys.executable, "-m", "qra_widgets", "--version"], capture_output=True, text=True, check=True, timeout=120
+    )
     assert version.stdout.strip() == f"qra-widgets {qra_widgets.__version__}"
 
 
@@ -77,8 +83,9 @@ def test_the_public_api_has_functions_to_check():
 def test_every_public_function_documents_each_parameter_and_what_it_returns(name):
     function = getattr(qra_widgets, name)
     sections = numpydoc_sections(function.__doc__ or "")
-    assert documented_names(sections.get("Parameters", [])) == signature_names(function), \
+    assert documented_names(sections.get("Parameters", [])) == signature_names(function), (
         f"{name}: the numpydoc Parameters section must name every parameter, in the signature's order"
+    )
     returns = [line for line in sections.get("Returns", []) if line.strip()]
     assert returns and not returns[0][0].isspace(), f"{name}: a numpydoc Returns section with a type"
 

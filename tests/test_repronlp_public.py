@@ -35,7 +35,8 @@ FOLDER = os.environ.get("QRA_WIDGETS_REPRONLP2026") or (str(QRA3_RUN / "annotati
 pytestmark = pytest.mark.skipif(
     not FIELD or not FOLDER or not all((Path(FOLDER) / name).is_file() for name in FILES),
     reason="set QRA_WIDGETS_FIELD_DATA to the published field data (and, optionally, QRA_WIDGETS_REPRONLP2026 to "
-           "SamsungLabs/ReproNLP2026's annotations/ folder; see the module docstring)")
+    "SamsungLabs/ReproNLP2026's annotations/ folder; see the module docstring)",
+)
 
 
 @pytest.fixture(scope="module")
@@ -53,8 +54,11 @@ def test_system_means_equal_the_published_metrics_float_for_float(study):
 
 
 def test_the_assessment_from_raw_files_equals_the_one_from_qra3_input(study):
-    from_input = next(s for s in qw.read_qra3(QRA3_RUN / "metrics-4-studies.csv",
-                                              QRA3_RUN / "config-4-studies.json") if s.id == "Yao2022")
+    from_input = next(
+        s
+        for s in qw.read_qra3(QRA3_RUN / "metrics-4-studies.csv", QRA3_RUN / "config-4-studies.json")
+        if s.id == "Yao2022"
+    )
     ours = qw.assess(study, conventions="qra3").to_frame()
     theirs = qw.assess(from_input, conventions="qra3").to_frame()
     keys = ["result_type", "measure", "level", "quality_criterion", "system"]
@@ -62,8 +66,11 @@ def test_the_assessment_from_raw_files_equals_the_one_from_qra3_input(study):
     merged = means_based.merge(theirs, on=keys, suffixes=("", "_qra3"), how="left")
     assert len(merged) == 10 and merged["value_qra3"].notna().all()
     np.testing.assert_allclose(merged["value"], merged["value_qra3"], rtol=0, atol=1e-12)
-    value = lambda level, system=None: ours[(ours["measure"] == "CV*") & (ours["level"] == level)
-                                            & (ours["system"].isna() if system is None else ours["system"] == system)]["value"].item()
+    value = lambda level, system=None: ours[
+        (ours["measure"] == "CV*")
+        & (ours["level"] == level)
+        & (ours["system"].isna() if system is None else ours["system"] == system)
+    ]["value"].item()
     assert round(value("system", "GT"), 2) == 12.01  # QRA3's published table.csv
     assert round(value("study"), 2) == 15.29
 
@@ -78,7 +85,8 @@ def test_each_experiments_annotator_alpha_equals_the_krippendorff_package(study)
         frame = pd.read_csv(Path(FOLDER) / experiment["file"])
         column = experiment["columns"]["criteria"]["Readability"]
         table = frame.pivot_table(index="labeller_id", columns=["source", "qa_id"], values=column, aggfunc="first")
-        expected = krippendorff.alpha(reliability_data=table.to_numpy(float), level_of_measurement="ordinal",
-                                      value_domain=[1, 2, 3, 4, 5])
+        expected = krippendorff.alpha(
+            reliability_data=table.to_numpy(float), level_of_measurement="ordinal", value_domain=[1, 2, 3, 4, 5]
+        )
         assert abs(alpha[experiment["id"]] - expected) < 1e-9, experiment["id"]
     assert round(alpha["O"], 4) == 0.4487

@@ -44,12 +44,18 @@ def test_two_editors_one_wins_both_revisions_kept(library, qrapp_example1):
     alice.set_score("Fluency", "SVM", "Li2024", 3.3)
     bob.set_score("Fluency", "SVM", "Li2024", 3.9)
     assert library.save(alice, expected_revision=base) == 2
-    with pytest.raises(ConflictError, match="changed since revision 1: the latest is revision 2; your version was kept as revision 3") as caught:
+    with pytest.raises(
+        ConflictError, match="changed since revision 1: the latest is revision 2; your version was kept as revision 3"
+    ) as caught:
         library.save(bob, expected_revision=base)
     assert caught.value.stored_revision == 3
     assert library.open(study.id).scores[("Fluency", "SVM", "Li2024")] == 3.3
     assert library.open(study.id, revision=3).scores[("Fluency", "SVM", "Li2024")] == 3.9
-    assert [(r.revision, r.conflict, r.based_on) for r in library.history(study.id)] == [(1, False, None), (2, False, 1), (3, True, 1)]
+    assert [(r.revision, r.conflict, r.based_on) for r in library.history(study.id)] == [
+        (1, False, None),
+        (2, False, 1),
+        (3, True, 1),
+    ]
     assert library.latest_revision(study.id) == 2
 
 
@@ -147,12 +153,21 @@ def test_a_restore_never_overwrites_a_study_already_there(library, tmp_path, qra
     assert library.open(study.id).scores[("Fluency", "SVM", "Li2024")] == 3.3
 
 
-@pytest.mark.parametrize("content, message", [
-    ('{"id": "x", "latest": 1', "not valid JSON"),
-    ('{"id": "x", "latest": 1, "revisions": []}', "not a qra-widgets library backup"),
-    ('{"id": "x", "latest": 1, "revisions": [{"revision": 0, "study": {}}]}', r"revisions\[0\]: revision must be a whole number from 1 to 2147483647, got 0"),
-    ('{"id": "x", "latest": 1, "revisions": [{"revision": 1, "study": {"schema": "other"}}]}', r"revisions\[0\]: schema: expected"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ('{"id": "x", "latest": 1', "not valid JSON"),
+        ('{"id": "x", "latest": 1, "revisions": []}', "not a qra-widgets library backup"),
+        (
+            '{"id": "x", "latest": 1, "revisions": [{"revision": 0, "study": {}}]}',
+            r"revisions\[0\]: revision must be a whole number from 1 to 2147483647, got 0",
+        ),
+        (
+            '{"id": "x", "latest": 1, "revisions": [{"revision": 1, "study": {"schema": "other"}}]}',
+            r"revisions\[0\]: schema: expected",
+        ),
+    ],
+)
 def test_a_malformed_backup_is_refused_and_nothing_is_written(library, tmp_path, content, message):
     path = tmp_path / "broken.json"
     path.write_text(content)
@@ -200,7 +215,9 @@ def test_four_processes_save_one_hundred_studies(tmp_path):
     assert library.integrity_check() == "ok"
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 @given(study=studies())
 def test_property_round_trip_through_the_library(tmp_path, study):
     library = StudyLibrary(tmp_path / "round.sqlite3")

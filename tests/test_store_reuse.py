@@ -33,8 +33,11 @@ def test_every_rebuilt_assessment_has_the_frame_and_template_of_assessing_the_st
         fresh = assess(library.open(study_id))
         pd.testing.assert_frame_equal(assessment.to_frame(), fresh.to_frame(), check_exact=True)
         pd.testing.assert_frame_equal(assessment.table(), fresh.table())
-        assert (assessment.to_csv(), assessment.to_latex(), assessment.to_markdown()) == (fresh.to_csv(), fresh.to_latex(),
-                                                                                           fresh.to_markdown())
+        assert (assessment.to_csv(), assessment.to_latex(), assessment.to_markdown()) == (
+            fresh.to_csv(),
+            fresh.to_latex(),
+            fresh.to_markdown(),
+        )
     assert found["example1-under-qra3"].conventions.name == "qra3"
     # QRA++ Example 1 under QRA3's conventions (no small-sample correction): SVM's CV* is 18.43, not 19.96
     assert round(found["example1-under-qra3"].value("CV*", "system", "Fluency", "SVM"), 2) == 18.43
@@ -55,7 +58,9 @@ def test_results_whose_text_no_longer_matches_the_revision_are_not_reused(librar
     study = library.open("qrapp-example1")
     study.set_score("Fluency", "SVM", "Li2024", 3.9)
     with sqlite3.connect(library.path) as db:
-        db.execute("UPDATE revisions SET body = ? WHERE study_id = 'qrapp-example1'", (qra_widgets.io.study_to_json(study),))
+        db.execute(
+            "UPDATE revisions SET body = ? WHERE study_id = 'qrapp-example1'", (qra_widgets.io.study_to_json(study),)
+        )
     found = reused(library)
     assert found["qrapp-example1"] is None and found["belz2021-torc"] is not None
 
@@ -72,8 +77,10 @@ def test_results_of_another_package_version_or_results_version_are_not_reused(li
 
 def test_the_key_names_the_revisions_text_and_the_conventions_signature(library):
     with sqlite3.connect(library.path) as db:
-        body, info = db.execute("SELECT rv.body, r.info FROM revisions rv JOIN results r USING (study_id, revision) "
-                                "WHERE study_id = 'qrapp-example1'").fetchone()
+        body, info = db.execute(
+            "SELECT rv.body, r.info FROM revisions rv JOIN results r USING (study_id, revision) "
+            "WHERE study_id = 'qrapp-example1'"
+        ).fetchone()
     key = __import__("json").loads(info)["key"]
     assert key == results_key(body, "conventions:qrapp|version:" + qra_widgets.version.__version__)
     assert len(key["sha256"]) == 64

@@ -40,8 +40,10 @@ def test_the_study_librarys_default_file_is_in_the_temporary_home():
 
 @pytest.mark.parametrize("how", ["w", "a", "x", "r+"])
 def test_opening_a_file_for_writing_outside_is_refused(how):
-    with pytest.raises(PermissionError, match="tests must not write outside the repository and the temporary folders"), \
-            open(OUTSIDE, how):
+    with (
+        pytest.raises(PermissionError, match="tests must not write outside the repository and the temporary folders"),
+        open(OUTSIDE, how),
+    ):
         pass
     assert not OUTSIDE.exists()
 
@@ -67,8 +69,11 @@ def test_screenshots_go_to_a_temporary_folder_not_the_work_tree():
 
 
 def git(root: Path, *args: str) -> None:
-    subprocess.run(["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@example.org", *args],
-                   check=True, capture_output=True)
+    subprocess.run(
+        ["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@example.org", *args],
+        check=True,
+        capture_output=True,
+    )
 
 
 @pytest.fixture
@@ -131,8 +136,15 @@ def _pytest(checkout: Path, *args: str) -> subprocess.CompletedProcess:
     env["TMPDIR"] = str(checkout.parent / "tmp")
     env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # a quick start: only the plugin asked for (xdist) loads
     (checkout.parent / "tmp").mkdir(exist_ok=True)
-    return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", *args, "tests/test_one.py"],
-                          check=False, cwd=checkout, env=env, capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", *args, "tests/test_one.py"],
+        check=False,
+        cwd=checkout,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 WRITES_A_TRACKED_FILE = """
@@ -154,7 +166,9 @@ def test_writes_under_tmp_path(tmp_path):
 XDIST = ["-p", "xdist.plugin", "-n", "2"]  # slow: two workers start (about 5 s)
 
 
-@pytest.mark.parametrize("workers", [pytest.param([], id="one process"), pytest.param(XDIST, id="xdist", marks=pytest.mark.slow)])
+@pytest.mark.parametrize(
+    "workers", [pytest.param([], id="one process"), pytest.param(XDIST, id="xdist", marks=pytest.mark.slow)]
+)
 def test_a_run_that_changes_the_work_tree_fails_and_names_the_file(checkout, workers):
     result = _pytest(_suite_copy(checkout, WRITES_A_TRACKED_FILE), *workers)
     assert result.returncode == 1, result.stdout + result.stderr
@@ -162,7 +176,9 @@ def test_a_run_that_changes_the_work_tree_fails_and_names_the_file(checkout, wor
     assert "docs/screenshot-a.png" in result.stdout
 
 
-@pytest.mark.parametrize("workers", [pytest.param([], id="one process"), pytest.param(XDIST, id="xdist", marks=pytest.mark.slow)])
+@pytest.mark.parametrize(
+    "workers", [pytest.param([], id="one process"), pytest.param(XDIST, id="xdist", marks=pytest.mark.slow)]
+)
 def test_a_clean_run_passes_on_a_tree_already_changed_and_leaves_no_temporary_home(checkout, workers):
     _suite_copy(checkout, WRITES_ONLY_TMP)
     (checkout / "notes.md").write_text("edited before the run\n")

@@ -20,12 +20,21 @@ def tree_state(root: Path) -> dict[str, tuple] | None:
     work tree (an unpacked sdist, a copy) or git is missing, so nothing can be compared."""
     root = Path(root).resolve()
     try:
-        top = subprocess.run(["git", "-C", str(root), "rev-parse", "--show-toplevel"],
-                             check=False, capture_output=True, text=True, timeout=60)
+        top = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "--show-toplevel"],
+            check=False,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         if top.returncode != 0 or Path(top.stdout.strip()).resolve() != root:
             return None
-        listing = subprocess.run(["git", "-C", str(root), "status", "--porcelain=v1", "-z", "--untracked-files=all",
-                                  "--ignore-submodules"], capture_output=True, timeout=300, check=True).stdout
+        listing = subprocess.run(
+            ["git", "-C", str(root), "status", "--porcelain=v1", "-z", "--untracked-files=all", "--ignore-submodules"],
+            capture_output=True,
+            timeout=300,
+            check=True,
+        ).stdout
     except (OSError, subprocess.SubprocessError):
         return None
     state: dict[str, tuple] = {}

@@ -97,8 +97,9 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _download(url: str, target: Path, *, deadline: float | None = None, max_bytes: int = DOWNLOAD_CAP,
-              shown_as: str | None = None) -> None:
+def _download(
+    url: str, target: Path, *, deadline: float | None = None, max_bytes: int = DOWNLOAD_CAP, shown_as: str | None = None
+) -> None:
     """Download ``url`` into ``target``: at most ``max_bytes``, and given up at ``deadline``
     (a :func:`time.monotonic` time) however slowly the server drips (each wait is at most the time left)."""
     shown_as = shown_as or url
@@ -107,7 +108,9 @@ def _download(url: str, target: Path, *, deadline: float | None = None, max_byte
     def left() -> float:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
-            raise QRAInputError(f"atlas fetch: {shown_as}: the fetch's deadline passed (raise it with deadline= or --deadline)")
+            raise QRAInputError(
+                f"atlas fetch: {shown_as}: the fetch's deadline passed (raise it with deadline= or --deadline)"
+            )
         return min(remaining, 60.0)
 
     request = urllib.request.Request(url, headers={"User-Agent": "qra-widgets atlas"})
@@ -115,8 +118,10 @@ def _download(url: str, target: Path, *, deadline: float | None = None, max_byte
         with urllib.request.urlopen(request, timeout=left()) as response, open(target, "wb") as out:
             declared = response.headers.get("Content-Length", "")
             if declared.isdigit() and int(declared) > max_bytes:
-                raise QRAInputError(f"atlas fetch: {shown_as}: is {int(declared):,} bytes; the limit is {max_bytes:,} per file "
-                                    "(raise it with max_file_bytes= or --max-file-bytes)")
+                raise QRAInputError(
+                    f"atlas fetch: {shown_as}: is {int(declared):,} bytes; the limit is {max_bytes:,} per file "
+                    "(raise it with max_file_bytes= or --max-file-bytes)"
+                )
             read = 0
             while True:
                 sock = getattr(getattr(response.fp, "raw", None), "_sock", None)
@@ -127,8 +132,10 @@ def _download(url: str, target: Path, *, deadline: float | None = None, max_byte
                     break
                 read += len(block)
                 if read > max_bytes:
-                    raise QRAInputError(f"atlas fetch: {shown_as}: larger than {max_bytes:,} bytes, the limit per file "
-                                        "(raise it with max_file_bytes= or --max-file-bytes)")
+                    raise QRAInputError(
+                        f"atlas fetch: {shown_as}: larger than {max_bytes:,} bytes, the limit per file "
+                        "(raise it with max_file_bytes= or --max-file-bytes)"
+                    )
                 out.write(block)
                 left()
     except TimeoutError:
@@ -136,9 +143,17 @@ def _download(url: str, target: Path, *, deadline: float | None = None, max_byte
         raise QRAInputError(f"atlas fetch: {shown_as}: the server stopped answering") from None
 
 
-def fetch(*, cache: str | os.PathLike | None = None, mirror: str | os.PathLike | None = None,
-          base_url: str | None = None, families: list[str] | None = None, manifest: dict | None = None,
-          progress=None, deadline: float = FETCH_DEADLINE, max_file_bytes: int = DOWNLOAD_CAP) -> list[Path]:
+def fetch(
+    *,
+    cache: str | os.PathLike | None = None,
+    mirror: str | os.PathLike | None = None,
+    base_url: str | None = None,
+    families: list[str] | None = None,
+    manifest: dict | None = None,
+    progress=None,
+    deadline: float = FETCH_DEADLINE,
+    max_file_bytes: int = DOWNLOAD_CAP,
+) -> list[Path]:
     """Put every file of the manifest (or of ``families``) into ``cache``, verified by sha256.
 
     The source is ``mirror`` (a folder laid out ``<family>/<owner>__<repo>/<path>``), else
@@ -192,20 +207,29 @@ def fetch(*, cache: str | os.PathLike | None = None, mirror: str | os.PathLike |
                         origin = Path(mirror) / relative
                         if not origin.is_file() and not origin.is_symlink():
                             raise QRAInputError(f"atlas fetch: {relative.as_posix()} is not in the mirror {mirror}")
-                        temporary.write_bytes(read_verified(Path(mirror), relative.as_posix(), None,
-                                                            max_bytes=max_file_bytes, what="mirror"))
+                        temporary.write_bytes(
+                            read_verified(
+                                Path(mirror), relative.as_posix(), None, max_bytes=max_file_bytes, what="mirror"
+                            )
+                        )
                     else:
                         if base_url is not None:
                             url = base_url.rstrip("/") + "/" + urllib.parse.quote(relative.as_posix())
                         else:
-                            url = GITHUB_RAW.format(repository=source["repository"], commit=source["commit"],
-                                                    path=urllib.parse.quote(entry["path"]))
-                        _download(url, temporary, deadline=until, max_bytes=max_file_bytes,
-                                  shown_as=relative.as_posix())
+                            url = GITHUB_RAW.format(
+                                repository=source["repository"],
+                                commit=source["commit"],
+                                path=urllib.parse.quote(entry["path"]),
+                            )
+                        _download(
+                            url, temporary, deadline=until, max_bytes=max_file_bytes, shown_as=relative.as_posix()
+                        )
                     found = _sha256(temporary)
                     if found != entry["sha256"]:
-                        raise ChecksumError(f"atlas fetch: sha256 mismatch for {relative.as_posix()}: expected "
-                                            f"{entry['sha256']}, got {found}; not cached")
+                        raise ChecksumError(
+                            f"atlas fetch: sha256 mismatch for {relative.as_posix()}: expected "
+                            f"{entry['sha256']}, got {found}; not cached"
+                        )
                     os.replace(temporary, target)
                 except BaseException:
                     temporary.unlink(missing_ok=True)
@@ -236,8 +260,10 @@ class Check:
 
     def line(self) -> str:
         what = " / ".join(p for p in (self.quality_criterion, self.system, self.experiment) if p)
-        return (f"{'ok ' if self.ok else 'DIFF'} {self.family}: {self.measure} {what}: published "
-                f"{self.published:.{self.digits}f}, computed {self.computed:.{self.digits}f} ({self.where})")
+        return (
+            f"{'ok ' if self.ok else 'DIFF'} {self.family}: {self.measure} {what}: published "
+            f"{self.published:.{self.digits}f}, computed {self.computed:.{self.digits}f} ({self.where})"
+        )
 
 
 @dataclass
@@ -283,13 +309,26 @@ def check_published(result: FamilyResult) -> list[Check]:
         computed = float(_computed(result, published))
         digits = int(published["digits"])
         ok = math.isfinite(computed) and abs(computed - published["value"]) <= 0.5 * 10.0**-digits + 1e-9
-        checks.append(Check(result.family["id"], published["measure"], published.get("quality_criterion", ""),
-                            published.get("system", ""), published.get("experiment", ""), float(published["value"]),
-                            computed, digits, published["where"], ok))
+        checks.append(
+            Check(
+                result.family["id"],
+                published["measure"],
+                published.get("quality_criterion", ""),
+                published.get("system", ""),
+                published.get("experiment", ""),
+                float(published["value"]),
+                computed,
+                digits,
+                published["where"],
+                ok,
+            )
+        )
     return checks
 
 
-def build_family(family: dict, cache: Path, *, bootstrap: int = BOOTSTRAP_B, seed: int = BOOTSTRAP_SEED) -> FamilyResult:
+def build_family(
+    family: dict, cache: Path, *, bootstrap: int = BOOTSTRAP_B, seed: int = BOOTSTRAP_SEED
+) -> FamilyResult:
     """Recompute one family from the cache (never anywhere else): study, assessment with
     bootstrap intervals where the study has item-level ratings, and the published checks."""
     from ..assess import assess
@@ -299,8 +338,10 @@ def build_family(family: dict, cache: Path, *, bootstrap: int = BOOTSTRAP_B, see
         relative, sha256 = _pinned(family, reference)
         path = Path(cache) / "files" / relative
         if not path.is_file() and not path.is_symlink():
-            raise QRAInputError(f"atlas build: {family['id']}: {reference} is not in the cache {cache}; "
-                                f"run `qra-widgets atlas fetch` first")
+            raise QRAInputError(
+                f"atlas build: {family['id']}: {reference} is not in the cache {cache}; "
+                f"run `qra-widgets atlas fetch` first"
+            )
         return CachedFile(relative, read_verified(Path(cache) / "files", relative, sha256, max_bytes=DOWNLOAD_CAP))
 
     study, standard_errors = read_family(family["spec"], locate, family=family["id"])
@@ -313,9 +354,15 @@ def build_family(family: dict, cache: Path, *, bootstrap: int = BOOTSTRAP_B, see
     return result
 
 
-def build(*, cache: str | os.PathLike | None = None, db: str | os.PathLike | None = None,
-          families: list[str] | None = None, manifest: dict | None = None, bootstrap: int = BOOTSTRAP_B,
-          refused: list[str] | None = None) -> list[FamilyResult]:
+def build(
+    *,
+    cache: str | os.PathLike | None = None,
+    db: str | os.PathLike | None = None,
+    families: list[str] | None = None,
+    manifest: dict | None = None,
+    bootstrap: int = BOOTSTRAP_B,
+    refused: list[str] | None = None,
+) -> list[FamilyResult]:
     """Recompute every family (or ``families``) from the cache and save each study into the
     library at ``db`` (when given).  Returns the results with their published checks.
 

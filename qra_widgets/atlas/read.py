@@ -71,10 +71,20 @@ def check_relative(path, where: str) -> str:
     qra_widgets.errors.QRAInputError: atlas manifest: f: files[0].path: '../../home/x/.bashrc' must be a relative path without '..'
     """
     pure = PurePosixPath(path) if isinstance(path, str) else None
-    if (pure is None or not path or pure.is_absolute() or ".." in pure.parts or "\\" in path or "\x00" in path
-            or PureWindowsPath(path).drive or path.startswith("~")):
-        raise QRAInputError(f"{where}: {shown(path) if isinstance(path, str) else type(path).__name__} must be a relative "
-                            "path without '..'")
+    if (
+        pure is None
+        or not path
+        or pure.is_absolute()
+        or ".." in pure.parts
+        or "\\" in path
+        or "\x00" in path
+        or PureWindowsPath(path).drive
+        or path.startswith("~")
+    ):
+        raise QRAInputError(
+            f"{where}: {shown(path) if isinstance(path, str) else type(path).__name__} must be a relative "
+            "path without '..'"
+        )
     return path
 
 
@@ -86,7 +96,9 @@ def check_manifest_paths(manifest: dict) -> None:
         for source in family.get("sources") or []:
             check_relative(source.get("repository"), f"atlas manifest: {family['id']}: repository")
             for k, entry in enumerate(source.get("files") or []):
-                check_relative(entry.get("path"), f"atlas manifest: {family['id']}: {source['repository']}: files[{k}].path")
+                check_relative(
+                    entry.get("path"), f"atlas manifest: {family['id']}: {source['repository']}: files[{k}].path"
+                )
 
 
 def read_verified(root: Path, relative: str, sha256: str | None, *, max_bytes: int, what: str = "cache") -> bytes:
@@ -99,8 +111,10 @@ def read_verified(root: Path, relative: str, sha256: str | None, *, max_bytes: i
     for part in PurePosixPath(relative).parts[:-1]:
         where = where / part
         if where.is_symlink():
-            raise CacheRefused(f"atlas {what}: {relative}: {where.relative_to(root).as_posix()} is a link; links in the "
-                               f"{what} are refused")
+            raise CacheRefused(
+                f"atlas {what}: {relative}: {where.relative_to(root).as_posix()} is a link; links in the "
+                f"{what} are refused"
+            )
     path = where / PurePosixPath(relative).name
     try:
         handle = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
@@ -115,13 +129,17 @@ def read_verified(root: Path, relative: str, sha256: str | None, *, max_bytes: i
         if not stat.S_ISREG(info.st_mode):
             raise CacheRefused(f"atlas {what}: {relative} is not a regular file; refused")
         if info.st_size > max_bytes:
-            raise CacheRefused(f"atlas {what}: {relative} is {info.st_size:,} bytes; the limit is {max_bytes:,} per file")
+            raise CacheRefused(
+                f"atlas {what}: {relative} is {info.st_size:,} bytes; the limit is {max_bytes:,} per file"
+            )
         data = file.read(max_bytes + 1)
     if len(data) > max_bytes:
         raise CacheRefused(f"atlas {what}: {relative} is over {max_bytes:,} bytes; the limit per file")
     if sha256 is not None and hashlib.sha256(data).hexdigest() != sha256:
-        raise CacheRefused(f"atlas {what}: {relative}: sha256 differs from the manifest's (the file was changed "
-                           f"after it was fetched); refused: fetch it again")
+        raise CacheRefused(
+            f"atlas {what}: {relative}: sha256 differs from the manifest's (the file was changed "
+            f"after it was fetched); refused: fetch it again"
+        )
     return data
 
 
@@ -131,8 +149,10 @@ def check_no_links(root: Path, relative: str, what: str = "cache") -> None:
     for part in PurePosixPath(relative).parts:
         where = where / part
         if where.is_symlink():
-            raise CacheRefused(f"atlas {what}: {relative}: {where.relative_to(root).as_posix()} is a link; links in the "
-                               f"{what} are refused")
+            raise CacheRefused(
+                f"atlas {what}: {relative}: {where.relative_to(root).as_posix()} is a link; links in the "
+                f"{what} are refused"
+            )
 
 
 def _columns_of(value) -> list:
@@ -150,8 +170,11 @@ def _read_table(path: Path | CachedFile, wanted: list, where: str):
         name, opened = str(path), (lambda: path)
     excel = PurePosixPath(name).suffix.lower() in (".xlsx", ".xlsm")
     try:
-        header = list(pd.read_excel(opened(), nrows=0).columns) if excel else \
-            list(pd.read_csv(opened(), nrows=0, encoding="utf-8-sig").columns)
+        header = (
+            list(pd.read_excel(opened(), nrows=0).columns)
+            if excel
+            else list(pd.read_csv(opened(), nrows=0, encoding="utf-8-sig").columns)
+        )
     except (OSError, ValueError, UnicodeDecodeError) as error:
         raise QRAInputError(f"{where}: cannot read the file ({shown(str(error), 120)})") from None
     names = []
@@ -232,8 +255,11 @@ def _rated(entry, path, where, family, systems, criteria, out: Collected) -> Non
     names = {**systems, **(entry.get("systems") or {})}
     system = np.array([names.get(v, v) for v in frame[columns["system"]]], dtype=object)
     item = _key(frame, columns["item"])
-    rater = np.array([pseudonym(family, v) for v in _key(frame, columns["rater"])], dtype=object) if columns.get("rater") \
+    rater = (
+        np.array([pseudonym(family, v) for v in _key(frame, columns["rater"])], dtype=object)
+        if columns.get("rater")
         else np.array([f"row {i}" for i in range(len(frame))], dtype=object)
+    )
     for qc, column in columns["criteria"].items():
         if qc not in criteria:
             raise QRAInputError(f"{where}: columns.criteria names {qc!r}, which is not a quality criterion of the spec")
@@ -279,36 +305,51 @@ def _pairwise(entry, path, where, family, systems, criteria, out: Collected) -> 
     pair_columns = [columns["system_a"], columns["system_b"], *columns["criteria"].values()]
     wanted = _columns_of(columns["item"]) + _columns_of(columns.get("rater") or [])
     wanted += [fill(c, i) for i in indices for c in pair_columns]
-    wanted += list((entry.get("rows") or {}).keys()) + [k for k in (entry.get("exclude") or {}) if k not in ("system_a", "system_b")]
+    wanted += list((entry.get("rows") or {}).keys()) + [
+        k for k in (entry.get("exclude") or {}) if k not in ("system_a", "system_b")
+    ]
     frame, _ = _read_table(path, wanted, where)
     frame = _filtered(frame, entry, where)
     item = _key(frame, columns["item"])
     rater = np.array([pseudonym(family, v) for v in _key(frame, columns["rater"])], dtype=object)
     names = {**systems, **(entry.get("systems") or {})}
-    dropped = {k: set(map(str, _columns_of(v))) for k, v in (entry.get("exclude") or {}).items() if k in ("system_a", "system_b")}
+    dropped = {
+        k: set(map(str, _columns_of(v)))
+        for k, v in (entry.get("exclude") or {}).items()
+        if k in ("system_a", "system_b")
+    }
     for qc, choice_column in columns["criteria"].items():
         if qc not in criteria:
             raise QRAInputError(f"{where}: columns.criteria names {qc!r}, which is not a quality criterion of the spec")
         parts = []
         for i in indices:
-            part = pd.DataFrame({"item": item if i is None else [f"{x}#{i}" for x in item], "rater": rater,
-                                 "a": frame[fill(columns["system_a"], i)].to_numpy(dtype=object),
-                                 "b": frame[fill(columns["system_b"], i)].to_numpy(dtype=object),
-                                 "answer": frame[fill(choice_column, i)].to_numpy(dtype=object)})
+            part = pd.DataFrame(
+                {
+                    "item": item if i is None else [f"{x}#{i}" for x in item],
+                    "rater": rater,
+                    "a": frame[fill(columns["system_a"], i)].to_numpy(dtype=object),
+                    "b": frame[fill(columns["system_b"], i)].to_numpy(dtype=object),
+                    "answer": frame[fill(choice_column, i)].to_numpy(dtype=object),
+                }
+            )
             parts.append(part)
         judged = pd.concat(parts, ignore_index=True)
         keep = ~(judged.a.isin(dropped.get("system_a", set())) | judged.b.isin(dropped.get("system_b", set())))
         judged = judged[keep]
         unknown = sorted(set(judged.answer) - set(choices))
         if unknown:
-            raise QRAInputError(f"{where}: column {choice_column!r}: answers {unknown} are not in choices "
-                                f"{sorted(choices)} (map them, or drop their rows with exclude)")
+            raise QRAInputError(
+                f"{where}: column {choice_column!r}: answers {unknown} are not in choices "
+                f"{sorted(choices)} (map them, or drop their rows with exclude)"
+            )
         judged = judged.assign(choice=judged.answer.map(choices))
         if entry.get("aggregate") == "majority":
+
             def majority(choice):
                 counts = choice.value_counts()
                 top = counts[counts == counts.max()].index
                 return "tie" if len(top) > 1 else top[0]
+
             winners = judged.groupby(["item", "a", "b"], sort=False)["choice"].apply(majority)  # any pandas 2.x
             judged = winners.rename("choice").reset_index().assign(rater="majority")
         a = np.array([names.get(v, v) for v in judged.a], dtype=object)
@@ -316,10 +357,18 @@ def _pairwise(entry, path, where, family, systems, criteria, out: Collected) -> 
         sign_a = judged.choice.map({"a": 1.0, "b": -1.0, "tie": 0.0}).to_numpy(dtype=float)
         if score == "preference":
             systems_col = np.concatenate([a, b])
-            items = np.concatenate([judged.item, judged.item]).astype(object)  # an item is one system's output in one comparison
+            items = np.concatenate([judged.item, judged.item]).astype(
+                object
+            )  # an item is one system's output in one comparison
             items = np.array([f"{i} / {s}" for i, s in zip(items, systems_col)], dtype=object)
-            out.add_ratings(qc, systems_col, items, entry["id"],
-                            np.concatenate([judged.rater, judged.rater]), np.concatenate([100 * sign_a, -100 * sign_a]))
+            out.add_ratings(
+                qc,
+                systems_col,
+                items,
+                entry["id"],
+                np.concatenate([judged.rater, judged.rater]),
+                np.concatenate([100 * sign_a, -100 * sign_a]),
+            )
         else:  # net share over all judgements of the experiment, with its standard error
             total = len(judged)
             for name in dict.fromkeys(np.concatenate([a, b])):
@@ -348,7 +397,9 @@ def read_family(spec: dict, locate: Callable[[str], Path], *, family: str | None
     for n, entry in enumerate(spec["experiments"]):
         where = f"{family}: experiments[{n}] ({entry.get('id')})"
         if entry["id"] not in experiments:
-            experiments[entry["id"]] = Experiment(entry["id"], label=entry.get("label", ""), role=entry.get("role", "repeat"))
+            experiments[entry["id"]] = Experiment(
+                entry["id"], label=entry.get("label", ""), role=entry.get("role", "repeat")
+            )
         if "scores" in entry:
             for qc, values in entry["scores"].items():
                 for system, value in values.items():
@@ -377,11 +428,24 @@ def read_family(spec: dict, locate: Callable[[str], Path], *, family: str | None
     for name in list(dict.fromkeys(out.ratings["system"])) + [k[1] for k in out.scores]:
         if name not in system_names:
             system_names.append(name)
-    study = Study(family, name=spec.get("name", family), description=spec.get("notes", ""),
-                  quality_criteria=[QualityCriterion(c["name"], scale_min=c.get("scale_min", 0.0), scale_max=c.get("scale_max"),
-                                                     label_level=c.get("label_level", "ordinal")) for c in criteria.values()],
-                  systems=system_names, experiments=list(experiments.values()), ratings=ratings,
-                  metadata={"conventions": resolve(spec.get("conventions", "qrapp")).to_stored()})
+    study = Study(
+        family,
+        name=spec.get("name", family),
+        description=spec.get("notes", ""),
+        quality_criteria=[
+            QualityCriterion(
+                c["name"],
+                scale_min=c.get("scale_min", 0.0),
+                scale_max=c.get("scale_max"),
+                label_level=c.get("label_level", "ordinal"),
+            )
+            for c in criteria.values()
+        ],
+        systems=system_names,
+        experiments=list(experiments.values()),
+        ratings=ratings,
+        metadata={"conventions": resolve(spec.get("conventions", "qrapp")).to_stored()},
+    )
     for qc in criteria:
         if ratings and qc in ratings.criteria():
             for (system, experiment), mean in ratings.system_means(qc).items():
@@ -390,4 +454,3 @@ def read_family(spec: dict, locate: Callable[[str], Path], *, family: str | None
         study.set_score(qc, system, experiment, value)
         study.sources[(qc, system, experiment)] = out.sources.get((qc, system, experiment), "")
     return study, out.standard_errors
-

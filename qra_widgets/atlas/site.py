@@ -81,30 +81,68 @@ def family_page(result, *, version: str) -> tuple[str, list[dict]]:
         ranks = []
         for qc in study.qc_names:
             frame = rank_intervals(study, quality_criterion=qc, B=RANK_B, seed=RANK_SEED)
-            ranks.append({"id": f"ranks-{_slug(qc)}", "json": _json(_clean(rank_intervals_json(frame, template=False)))})
+            ranks.append(
+                {"id": f"ranks-{_slug(qc)}", "json": _json(_clean(rank_intervals_json(frame, template=False)))}
+            )
         chosen = margins(study)
         verdict_charts = []
         if any(e.role == "original" for e in study.experiments):
             for qc in study.qc_names:
-                frame = replication_success(assessment, quality_criterion=qc, margin=chosen[qc],
-                                            standard_errors=result.standard_errors)
+                frame = replication_success(
+                    assessment, quality_criterion=qc, margin=chosen[qc], standard_errors=result.standard_errors
+                )
                 if len(frame):
                     spec = _clean(verdict_figure_json(frame, template=False))
                     verdict_charts.append({"id": f"verdicts-{_slug(qc)}", "json": _json(spec)})
         verdicts = consistency(assessment, margin=chosen, standard_errors=result.standard_errors)
         template = template_with_consistency(assessment, margin=chosen, standard_errors=result.standard_errors)
-    shown = verdicts[["quality_criterion", "system", "experiment", "original_value", "value", "difference", "pi_low",
-                      "pi_high", "inside_pi", "margin", "tost_p", "equivalent", "order_kept", "note"]]
-    checks = [{**vars(c), "published_text": f"{c.published:.{c.digits}f}", "computed_text": f"{c.computed:.{c.digits}f}"}
-              for c in result.checks]
-    page = _environment().get_template("family.html").render(
-        title=result.family["title"], version=version, plotly_src=f"../{PLOTLY_FILE}", family=result.family,
-        notes=result.family["spec"].get("notes", ""), reproduced=result.reproduced, checks=checks,
-        caption=assessment.caption(), template_table=table(template), conventions=assessment.conventions.describe(),
-        interval_caption=assessment.interval_caption() if assessment.bootstrap_info else "",
-        charts=charts + ranks + verdict_charts, forest_charts=charts, rank_charts=ranks, verdict_charts=verdict_charts,
-        rank_b=RANK_B, rank_seed=RANK_SEED,
-        consistency_table=table(shown), margins=", ".join(f"{k} ±{v:g}" for k, v in chosen.items()))
+    shown = verdicts[
+        [
+            "quality_criterion",
+            "system",
+            "experiment",
+            "original_value",
+            "value",
+            "difference",
+            "pi_low",
+            "pi_high",
+            "inside_pi",
+            "margin",
+            "tost_p",
+            "equivalent",
+            "order_kept",
+            "note",
+        ]
+    ]
+    checks = [
+        {**vars(c), "published_text": f"{c.published:.{c.digits}f}", "computed_text": f"{c.computed:.{c.digits}f}"}
+        for c in result.checks
+    ]
+    page = (
+        _environment()
+        .get_template("family.html")
+        .render(
+            title=result.family["title"],
+            version=version,
+            plotly_src=f"../{PLOTLY_FILE}",
+            family=result.family,
+            notes=result.family["spec"].get("notes", ""),
+            reproduced=result.reproduced,
+            checks=checks,
+            caption=assessment.caption(),
+            template_table=table(template),
+            conventions=assessment.conventions.describe(),
+            interval_caption=assessment.interval_caption() if assessment.bootstrap_info else "",
+            charts=charts + ranks + verdict_charts,
+            forest_charts=charts,
+            rank_charts=ranks,
+            verdict_charts=verdict_charts,
+            rank_b=RANK_B,
+            rank_seed=RANK_SEED,
+            consistency_table=table(shown),
+            margins=", ".join(f"{k} ±{v:g}" for k, v in chosen.items()),
+        )
+    )
     return page, charts + ranks + verdict_charts
 
 
@@ -127,7 +165,9 @@ def _across_the_atlas(results) -> tuple[list[dict], str]:
         for measure in ("CV*", "P"):
             values = view.values(measure)
             if len(values):
-                figures.append((f"distribution-{_slug(measure)}", charts.measure_distribution(values, "study", measure)))
+                figures.append(
+                    (f"distribution-{_slug(measure)}", charts.measure_distribution(values, "study", measure))
+                )
         note = ""
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UndefinedMeasureWarning)
@@ -135,13 +175,21 @@ def _across_the_atlas(results) -> tuple[list[dict], str]:
         if effects is not None and len(effects):
             figures.append(("property-effects", charts.property_effects_chart(effects)))
         else:
-            note = ("No experiment-property analysis: the manifest does not record the families' experiment properties "
-                    "(QRA++ Table 1), so there is nothing to relate the differences to yet.")
+            note = (
+                "No experiment-property analysis: the manifest does not record the families' experiment properties "
+                "(QRA++ Table 1), so there is nothing to relate the differences to yet."
+            )
     return [{"id": name, "json": _json(_clean(figure.to_plotly_json()))} for name, figure in figures], note
 
 
-def build_atlas_site(out: str | os.PathLike, *, cache: str | os.PathLike | None = None, families: list[str] | None = None,
-                     results=None, title: str = "An atlas of reproductions in NLP human evaluation") -> list[Path]:
+def build_atlas_site(
+    out: str | os.PathLike,
+    *,
+    cache: str | os.PathLike | None = None,
+    families: list[str] | None = None,
+    results=None,
+    title: str = "An atlas of reproductions in NLP human evaluation",
+) -> list[Path]:
     """Write the static atlas into ``out`` from the cache (or from ``results`` of
     :func:`qra_widgets.atlas.build`); returns the files written."""
     from ..report.site import start_site
@@ -157,11 +205,24 @@ def build_atlas_site(out: str | os.PathLike, *, cache: str | os.PathLike | None 
         name = f"families/{_slug(result.family['id'])}.html"
         write(out / name, page)
         study = result.study
-        rows.append({"href": name, "title": result.family["title"], "experiments": len(study.experiments),
-                     "systems": len(study.systems), "criteria": ", ".join(study.qc_names), "reproduced": result.reproduced,
-                     "n_checks": len(result.checks), "n_ok": sum(c.ok for c in result.checks),
-                     "licences": "; ".join(f"{s['repository']}: {s['licence']}" for s in result.family["sources"])})
+        rows.append(
+            {
+                "href": name,
+                "title": result.family["title"],
+                "experiments": len(study.experiments),
+                "systems": len(study.systems),
+                "criteria": ", ".join(study.qc_names),
+                "reproduced": result.reproduced,
+                "n_checks": len(result.checks),
+                "n_ok": sum(c.ok for c in result.checks),
+                "licences": "; ".join(f"{s['repository']}: {s['licence']}" for s in result.family["sources"]),
+            }
+        )
     charts, note = _across_the_atlas(results)
-    write(out / "index.html", _environment().get_template("index.html").render(
-        title=title, version=__version__, plotly_src=PLOTLY_FILE, families=rows, charts=charts, note=note))
+    write(
+        out / "index.html",
+        _environment()
+        .get_template("index.html")
+        .render(title=title, version=__version__, plotly_src=PLOTLY_FILE, families=rows, charts=charts, note=note),
+    )
     return written

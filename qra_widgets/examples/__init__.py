@@ -54,13 +54,21 @@ def published_table(rows):
     for what, computed, published, *note in rows:
         decimals = len(published.split(".")[1]) if "." in published else 0
         shown = round(float(computed), decimals)
-        records.append({"what": what, "computed": f"{shown:.{decimals}f}", "published": published,
-                        "match": shown == float(published), "note": note[0] if note else ""})
+        records.append(
+            {
+                "what": what,
+                "computed": f"{shown:.{decimals}f}",
+                "published": published,
+                "match": shown == float(published),
+                "note": note[0] if note else "",
+            }
+        )
     return pd.DataFrame(records)
 
 
 def highlight(table):
     """The :func:`published_table` styled: mismatches red, explained differences amber."""
+
     def colour(row):
         shade = "" if row["match"] else ("background-color: #fff3cd" if row["note"] else "background-color: #f8d7da")
         return [shade] * len(row)

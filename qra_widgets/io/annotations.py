@@ -73,9 +73,11 @@ from .reading import shown as _shown
 
 SCHEMA = "qra-widgets/annotations"
 SCHEMA_VERSION = 1
-NOMINAL_REFUSAL = ("a nominal criterion's ratings are categories: no system values (CV*, r, rho, W) are computed from "
-                   "them; its reproducibility is the label agreement between experiments (Type III), or give category "
-                   "counts as scores of a criterion that is not nominal")
+NOMINAL_REFUSAL = (
+    "a nominal criterion's ratings are categories: no system values (CV*, r, rho, W) are computed from "
+    "them; its reproducibility is the label agreement between experiments (Type III), or give category "
+    "counts as scores of a criterion that is not nominal"
+)
 DEFAULT_MISSING = ("", "NA", "N/A", "nan", "*")
 
 
@@ -132,7 +134,9 @@ def guess_mapping(columns, quality_criteria=()) -> dict[str, Any]:
                     return column
         for word in _GUESSES[role]:
             for column in columns:
-                if column not in taken and (normal[column].startswith(word + "_") or normal[column].endswith("_" + word)):
+                if column not in taken and (
+                    normal[column].startswith(word + "_") or normal[column].endswith("_" + word)
+                ):
                     return column
         return None
 
@@ -175,7 +179,9 @@ def check_spec(spec: Any) -> dict:
     if spec.get("schema") != SCHEMA:
         raise QRAInputError(f"annotation spec: schema must be {SCHEMA!r}, got {spec.get('schema')!r}")
     if spec.get("version") != SCHEMA_VERSION:
-        raise QRAInputError(f"annotation spec: version {spec.get('version')!r} is not supported; this reads {SCHEMA_VERSION}")
+        raise QRAInputError(
+            f"annotation spec: version {spec.get('version')!r} is not supported; this reads {SCHEMA_VERSION}"
+        )
     check_keys(spec, TOP_KEYS, "annotation spec")
     _require(spec, "id", str, "annotation spec")
     criteria = _require(spec, "quality_criteria", list, "annotation spec")
@@ -199,8 +205,9 @@ def check_spec(spec: Any) -> dict:
         raise QRAInputError("annotation spec: missing must be a list of texts")
     coding = _require(spec, "agreement_coding", str, "annotation spec", default="system")
     if coding not in AGREEMENT_CODINGS:
-        raise QRAInputError(f"annotation spec: agreement_coding must be one of {', '.join(AGREEMENT_CODINGS)}, "
-                            f"got {_shown(coding)}")
+        raise QRAInputError(
+            f"annotation spec: agreement_coding must be one of {', '.join(AGREEMENT_CODINGS)}, got {_shown(coding)}"
+        )
     if spec.get("conventions") is not None:
         from ..conventions import Conventions
 
@@ -217,19 +224,27 @@ def _criteria(spec: dict):
         if not isinstance(item, dict):
             raise QRAInputError(f"{where}: expected an object")
         if item.get("scale_min") is None:  # CV* subtracts it: never assumed to be 0
-            raise QRAInputError(f"{where}: missing field 'scale_min' (the lowest possible rating or score, which CV* "
-                                f"subtracts; it is never assumed to be 0)")
-        result.append(QualityCriterion(
-            name=_require(item, "name", str, where), scale_min=_require(item, "scale_min", (int, float), where),
-            scale_max=_require(item, "scale_max", (int, float), where, None), qcet_id=_require(item, "qcet_id", str, where, None),
-            label_level=_require(item, "label_level", str, where, "ordinal"),
-            description=_require(item, "description", str, where, ""),
-            evaluation_type=_require(item, "evaluation_type", str, where, "unknown")))
+            raise QRAInputError(
+                f"{where}: missing field 'scale_min' (the lowest possible rating or score, which CV* "
+                f"subtracts; it is never assumed to be 0)"
+            )
+        result.append(
+            QualityCriterion(
+                name=_require(item, "name", str, where),
+                scale_min=_require(item, "scale_min", (int, float), where),
+                scale_max=_require(item, "scale_max", (int, float), where, None),
+                qcet_id=_require(item, "qcet_id", str, where, None),
+                label_level=_require(item, "label_level", str, where, "ordinal"),
+                description=_require(item, "description", str, where, ""),
+                evaluation_type=_require(item, "evaluation_type", str, where, "unknown"),
+            )
+        )
     return result
 
 
-def entry_file_bytes(name: str, *, files: dict[str, bytes] | None = None, root: str | os.PathLike | None = None
-                     ) -> tuple[bytes, str]:
+def entry_file_bytes(
+    name: str, *, files: dict[str, bytes] | None = None, root: str | os.PathLike | None = None
+) -> tuple[bytes, str]:
     """A spec's file (through :func:`spec_file_bytes`) and the name its format is read from:
     ``x.csv.gz`` is gunzipped (within the unpacked-size cap) and read as ``x.csv``."""
     import zlib
@@ -246,12 +261,16 @@ def entry_file_bytes(name: str, *, files: dict[str, bytes] | None = None, root: 
     except zlib.error as error:
         raise QRAInputError(f"{_shown(shown)}: cannot be unpacked as gzip ({error})") from None
     if len(unpacked) > MAX_FILE_BYTES or unpacker.unconsumed_tail:
-        raise QRAInputError(f"{_shown(shown)}: unpacks to more than {MAX_FILE_BYTES // (1024 * 1024)} MB; the limit is "
-                            f"{MAX_FILE_BYTES // (1024 * 1024)} MB")
+        raise QRAInputError(
+            f"{_shown(shown)}: unpacks to more than {MAX_FILE_BYTES // (1024 * 1024)} MB; the limit is "
+            f"{MAX_FILE_BYTES // (1024 * 1024)} MB"
+        )
     return unpacked, shown[:-3]
 
 
-def spec_file_bytes(name: str, *, files: dict[str, bytes] | None = None, root: str | os.PathLike | None = None) -> bytes:
+def spec_file_bytes(
+    name: str, *, files: dict[str, bytes] | None = None, root: str | os.PathLike | None = None
+) -> bytes:
     """The bytes of a file a spec names: an uploaded file is data, never a path.
 
     With ``files`` (the app's uploads, a bundle's members) the name is looked up there and
@@ -263,12 +282,22 @@ def spec_file_bytes(name: str, *, files: dict[str, bytes] | None = None, root: s
     shown = _shown(name)
     if files is not None:
         if name not in files:
-            raise QRAInputError(f"{shown}: not among the uploaded files ({', '.join(_shown(n) for n in list(files)[:10]) or 'none'})")
+            raise QRAInputError(
+                f"{shown}: not among the uploaded files ({', '.join(_shown(n) for n in list(files)[:10]) or 'none'})"
+            )
         return files[name]
     pure = PurePosixPath(name.replace("\\", "/"))
-    if (not name or pure.is_absolute() or PureWindowsPath(name).is_absolute() or PureWindowsPath(name).drive
-            or ".." in pure.parts or "\x00" in name):
-        raise QRAInputError(f"{shown}: a spec names files relative to its own folder; absolute paths and '..' are refused")
+    if (
+        not name
+        or pure.is_absolute()
+        or PureWindowsPath(name).is_absolute()
+        or PureWindowsPath(name).drive
+        or ".." in pure.parts
+        or "\x00" in name
+    ):
+        raise QRAInputError(
+            f"{shown}: a spec names files relative to its own folder; absolute paths and '..' are refused"
+        )
     root_path = Path(root if root is not None else Path.cwd()).resolve()
     target = (root_path / Path(*pure.parts)).resolve()
     if target != root_path and root_path not in target.parents:
@@ -296,9 +325,15 @@ def is_spec(path: str | os.PathLike) -> bool:
     return isinstance(data, dict) and data.get("schema") == SCHEMA
 
 
-def load_annotations(spec_or_path: dict | str | os.PathLike, *, base: str | os.PathLike | None = None,
-                     files: dict[str, bytes] | None = None, aggregation: str | None = None,
-                     optional_exclude: bool = False, frames: dict | None = None):
+def load_annotations(
+    spec_or_path: dict | str | os.PathLike,
+    *,
+    base: str | os.PathLike | None = None,
+    files: dict[str, bytes] | None = None,
+    aggregation: str | None = None,
+    optional_exclude: bool = False,
+    frames: dict | None = None,
+):
     """Read an annotation spec and its files into a :class:`~qra_widgets.Study` (see the module docstring).
 
     ``spec_or_path`` is a spec (dict) or the path of a spec file.  File paths are relative
@@ -353,12 +388,21 @@ def load_annotations(spec_or_path: dict | str | os.PathLike, *, base: str | os.P
     scores, sources, reported = {}, {}, []
     parts, covered = [], {}  # parts: (experiment id, Part, file names, agreement coding)
     budget = SpecBytes("annotation spec")  # max_spec_bytes, re-reads counted, refused before any parse
-    budget.plan((f["file"], planned_size(f["file"], files, folder)) for e in spec["experiments"] if "scores" not in e
-                for f in file_entries(e))
+    budget.plan(
+        (f["file"], planned_size(f["file"], files, folder))
+        for e in spec["experiments"]
+        if "scores" not in e
+        for f in file_entries(e)
+    )
     for entry in spec["experiments"]:
         eid = entry["id"]
-        experiment = Experiment(eid, label=entry.get("label", ""), team=entry.get("team", ""),
-                                date=str(entry.get("date", "")), role=entry.get("role") or "repeat")
+        experiment = Experiment(
+            eid,
+            label=entry.get("label", ""),
+            team=entry.get("team", ""),
+            date=str(entry.get("date", "")),
+            role=entry.get("role") or "repeat",
+        )
         if eid in experiments and (entry.get("role") or "repeat") != experiments[eid].role:
             raise QRAInputError(f"annotation spec: experiment {eid!r} appears twice with different roles")
         if eid not in experiments or (experiment.label and not experiments[eid].label):
@@ -374,7 +418,9 @@ def load_annotations(spec_or_path: dict | str | os.PathLike, *, base: str | os.P
                 by_name[qc].check_score(value, f"experiment {eid!r}: score of {key[1]!r} on {qc!r}")
                 scores[key], sources[key] = value, "reported system value (spec)"
                 if (qc, system) in extras:
-                    reported.append({"experiment": eid, "quality_criterion": qc, "system": key[1], **extras[(qc, system)]})
+                    reported.append(
+                        {"experiment": eid, "quality_criterion": qc, "system": key[1], **extras[(qc, system)]}
+                    )
                 read.add(qc)
             _cover(covered, eid, read)
             continue
@@ -386,8 +432,17 @@ def load_annotations(spec_or_path: dict | str | os.PathLike, *, base: str | os.P
             check_optional_exclude(table, entry)
             read = _with_file_constants(entry, file_entry, [qc.name for qc in criteria])
             _systems_from_experiment(table, read, parts, eid)
-            pieces.append(read_entry(select_rows(table, read, optional=optional_exclude), read, by_name,
-                                     entry_systems, missing, values, choices))
+            pieces.append(
+                read_entry(
+                    select_rows(table, read, optional=optional_exclude),
+                    read,
+                    by_name,
+                    entry_systems,
+                    missing,
+                    values,
+                    choices,
+                )
+            )
             check_criterion_systems(pieces[-1].ratings["quality_criterion"], pieces[-1].ratings["system"], table.source)
         part = pieces[0]
         for piece in pieces[1:]:
@@ -398,12 +453,17 @@ def load_annotations(spec_or_path: dict | str | os.PathLike, *, base: str | os.P
         if len(pieces) > 1:  # the same checks across the files of one experiment
             from .layout_rows import check_items
 
-            check_items(part.ratings, shown_names, entry.get("columns") or {},
-                        named=raters_named(entry.get("columns") or {}) or any(
-                            "rater" in f or "raters" in f for f in file_entries(entry)))
+            check_items(
+                part.ratings,
+                shown_names,
+                entry.get("columns") or {},
+                named=raters_named(entry.get("columns") or {})
+                or any("rater" in f or "raters" in f for f in file_entries(entry)),
+            )
         if not len(part.ratings["rating"]):
-            raise QRAInputError(f"{shown_names}: experiment {eid!r} has no ratings (every rating cell is missing "
-                                f"or filtered out)")
+            raise QRAInputError(
+                f"{shown_names}: experiment {eid!r} has no ratings (every rating cell is missing or filtered out)"
+            )
         _cover(covered, eid, set(part.criteria()))
         parts.append((eid, part, shown_names, entry.get("agreement_coding", coding)))
     for eid in experiments:
@@ -438,8 +498,11 @@ def load_annotations(spec_or_path: dict | str | os.PathLike, *, base: str | os.P
                 judged = [j for j in part.judgements if j["quality_criterion"][:1].tolist() == [qc.name]]
                 n = sum(len(j["unit"]) for j in judged)
                 what = rule.get("score", "best-worst score")
-                what = {"preference": "preference score", "win_rate": f"win rate (ties: {rule.get('ties')})",
-                        "bradley_terry": "Bradley-Terry value"}.get(what, what)
+                what = {
+                    "preference": "preference score",
+                    "win_rate": f"win rate (ties: {rule.get('ties')})",
+                    "bradley_terry": "Bradley-Terry value",
+                }.get(what, what)
                 tests += sign_test_records(eid, qc.name, judged)
                 comparative.setdefault(qc.name, {})[eid] = rule.get("score", rule["layout"])
                 for system, value in system_values(judged, rule, shown_names).items():
@@ -448,16 +511,21 @@ def load_annotations(spec_or_path: dict | str | os.PathLike, *, base: str | os.P
                     scores[(qc.name, system, eid)] = value
                     sources[(qc.name, system, eid)] = f"{shown_names}: {what} from {n} judgements"
         system, item, experiment, label = ratings.item_labels(qc.name, qc.label_level)
-        for column, values in zip(label_columns, (np.full(len(label), qc.name, dtype=object), system, item, experiment,
-                                                  label.astype(object))):
+        for column, values in zip(
+            label_columns, (np.full(len(label), qc.name, dtype=object), system, item, experiment, label.astype(object))
+        ):
             column.append(values)
-    labels = (Labels.from_columns(*(np.concatenate(c) for c in label_columns)) if label_columns[0] else Labels())
+    labels = Labels.from_columns(*(np.concatenate(c) for c in label_columns)) if label_columns[0] else Labels()
     metadata: dict[str, Any] = {}
     if len(ratings):
         coverage = ratings.coverage()
-        metadata["annotations"] = {"aggregation": how, "items": coverage["items"], "items_per_experiment":
-                                   coverage["per_experiment"], "items_in_all_experiments": coverage["in_all"],
-                                   "items_not_in_all_experiments": len(coverage["not_in_all"])}
+        metadata["annotations"] = {
+            "aggregation": how,
+            "items": coverage["items"],
+            "items_per_experiment": coverage["per_experiment"],
+            "items_in_all_experiments": coverage["in_all"],
+            "items_not_in_all_experiments": len(coverage["not_in_all"]),
+        }
     else:
         metadata["annotations"] = {"aggregation": how}
     if nominal_only:
@@ -476,13 +544,29 @@ def load_annotations(spec_or_path: dict | str | os.PathLike, *, base: str | os.P
         from ..conventions import Conventions
 
         metadata["conventions"] = Conventions.from_dict(spec["conventions"], "annotation spec: conventions").to_stored()
-    return Study(id=spec["id"], name=spec.get("name", ""), description=spec.get("description", ""),
-                 quality_criteria=criteria, systems=systems, experiments=list(experiments.values()), scores=scores,
-                 labels=labels, sources=sources, metadata=metadata, ratings=ratings)
+    return Study(
+        id=spec["id"],
+        name=spec.get("name", ""),
+        description=spec.get("description", ""),
+        quality_criteria=criteria,
+        systems=systems,
+        experiments=list(experiments.values()),
+        scores=scores,
+        labels=labels,
+        sources=sources,
+        metadata=metadata,
+        ratings=ratings,
+    )
 
 
-def entry_tables(entry: dict, *, files: dict[str, bytes] | None = None, root: str | os.PathLike | None = None,
-                  budget=None, frames: dict | None = None):
+def entry_tables(
+    entry: dict,
+    *,
+    files: dict[str, bytes] | None = None,
+    root: str | os.PathLike | None = None,
+    budget=None,
+    frames: dict | None = None,
+):
     """Every file of an experiment entry, read: ``[(Table, file entry), ...]``.
 
     This is the one place a spec's files are read (through :func:`entry_file_bytes`, so only
@@ -502,8 +586,12 @@ def entry_tables(entry: dict, *, files: dict[str, bytes] | None = None, root: st
     as_read_frame = not any(key in entry for key in ("format", "delimiter", "records", "explode"))
     for file_entry in file_entries(entry):
         name = file_entry["file"]
-        if (frames is not None and name in frames and as_read_frame
-                and not name.lower().removesuffix(".gz").endswith((".json", ".jsonl"))):
+        if (
+            frames is not None
+            and name in frames
+            and as_read_frame
+            and not name.lower().removesuffix(".gz").endswith((".json", ".jsonl"))
+        ):
             shown = PurePosixPath(name.replace("\\", "/")).name.removesuffix(".gz")
             if frames[name].empty:
                 raise QRAInputError(f"{shown}: experiment {entry['id']!r} has a header but no rows")
@@ -530,9 +618,11 @@ def _with_file_constants(entry: dict, file_entry: dict, criteria: list[str]) -> 
     if "raters" in file_entry:
         rated = list(columns.get("criteria") or entry.get("criteria") or criteria)
         if len(rated) != 1:
-            raise QRAInputError(f"{file_entry['file']}: a file's \"raters\" map the columns of one criterion, but "
-                                f"experiment {entry['id']!r} rates {len(rated)} ({', '.join(map(repr, rated))}); give "
-                                f"each criterion's raters in columns.criteria ({{\"raters\": {{...}}}})")
+            raise QRAInputError(
+                f'{file_entry["file"]}: a file\'s "raters" map the columns of one criterion, but '
+                f"experiment {entry['id']!r} rates {len(rated)} ({', '.join(map(repr, rated))}); give "
+                f'each criterion\'s raters in columns.criteria ({{"raters": {{...}}}})'
+            )
         columns["criteria"] = {rated[0]: {"raters": file_entry["raters"]}}
     return {**entry, "columns": columns}
 
@@ -548,8 +638,10 @@ def _systems_from_experiment(table, entry: dict, parts: list, eid: str) -> None:
     other = ref["from_experiment"]
     earlier = [part for e, part, _names, _coding in parts if e == other]
     if not earlier:
-        raise QRAInputError(f"annotation spec: experiment {eid!r} takes its systems from experiment {other!r}, "
-                            f"whose item-level entry must come earlier in \"experiments\"")
+        raise QRAInputError(
+            f"annotation spec: experiment {eid!r} takes its systems from experiment {other!r}, "
+            f'whose item-level entry must come earlier in "experiments"'
+        )
     system_of: dict = {}
     for part in earlier:
         system_of.update(zip(part.ratings["item"].tolist(), part.ratings["system"].tolist()))
@@ -557,17 +649,21 @@ def _systems_from_experiment(table, entry: dict, parts: list, eid: str) -> None:
     unknown = [i for i, item in enumerate(items) if item not in system_of]
     if unknown:
         i = unknown[0]
-        raise QRAInputError(f"{table.source}: row {table.rows[i]}, {table.label(entry['columns']['item'])}: item "
-                            f"{_shown(items[i])} is not rated in experiment {other!r}, so it has no system "
-                            f"(columns.system takes it from there by item); {len(unknown)} such rows")
+        raise QRAInputError(
+            f"{table.source}: row {table.rows[i]}, {table.label(entry['columns']['item'])}: item "
+            f"{_shown(items[i])} is not rated in experiment {other!r}, so it has no system "
+            f"(columns.system takes it from there by item); {len(unknown)} such rows"
+        )
     table.derived[_ref_key(ref)] = np.array([system_of[item] for item in items], dtype=object)
 
 
 def _cover(covered: dict, eid: str, criteria: set) -> None:
     twice = covered.setdefault(eid, set()) & criteria
     if twice:
-        raise QRAInputError(f"annotation spec: experiment {eid!r} gives {min(twice)!r} in two entries; the files "
-                            f"of one experiment go in one entry's \"files\"")
+        raise QRAInputError(
+            f"annotation spec: experiment {eid!r} gives {min(twice)!r} in two entries; the files "
+            f'of one experiment go in one entry\'s "files"'
+        )
     covered[eid] |= criteria
 
 
@@ -578,7 +674,9 @@ def _stacked_ratings(parts: list, spec: dict, Ratings, Choices):
     if not parts:
         return Ratings(spec=spec)
     stacked = {k: [] for k in keys}
-    choice_columns = {k: [] for k in ("quality_criterion", "experiment", "unit", "rater", "code_system", "code_position")}
+    choice_columns = {
+        k: [] for k in ("quality_criterion", "experiment", "unit", "rater", "code_system", "code_position")
+    }
     codings = {}
     for eid, part, _names, coding in parts:
         n = len(part.ratings["rating"])
@@ -590,5 +688,7 @@ def _stacked_ratings(parts: list, spec: dict, Ratings, Choices):
             codings[eid] = coding
     ratings = Ratings.from_columns(*(np.concatenate(stacked[k]) for k in keys), spec=spec)
     if codings:
-        ratings.choices = Choices.from_columns(*(np.concatenate(choice_columns[k]) for k in choice_columns), coding=codings)
+        ratings.choices = Choices.from_columns(
+            *(np.concatenate(choice_columns[k]) for k in choice_columns), coding=codings
+        )
     return ratings

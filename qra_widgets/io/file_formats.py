@@ -35,8 +35,10 @@ from .reading import check_shape, check_size, check_zip, decode, load_json, read
 
 CANDIDATES = (",", ";", "\t")
 _SHOWN_DELIMITER = {",": "','", ";": "';'", "\t": "'\\t' (tab)"}
-_KEYS_HINT = ('set "format" ("csv", "xlsx", "json", "jsonl") and, for CSV, "delimiter" (",", ";", "\\t") in the '
-              "experiment's entry")
+_KEYS_HINT = (
+    'set "format" ("csv", "xlsx", "json", "jsonl") and, for CSV, "delimiter" (",", ";", "\\t") in the '
+    "experiment's entry"
+)
 
 
 def entry_format(entry: dict, name: str) -> tuple[str, str]:
@@ -79,7 +81,9 @@ def read_table(data: bytes, source: str, entry: dict) -> Table:
     if fmt == "xlsx":
         check_zip(data, source)
         try:
-            frame = pd.read_excel(io.BytesIO(data), sheet_name=entry.get("sheet") or 0, dtype=str, keep_default_na=False)
+            frame = pd.read_excel(
+                io.BytesIO(data), sheet_name=entry.get("sheet") or 0, dtype=str, keep_default_na=False
+            )
         except Exception as error:  # noqa: BLE001 - pandas/openpyxl raise many unrelated types for a corrupt file
             raise QRAInputError(f"{source}: cannot be read as a spreadsheet ({error}); {_KEYS_HINT}") from None
         check_shape(len(frame), len(frame.columns), source)
@@ -98,24 +102,30 @@ def csv_frame(text: str, source: str, delimiter: str = "auto"):
 
     head = text.lstrip()[:1]
     if head in ("{", "["):
-        raise QRAInputError(f"{source}: looks like JSON, not CSV (it starts with {_shown(head)}); "
-                            f"set \"format\": \"jsonl\" (one record per line) or \"json\" (with \"records\")")
+        raise QRAInputError(
+            f"{source}: looks like JSON, not CSV (it starts with {_shown(head)}); "
+            f'set "format": "jsonl" (one record per line) or "json" (with "records")'
+        )
     sniffed = delimiter == "auto"
     sep = sniff_delimiter(text) if sniffed else delimiter
     try:
         table = read_csv_frame(text, source, delimiter=sep)
     except QRAInputError as error:
-        how = "sniffed" if sniffed else "from \"delimiter\""
-        raise QRAInputError(f"{error} (read as CSV with the delimiter {_SHOWN_DELIMITER[sep]}, {how}; if the file "
-                            f"is not that, {_KEYS_HINT})") from None
+        how = "sniffed" if sniffed else 'from "delimiter"'
+        raise QRAInputError(
+            f"{error} (read as CSV with the delimiter {_SHOWN_DELIMITER[sep]}, {how}; if the file "
+            f"is not that, {_KEYS_HINT})"
+        ) from None
     header = [str(c) for c in table.iloc[0]]
     others = [d for d in CANDIDATES if d != sep and len(header) == 1 and d in header[0]]
     if others:
         how = " (sniffed)" if sniffed else ' (from "delimiter")'
-        raise QRAInputError(f"{source}: the header is one column, {_shown(header[0])}, which holds "
-                            f"{_SHOWN_DELIMITER[others[0]]}: read as CSV with the delimiter {_SHOWN_DELIMITER[sep]}"
-                            f"{how}; set \"delimiter\": "
-                            f"{json.dumps(others[0])} (or \"auto\") in the experiment's entry")
+        raise QRAInputError(
+            f"{source}: the header is one column, {_shown(header[0])}, which holds "
+            f"{_SHOWN_DELIMITER[others[0]]}: read as CSV with the delimiter {_SHOWN_DELIMITER[sep]}"
+            f'{how}; set "delimiter": '
+            f'{json.dumps(others[0])} (or "auto") in the experiment\'s entry'
+        )
     return pd.DataFrame(table.iloc[1:].to_numpy(), columns=header)
 
 
@@ -162,17 +172,19 @@ def _json_table(text: str, source: str, fmt: str, entry: dict) -> Table:
                 try:
                     records.append(load_json(line, f"{source} line {number}"))
                 except QRAInputError as error:
-                    raise QRAInputError(f"{error} (read as JSON Lines, \"format\": \"jsonl\"; {_KEYS_HINT})") from None
+                    raise QRAInputError(f'{error} (read as JSON Lines, "format": "jsonl"; {_KEYS_HINT})') from None
         check_shape(len(records), 0, source)
     else:
         try:
             whole = load_json(text, source)
         except QRAInputError as error:
-            raise QRAInputError(f"{error} (read as JSON, \"format\": \"json\"; {_KEYS_HINT})") from None
+            raise QRAInputError(f'{error} (read as JSON, "format": "json"; {_KEYS_HINT})') from None
         records = _at(whole, entry.get("records", ""), source, "records")
         if not isinstance(records, list):
-            raise QRAInputError(f"{source}: records {_shown(entry.get('records', ''))} is not a list of records "
-                                f"(\"records\" is the dotted path of the list)")
+            raise QRAInputError(
+                f"{source}: records {_shown(entry.get('records', ''))} is not a list of records "
+                f'("records" is the dotted path of the list)'
+            )
     rows, numbers, positions = [], [], []
     explode = entry.get("explode")
     for number, record in enumerate(records, 1):
@@ -184,7 +196,7 @@ def _json_table(text: str, source: str, fmt: str, entry: dict) -> Table:
             continue
         elements = _at(record, explode, source, f"record {number}, explode")
         if not isinstance(elements, list):
-            raise QRAInputError(f"{source}: record {number}: {_shown(explode)} is not a list (\"explode\")")
+            raise QRAInputError(f'{source}: record {number}: {_shown(explode)} is not a list ("explode")')
         for position, element in enumerate(elements):
             rows.append(_replaced(record, explode.split("."), element))
             numbers.append(number)

@@ -48,7 +48,10 @@ from .reading import load_json, read_bytes
 
 CRITERIA_KEY = "heds-criteria-criterion"
 MAPPED_CRITERION_KEY = "heds-criteria-criterion-response_elicitation-qc_name-mapped_criterion_name"
-HEDS3_ONLY_KEYS = (MAPPED_CRITERION_KEY, "heds-criteria-criterion-response_elicitation-qc_name-participant_criterion_name")
+HEDS3_ONLY_KEYS = (
+    MAPPED_CRITERION_KEY,
+    "heds-criteria-criterion-response_elicitation-qc_name-participant_criterion_name",
+)
 _EVALUATORS = "heds-sample_evaluators_design-evaluators-"
 _DESIGN = "heds-sample_evaluators_design-experimental_design-"
 _CRITERION = "heds-criteria-criterion-"
@@ -80,20 +83,31 @@ HEDS3_KEYS: dict[str, str] = {**HEDS2_KEYS, "H4.3.1.2": MAPPED_CRITERION_KEY}
 # HEDS 2 wording that no fuzzy match would find (HEDS 3.0 turned these into Yes/No questions)
 ALIASES: dict[str, dict[str, str]] = {
     "H3.2.2.1": {"experts": "Yes", "domain experts": "Yes", "non-experts": "No"},
-    "H3.2.2.4": {"evaluators include one or more of the authors": "Yes",
-                 "evaluators do not include any of the authors": "No"},
-    "H3.3.3.1": {"none of the above": "None of the above (no quality assurance methods used)",
-                 "automatic quality checking methods are used during/post evaluation":
-                     "Automatic quality checking methods are used during and/or after evaluation"},
+    "H3.2.2.4": {
+        "evaluators include one or more of the authors": "Yes",
+        "evaluators do not include any of the authors": "No",
+    },
+    "H3.3.3.1": {
+        "none of the above": "None of the above (no quality assurance methods used)",
+        "automatic quality checking methods are used during/post evaluation": "Automatic quality checking methods are used during and/or after evaluation",
+    },
 }
 
 _NUMBERED = re.compile(r"^\s*\d+\.\s*")
 
 # section 3.2 answers that show who the evaluators are (3.2.1 number, 3.2.2 expertise/are authors, 3.2.5 characteristics)
-EVALUATOR_KEYS = (_EVALUATORS + "number_of_evaluators", _EVALUATORS + "characteristics", _EVALUATORS + "recruitment_method",
-                  _EVALUATORS + "evaluators-expertise", _EVALUATORS + "evaluators-are_authors")
-_LLM_JUDGE = re.compile(r"\b(LLMs?|GPT-?\d*\w*|large language models?|language models? as (?:a )?judges?|"
-                        r"LLM-as-(?:a-)?judge)\b", re.IGNORECASE)
+EVALUATOR_KEYS = (
+    _EVALUATORS + "number_of_evaluators",
+    _EVALUATORS + "characteristics",
+    _EVALUATORS + "recruitment_method",
+    _EVALUATORS + "evaluators-expertise",
+    _EVALUATORS + "evaluators-are_authors",
+)
+_LLM_JUDGE = re.compile(
+    r"\b(LLMs?|GPT-?\d*\w*|large language models?|language models? as (?:a )?judges?|"
+    r"LLM-as-(?:a-)?judge)\b",
+    re.IGNORECASE,
+)
 
 
 @dataclass
@@ -128,8 +142,9 @@ class HEDSImport:
             merged[property_id] = value
         return replace(experiment, properties=merged)
 
-    def apply_to_criteria(self, criteria, criterion_names: dict[str, str] | None = None
-                          ) -> tuple[list[QualityCriterion], list[str]]:
+    def apply_to_criteria(
+        self, criteria, criterion_names: dict[str, str] | None = None
+    ) -> tuple[list[QualityCriterion], list[str]]:
         """The study's ``criteria`` with this sheet's evaluation types and QCET ids filled in.
 
         ``criterion_names`` maps HEDS criterion names to the study's QC names (as from
@@ -151,8 +166,10 @@ class HEDSImport:
         for qc in criteria:
             heds_name = by_study_name.get(qc.name)
             changes = {}
-            for field_name, values, unset in (("evaluation_type", self.evaluation_types, "unknown"),
-                                              ("qcet_id", self.qcet_ids, None)):
+            for field_name, values, unset in (
+                ("evaluation_type", self.evaluation_types, "unknown"),
+                ("qcet_id", self.qcet_ids, None),
+            ):
                 value = values.get(heds_name) if heds_name is not None else None
                 current = getattr(qc, field_name)
                 if value is None or value == current:
@@ -174,10 +191,14 @@ class HEDSImport:
                 if not value:
                     continue
             properties[property_id] = value
-        return replace(self, properties=properties, criteria=[c for c in self.criteria if c in keep],
-                       qcet_ids={c: i for c, i in self.qcet_ids.items() if c in keep},
-                       participant_names={c: n for c, n in self.participant_names.items() if c in keep},
-                       evaluation_types={c: t for c, t in self.evaluation_types.items() if c in keep})
+        return replace(
+            self,
+            properties=properties,
+            criteria=[c for c in self.criteria if c in keep],
+            qcet_ids={c: i for c, i in self.qcet_ids.items() if c in keep},
+            participant_names={c: n for c, n in self.participant_names.items() if c in keep},
+            evaluation_types={c: t for c, t in self.evaluation_types.items() if c in keep},
+        )
 
 
 def match_criteria(heds: HEDSImport, study_criteria) -> dict[str, str]:
@@ -209,7 +230,9 @@ def match_criteria(heds: HEDSImport, study_criteria) -> dict[str, str]:
         lambda c: c if c in names else None,
         lambda c: next((n for n in names if squash(n) == squash(c)), None),
         lambda c: qcet.get(heds.qcet_ids.get(c, "")),
-        lambda c: next((n for n in names if c in heds.participant_names and squash(n) == squash(heds.participant_names[c])), None),
+        lambda c: next(
+            (n for n in names if c in heds.participant_names and squash(n) == squash(heds.participant_names[c])), None
+        ),
     )
     for rule in rules:
         for criterion in heds.criteria:
@@ -225,8 +248,9 @@ def match_criteria(heds: HEDSImport, study_criteria) -> dict[str, str]:
     return {c: mapping[c] for c in heds.criteria if c in mapping}
 
 
-def merge_heds(study: Study, experiment_id: str, heds: HEDSImport, source: str = "HEDS datasheet"
-               ) -> tuple[HEDSImport, list[str], list[str]]:
+def merge_heds(
+    study: Study, experiment_id: str, heds: HEDSImport, source: str = "HEDS datasheet"
+) -> tuple[HEDSImport, list[str], list[str]]:
     """Merge a datasheet into ``study`` (in place, all or nothing): its answers into the
     experiment ``experiment_id``, its evaluation types and QCET ids into the criteria that
     leave them open (:meth:`HEDSImport.apply_to_criteria`).
@@ -276,11 +300,15 @@ def _entries(data: Any, source: str) -> dict[str, dict]:
     if not isinstance(data, dict):
         raise QRAInputError(f"{source}: a HEDS datasheet is a JSON object, got {type(data).__name__}")
     if not any(isinstance(k, str) and k.startswith("heds-") for k in data):
-        raise QRAInputError(f"{source}: not a HEDS 2 datasheet nor a HEDS 3.0 one (no 'heds-...' keys); save it with the HEDS form")
+        raise QRAInputError(
+            f"{source}: not a HEDS 2 datasheet nor a HEDS 3.0 one (no 'heds-...' keys); save it with the HEDS form"
+        )
     for key, entry in data.items():
         where = f"{source}: key {key!r}"
         if not isinstance(entry, dict):
-            raise QRAInputError(f"{where} should hold {{'data': {{...}}}}, got {type(entry).__name__} {str(entry)[:60]!r}")
+            raise QRAInputError(
+                f"{where} should hold {{'data': {{...}}}}, got {type(entry).__name__} {str(entry)[:60]!r}"
+            )
         _scoped(entry.get("data", {}), f"{where}: data", (str, bool), "text or true/false")
         _scoped(entry.get("control", {}), f"{where}: control", (bool,), "true/false")
         _scoped(entry.get("text", {}), f"{where}: text", (str,), "text")
@@ -399,7 +427,9 @@ class _Reader:
         if re.fullmatch(r"\d{1,15}", text):
             return int(text)
         if re.fullmatch(r"\d+", text):  # all digits, past any count of evaluators or items: refused, not kept
-            raise QRAInputError(f"{property_id}{_for(scope)}: a whole number of {len(text):,} digits; the limit is 15 digits")
+            raise QRAInputError(
+                f"{property_id}{_for(scope)}: a whole number of {len(text):,} digits; the limit is 15 digits"
+            )
         why = "not applicable" if text.upper().rstrip(".") == "N/A" else "not a single whole number"
         self.notes.append(f"{property_id}{_for(scope)}: {text[:60]!r} is {why}; kept as text")
         return text
@@ -413,8 +443,10 @@ class _Reader:
             names = {n.name.casefold(): n for n in qcet_taxonomy().values()}
             near = difflib.get_close_matches(text.casefold(), list(names), n=2, cutoff=0.6)
             hint = f" (close: {', '.join(names[n].label for n in near)})" if near else ""
-            self.notes.append(f"H4.3.1.2{_for(scope)}: mapped criterion name {text[:60]!r} is not a QCET v3.4.1 "
-                              f"name or id{hint}; not imported")
+            self.notes.append(
+                f"H4.3.1.2{_for(scope)}: mapped criterion name {text[:60]!r} is not a QCET v3.4.1 "
+                f"name or id{hint}; not imported"
+            )
             return None
         result.qcet_ids[scope] = node.id
         if node.label not in PROPERTIES["H4.3.1.2"].options:
@@ -441,15 +473,22 @@ def _evaluation_type(entries: dict[str, dict], result: HEDSImport) -> None:
     """Fill ``result.evaluation_types`` from section 3.2 (who the evaluators are); see the module notes."""
     said = []
     for key, entry in entries.items():
-        if key in EVALUATOR_KEYS or (key.startswith(EVALUATOR_KEYS) and key[-1].isdigit()):  # a text field or a ticked option
+        if key in EVALUATOR_KEYS or (
+            key.startswith(EVALUATOR_KEYS) and key[-1].isdigit()
+        ):  # a text field or a ticked option
             value = entry.get("data", {}).get("")
             if value is True:
                 said.append(str(entry.get("text", {}).get("") or ""))
-            elif isinstance(value, str) and value.strip() and value.strip().upper().rstrip(".") not in ("N/A", "-", "TBA", "TBD"):
+            elif (
+                isinstance(value, str)
+                and value.strip()
+                and value.strip().upper().rstrip(".") not in ("N/A", "-", "TBA", "TBD")
+            ):
                 said.append(value)
     if not said:
-        result.notes.append("evaluation type: section 3.2 (evaluators) is unanswered; the criteria's evaluation type "
-                            "is left unknown")
+        result.notes.append(
+            "evaluation type: section 3.2 (evaluators) is unanswered; the criteria's evaluation type is left unknown"
+        )
         return
     llm = next((m.group(0) for text in said if (m := _LLM_JUDGE.search(text))), None)
     kind = "llm-as-judge" if llm else "human"
@@ -459,7 +498,9 @@ def _evaluation_type(entries: dict[str, dict], result: HEDSImport) -> None:
 
 
 def _has_answer(entry: dict) -> bool:
-    return any(v is True or (isinstance(v, str) and v.strip() and v.strip() != "N/A") for v in entry.get("data", {}).values())
+    return any(
+        v is True or (isinstance(v, str) and v.strip() and v.strip() != "N/A") for v in entry.get("data", {}).values()
+    )
 
 
 def heds_from_dict(data: Any, source: str = "HEDS datasheet") -> HEDSImport:
@@ -486,8 +527,10 @@ def heds_from_dict(data: Any, source: str = "HEDS datasheet") -> HEDSImport:
             node = qcet_node(criterion)
             if node is not None:
                 result.qcet_ids[criterion] = node.id
-                reader.notes.append(f"QCET ({criterion}): HEDS 2 has no QCET question; the criterion's name is the "
-                                    f"QCET name {node.label!r}")
+                reader.notes.append(
+                    f"QCET ({criterion}): HEDS 2 has no QCET question; the criterion's name is the "
+                    f"QCET name {node.label!r}"
+                )
     result.unmapped = sorted(k for k, entry in entries.items() if k not in reader.used and _has_answer(entry))
     result.notes = reader.notes
     _evaluation_type(entries, result)

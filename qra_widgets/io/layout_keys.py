@@ -26,18 +26,63 @@ AGREEMENT_CODINGS = ("system", "position")
 OUTCOMES = ("a", "b", "tie")
 JOIN = "/"  # several key columns are joined into one key: ["dataset", "ix"] -> "qqp/375"
 
-TOP_KEYS = ("schema", "version", "id", "name", "description", "quality_criteria", "systems", "missing",
-            "aggregation", "conventions", "agreement_coding", "values", "choices", "experiments")
+TOP_KEYS = (
+    "schema",
+    "version",
+    "id",
+    "name",
+    "description",
+    "quality_criteria",
+    "systems",
+    "missing",
+    "aggregation",
+    "conventions",
+    "agreement_coding",
+    "values",
+    "choices",
+    "experiments",
+)
 CRITERION_KEYS = ("name", "scale_min", "scale_max", "qcet_id", "label_level", "description", "evaluation_type")
-EXPERIMENT_KEYS = ("id", "role", "label", "team", "date", "file", "files", "sheet", "layout", "columns", "items",
-                   "rows", "exclude", "optional_exclude", "systems", "values", "choices", "score", "ties",
-                   "best_worst_by", "agreement_coding", "criteria", "scores", "format", "delimiter", "records",
-                   "explode")
+EXPERIMENT_KEYS = (
+    "id",
+    "role",
+    "label",
+    "team",
+    "date",
+    "file",
+    "files",
+    "sheet",
+    "layout",
+    "columns",
+    "items",
+    "rows",
+    "exclude",
+    "optional_exclude",
+    "systems",
+    "values",
+    "choices",
+    "score",
+    "ties",
+    "best_worst_by",
+    "agreement_coding",
+    "criteria",
+    "scores",
+    "format",
+    "delimiter",
+    "records",
+    "explode",
+)
 FORMATS = ("csv", "xlsx", "json", "jsonl")
 DELIMITERS = (",", ";", "\t", "auto")
 #: the file extensions that set ``format`` (and a tab delimiter) when the entry does not say
-FORMAT_OF_SUFFIX = {".jsonl": ("jsonl", None), ".json": ("json", None), ".xlsx": ("xlsx", None),
-                    ".xlsm": ("xlsx", None), ".tsv": ("csv", "\t"), ".tab": ("csv", "\t")}
+FORMAT_OF_SUFFIX = {
+    ".jsonl": ("jsonl", None),
+    ".json": ("json", None),
+    ".xlsx": ("xlsx", None),
+    ".xlsm": ("xlsx", None),
+    ".tsv": ("csv", "\t"),
+    ".tab": ("csv", "\t"),
+}
 KEY_REFS = ("constant", "row", "index")  # a key column given as {"constant": V}, {"row": true}, {"index": FIELD}
 FROM_EXPERIMENT_KEYS = ("from_experiment", "by")
 RATERS_KEYS = ("raters",)
@@ -53,7 +98,6 @@ COLUMN_KEYS = {
 ITEM_KEYS = ("column", "item", "system", "system_a", "system_b", "criterion")
 SCORE_VALUE_KEYS = ("value", "se", "n")
 BEST_WORST_KEYS = ("best", "worst")
-
 
 
 def check_keys(data: dict, known, where: str) -> None:
@@ -73,7 +117,9 @@ def check_keys(data: dict, known, where: str) -> None:
 
 
 def _is_column_ref(value: Any) -> bool:
-    return (isinstance(value, str) and value != "") or (isinstance(value, int) and not isinstance(value, bool) and value >= 1)
+    return (isinstance(value, str) and value != "") or (
+        isinstance(value, int) and not isinstance(value, bool) and value >= 1
+    )
 
 
 def is_key_ref(value: Any) -> bool:
@@ -83,14 +129,15 @@ def is_key_ref(value: Any) -> bool:
 
 
 def _check_key_ref(value: dict, where: str) -> None:
-    (kind, arg), = value.items()
+    ((kind, arg),) = value.items()
     if kind == "constant" and not (isinstance(arg, (str, int, float)) and not isinstance(arg, bool) and str(arg) != ""):
         raise QRAInputError(f"{where}.constant: expected a text or a number, got {_shown(arg)}")
     if kind == "row" and arg is not True:
         raise QRAInputError(f"{where}.row: expected true (the 1-based data row of the file), got {_shown(arg)}")
     if kind == "index" and not (isinstance(arg, str) and arg):
-        raise QRAInputError(f"{where}.index: expected the dotted path of the exploded list (\"explode\"), "
-                            f"got {_shown(arg)}")
+        raise QRAInputError(
+            f'{where}.index: expected the dotted path of the exploded list ("explode"), got {_shown(arg)}'
+        )
 
 
 def _check_ref(value: Any, where: str, several: bool = False, key: bool = False) -> None:
@@ -102,16 +149,24 @@ def _check_ref(value: Any, where: str, several: bool = False, key: bool = False)
             raise QRAInputError(f"{where}: give exactly one of {', '.join(KEY_REFS)}")
         _check_key_ref(value, where)
         return
-    if several and isinstance(value, list) and value and all(_is_column_ref(v) or (key and is_key_ref(v)) for v in value):
+    if (
+        several
+        and isinstance(value, list)
+        and value
+        and all(_is_column_ref(v) or (key and is_key_ref(v)) for v in value)
+    ):
         for i, v in enumerate(value):
             if isinstance(v, dict):
                 _check_key_ref(v, f"{where}[{i}]")
         return
     if not _is_column_ref(value):
-        what = "a column name, a 1-based column position, or a list of them" if several else \
-            "a column name or a 1-based column position"
+        what = (
+            "a column name, a 1-based column position, or a list of them"
+            if several
+            else "a column name or a 1-based column position"
+        )
         if key:
-            what += ", or {\"constant\": V}, {\"row\": true}, {\"index\": FIELD}"
+            what += ', or {"constant": V}, {"row": true}, {"index": FIELD}'
         raise QRAInputError(f"{where}: expected {what}, got {_shown(value)}")
 
 
@@ -131,8 +186,10 @@ def _check_from_experiment(value: dict, where: str) -> None:
     check_keys(value, FROM_EXPERIMENT_KEYS, where)
     _require(value, "from_experiment", str, where)
     if value.get("by") != "item":
-        raise QRAInputError(f"{where}.by: only \"item\" is supported (each row takes the system of the other "
-                            f"experiment's row with the same item), got {_shown(value.get('by'))}")
+        raise QRAInputError(
+            f'{where}.by: only "item" is supported (each row takes the system of the other '
+            f"experiment's row with the same item), got {_shown(value.get('by'))}"
+        )
 
 
 def file_entries(entry: dict) -> list[dict]:
@@ -149,7 +206,7 @@ def _check_file_entry(value: Any, where: str, layout: str) -> None:
     if isinstance(value, str) and value:
         return
     if not isinstance(value, dict):
-        raise QRAInputError(f"{where}: expected a file name or {{\"file\": name, <key column>: constant, ...}}")
+        raise QRAInputError(f'{where}: expected a file name or {{"file": name, <key column>: constant, ...}}')
     check_keys(value, ("file",) + RATERS_KEYS + tuple(r for r in KEY_ROLES if r in COLUMN_KEYS[layout]), where)
     if not (isinstance(value.get("file"), str) and value["file"]):
         raise QRAInputError(f"{where}: missing field 'file' (the file's name)")
@@ -192,13 +249,17 @@ def check_entry(entry: Any, where: str, criteria: list[str]) -> None:
         return
     check_keys(entry, EXPERIMENT_KEYS, where)
     if ("file" in entry) == ("files" in entry):
-        raise QRAInputError(f"{where}: give either 'file' or 'files' (a list of files that together make the "
-                            f"experiment), or 'scores' for an experiment known only by its system values")
+        raise QRAInputError(
+            f"{where}: give either 'file' or 'files' (a list of files that together make the "
+            f"experiment), or 'scores' for an experiment known only by its system values"
+        )
     layout = entry_layout(entry)
     if layout not in LAYOUTS:
         close = difflib.get_close_matches(str(layout), LAYOUTS, n=1)
-        raise QRAInputError(f"{where}.layout: {_shown(layout)} is not one of {', '.join(LAYOUTS)}"
-                            + (f"; did you mean {_shown(close[0])}?" if close else ""))
+        raise QRAInputError(
+            f"{where}.layout: {_shown(layout)} is not one of {', '.join(LAYOUTS)}"
+            + (f"; did you mean {_shown(close[0])}?" if close else "")
+        )
     if "file" in entry:
         _require(entry, "file", str, where)
     else:
@@ -235,10 +296,13 @@ def check_entry(entry: Any, where: str, criteria: list[str]) -> None:
                     _check_raters(ref.get("raters"), f"{cw}.criteria.{name}.raters")
                 else:
                     _check_ref(ref, f"{cw}.criteria.{name}")
-            in_columns = per_file or any(isinstance(ref, dict) for ref in mapped.values()) or any(
-                isinstance(f, dict) and "raters" in f for f in entry.get("files") or [])
+            in_columns = (
+                per_file
+                or any(isinstance(ref, dict) for ref in mapped.values())
+                or any(isinstance(f, dict) and "raters" in f for f in entry.get("files") or [])
+            )
             if in_columns and "rater" in columns:
-                raise QRAInputError(f"{cw}.rater: raters are in columns (\"raters\"); omit columns.rater")
+                raise QRAInputError(f'{cw}.rater: raters are in columns ("raters"); omit columns.rater')
     elif layout == "pairwise":
         _require(columns, "item", (str, int, list, dict), cw)
         _check_ref(columns["item"], f"{cw}.item", several=True, key=True)
@@ -246,8 +310,10 @@ def check_entry(entry: Any, where: str, criteria: list[str]) -> None:
             _require(columns, role, (str, int), cw)
             _check_ref(columns[role], f"{cw}.{role}")
         if ("choice" in columns) == ("criteria" in columns):
-            raise QRAInputError(f"{cw}: give 'choice' (the choice column of the one criterion) or 'criteria' "
-                                f"(each criterion's choice column)")
+            raise QRAInputError(
+                f"{cw}: give 'choice' (the choice column of the one criterion) or 'criteria' "
+                f"(each criterion's choice column)"
+            )
         for name, ref in (columns.get("criteria") or {"choice": columns.get("choice")}).items():
             _check_ref(ref, f"{cw}.criteria.{name}" if "criteria" in columns else f"{cw}.choice")
         score = _require(entry, "score", str, where, default="preference")
@@ -266,11 +332,13 @@ def check_entry(entry: Any, where: str, criteria: list[str]) -> None:
             _check_ref(ref, f"{cw}.shown[{i}]")
         if "criteria" in columns:
             if "best" in columns or "worst" in columns:
-                raise QRAInputError(f"{cw}: give 'best' and 'worst' (one criterion) or 'criteria' "
-                                    f"({{criterion: {{\"best\": column, \"worst\": column}}}}), not both")
+                raise QRAInputError(
+                    f"{cw}: give 'best' and 'worst' (one criterion) or 'criteria' "
+                    f'({{criterion: {{"best": column, "worst": column}}}}), not both'
+                )
             for name, pair in _require(columns, "criteria", dict, cw).items():
                 if not isinstance(pair, dict):
-                    raise QRAInputError(f"{cw}.criteria.{name}: expected {{\"best\": column, \"worst\": column}}")
+                    raise QRAInputError(f'{cw}.criteria.{name}: expected {{"best": column, "worst": column}}')
                 check_keys(pair, BEST_WORST_KEYS, f"{cw}.criteria.{name}")
                 for role in BEST_WORST_KEYS:
                     _require(pair, role, (str, int), f"{cw}.criteria.{name}")
@@ -300,8 +368,10 @@ def check_entry(entry: Any, where: str, criteria: list[str]) -> None:
                 if "system" in item:
                     raise QRAInputError(f"{iw}: give 'system' (a rating) or 'system_a' and 'system_b' (a comparison)")
             elif "system" not in item:
-                raise QRAInputError(f"{iw}: missing field 'system' (the system this item rates); a study without "
-                                    f"systems gives every item the same one, e.g. \"system\": \"all\"")
+                raise QRAInputError(
+                    f"{iw}: missing field 'system' (the system this item rates); a study without "
+                    f'systems gives every item the same one, e.g. "system": "all"'
+                )
             else:
                 _require(item, "system", str, iw)
             _require(item, "item", (str, int), iw, default="")
@@ -323,20 +393,28 @@ def check_entry(entry: Any, where: str, criteria: list[str]) -> None:
         rated = _require(entry, "criteria", list, where)
         unknown = [c for c in rated if c not in criteria]
         if unknown:
-            raise QRAInputError(f"{where}.criteria: {_shown(unknown[0])} is not a quality criterion of the spec"
-                                + _suggest(unknown[0], criteria))
+            raise QRAInputError(
+                f"{where}.criteria: {_shown(unknown[0])} is not a quality criterion of the spec"
+                + _suggest(unknown[0], criteria)
+            )
     coding = _require(entry, "agreement_coding", str, where, default="system")
     if coding not in AGREEMENT_CODINGS:
-        raise QRAInputError(f"{where}.agreement_coding: must be one of {', '.join(AGREEMENT_CODINGS)}, got {_shown(coding)}")
+        raise QRAInputError(
+            f"{where}.agreement_coding: must be one of {', '.join(AGREEMENT_CODINGS)}, got {_shown(coding)}"
+        )
 
 
 def _check_format(entry: dict, where: str) -> None:
     fmt = _require(entry, "format", str, where, default=None)
     if fmt is not None and fmt not in FORMATS:
-        raise QRAInputError(f"{where}.format: must be one of {', '.join(FORMATS)}, got {_shown(fmt)}" + _suggest(fmt, FORMATS))
+        raise QRAInputError(
+            f"{where}.format: must be one of {', '.join(FORMATS)}, got {_shown(fmt)}" + _suggest(fmt, FORMATS)
+        )
     delimiter = _require(entry, "delimiter", str, where, default=None)
     if delimiter is not None and delimiter not in DELIMITERS:
-        raise QRAInputError(f"{where}.delimiter: must be one of {', '.join(map(repr, DELIMITERS))}, got {_shown(delimiter)}")
+        raise QRAInputError(
+            f"{where}.delimiter: must be one of {', '.join(map(repr, DELIMITERS))}, got {_shown(delimiter)}"
+        )
     for key in ("records", "explode"):
         if _require(entry, key, str, where, default="") == "" and key in entry:
             raise QRAInputError(f"{where}.{key}: expected a dotted path, got an empty text")
@@ -354,7 +432,9 @@ def _check_scores(scores: Any, where: str, criteria: list[str]) -> None:
         raise QRAInputError(f"{where}: expected {{criterion: {{system: value}}}}")
     for qc, values in scores.items():
         if qc not in criteria:
-            raise QRAInputError(f"{where}: {_shown(qc)} is not a quality criterion of the spec" + _suggest(qc, criteria))
+            raise QRAInputError(
+                f"{where}: {_shown(qc)} is not a quality criterion of the spec" + _suggest(qc, criteria)
+            )
         if not isinstance(values, dict) or not values:
             raise QRAInputError(f"{where}.{qc}: expected {{system: value}}")
         for system, value in values.items():
@@ -363,6 +443,7 @@ def _check_scores(scores: Any, where: str, criteria: list[str]) -> None:
 
 def _score_value(value: Any, where: str) -> tuple[float, dict]:
     """A reported system value: a number, or ``{"value": v, "se": s, "n": n}``."""
+
     def number(x, what):
         if isinstance(x, bool) or not isinstance(x, (int, float)) or not np.isfinite(x):
             raise QRAInputError(f"{where}{what}: expected a finite number, got {_shown(x)}")
@@ -396,4 +477,3 @@ def reported_scores(entry: dict) -> tuple[dict, dict]:
             if extra:
                 extras[(qc, str(system))] = extra
     return values, extras
-

@@ -38,10 +38,12 @@ def _pairwise_encoding(score: str, ties: str) -> tuple[dict[str, float], tuple[f
 
 def _check_range(qc, low: float, high: float, what: str, source: str) -> None:
     if qc.scale_min > low or (qc.scale_max is not None and qc.scale_max < high):
-        raise QRAInputError(f"{source}: {what} gives values {low:g}..{high:g}, but quality criterion "
-                            f"{_shown(qc.name)} has the scale "
-                            f"{qc.scale_min:g}..{'' if qc.scale_max is None else f'{qc.scale_max:g}'}; set its "
-                            f"scale_min and scale_max to {low:g} and {high:g}")
+        raise QRAInputError(
+            f"{source}: {what} gives values {low:g}..{high:g}, but quality criterion "
+            f"{_shown(qc.name)} has the scale "
+            f"{qc.scale_min:g}..{'' if qc.scale_max is None else f'{qc.scale_max:g}'}; set its "
+            f"scale_min and scale_max to {low:g} and {high:g}"
+        )
 
 
 def outcomes(answers: np.ndarray, choices: dict | None, table: Table, rows: np.ndarray, label: str) -> np.ndarray:
@@ -51,14 +53,25 @@ def outcomes(answers: np.ndarray, choices: dict | None, table: Table, rows: np.n
     bad = ~np.isin(outcome, np.array(OUTCOMES, dtype=object))
     if bad.any():
         i = int(np.argmax(bad))
-        raise QRAInputError(f"{table.source}: row {rows[i]}, {label}: answer {_shown(answers[i])} is not "
-                            f"a, b or tie; map the answers with \"choices\" (the answers found are "
-                            f"{_answers_found(answers)})")
+        raise QRAInputError(
+            f"{table.source}: row {rows[i]}, {label}: answer {_shown(answers[i])} is not "
+            f'a, b or tie; map the answers with "choices" (the answers found are '
+            f"{_answers_found(answers)})"
+        )
     return outcome.astype(object)
 
 
-def judgements_from(table: Table, *, qc: str, item: np.ndarray, rater: np.ndarray, system_a: np.ndarray,
-                    system_b: np.ndarray, outcome: np.ndarray, rows: np.ndarray) -> dict:
+def judgements_from(
+    table: Table,
+    *,
+    qc: str,
+    item: np.ndarray,
+    rater: np.ndarray,
+    system_a: np.ndarray,
+    system_b: np.ndarray,
+    outcome: np.ndarray,
+    rows: np.ndarray,
+) -> dict:
     """Pairwise judgements as columns (:data:`JUDGEMENT_FIELDS`); unit = the item and the two systems shown."""
     same = system_a == system_b
     if same.any():
@@ -69,17 +82,31 @@ def judgements_from(table: Table, *, qc: str, item: np.ndarray, rater: np.ndarra
     unit = np.array([f"{i} [{x} vs {y}]" for i, x, y in zip(item, low, high)], dtype=object)
     chosen = np.where(outcome == "a", system_a, np.where(outcome == "b", system_b, "tie"))
     n = len(unit)
-    return {"quality_criterion": np.full(n, qc, dtype=object), "unit": unit, "rater": rater, "system_a": system_a,
-            "system_b": system_b, "outcome": outcome, "shown": np.empty(n, dtype=object), "best": np.empty(n, dtype=object),
-            "worst": np.empty(n, dtype=object), "code_system": chosen.astype(object), "code_position": outcome.astype(object),
-            "row": rows}
+    return {
+        "quality_criterion": np.full(n, qc, dtype=object),
+        "unit": unit,
+        "rater": rater,
+        "system_a": system_a,
+        "system_b": system_b,
+        "outcome": outcome,
+        "shown": np.empty(n, dtype=object),
+        "best": np.empty(n, dtype=object),
+        "worst": np.empty(n, dtype=object),
+        "code_system": chosen.astype(object),
+        "code_position": outcome.astype(object),
+        "row": rows,
+    }
 
 
 def pairwise_ratings(j: dict, score: str, ties: str, column_label: str) -> dict[str, np.ndarray]:
     """The ratings a pairwise judgement gives each of its two systems (see :func:`_pairwise_encoding`);
     the item of a rating is the judgement's unit and the system (``unit|system``)."""
     points, _ = _pairwise_encoding(score, ties)
-    keep = np.ones(len(j["unit"]), dtype=bool) if not (score == "win_rate" and ties == "exclude") else j["outcome"] != "tie"
+    keep = (
+        np.ones(len(j["unit"]), dtype=bool)
+        if not (score == "win_rate" and ties == "exclude")
+        else j["outcome"] != "tie"
+    )
     o = j["outcome"][keep]
     out = _empty_ratings()
     for side, other in (("system_a", "a"), ("system_b", "b")):
@@ -95,14 +122,18 @@ def pairwise_ratings(j: dict, score: str, ties: str, column_label: str) -> dict[
     return _merged(out)
 
 
-def read_pairwise(table: Table, entry: dict, criteria: dict, systems_map: dict, missing: set,
-                  choices: dict | None) -> Part:
+def read_pairwise(
+    table: Table, entry: dict, criteria: dict, systems_map: dict, missing: set, choices: dict | None
+) -> Part:
     """The ``pairwise`` layout (see the module docstring)."""
     columns = entry["columns"]
     score, ties = entry.get("score", "preference"), entry.get("ties", "half")
     item = table.column(columns["item"], "item")
-    rater = (table.column(columns["rater"], "rater") if columns.get("rater")
-             else np.array([f"{table.source} row {r}" for r in table.rows], dtype=object))
+    rater = (
+        table.column(columns["rater"], "rater")
+        if columns.get("rater")
+        else np.array([f"{table.source} row {r}" for r in table.rows], dtype=object)
+    )
     system_a = _system_names(table.column(columns["system_a"], "system_a"), systems_map)
     system_b = _system_names(table.column(columns["system_b"], "system_b"), systems_map)
     if "criteria" in columns:
@@ -110,25 +141,40 @@ def read_pairwise(table: Table, entry: dict, criteria: dict, systems_map: dict, 
     else:
         rated = entry.get("criteria") or list(criteria)
         if len(rated) != 1:
-            raise QRAInputError(f"{table.source}: 'choice' is for one criterion; the spec has {len(rated)} — map each "
-                                f"criterion to its choice column with columns.criteria")
+            raise QRAInputError(
+                f"{table.source}: 'choice' is for one criterion; the spec has {len(rated)} — map each "
+                f"criterion to its choice column with columns.criteria"
+            )
         refs = {rated[0]: columns["choice"]}
     part = Part(_merged(_empty_ratings()))
     ratings = []
     for qc, ref in refs.items():
         if qc not in criteria:
-            raise QRAInputError(f"{table.source}: columns.criteria names {_shown(qc)}, not a quality criterion of the spec"
-                                + _suggest(qc, list(criteria)))
-        _check_range(criteria[qc], *_pairwise_encoding(score, ties)[1], f"the pairwise score {_shown(score)}",
-                     table.source)
+            raise QRAInputError(
+                f"{table.source}: columns.criteria names {_shown(qc)}, not a quality criterion of the spec"
+                + _suggest(qc, list(criteria))
+            )
+        _check_range(
+            criteria[qc], *_pairwise_encoding(score, ties)[1], f"the pairwise score {_shown(score)}", table.source
+        )
         cells = table.column(ref, qc)
         present = _present(cells, missing)
         at = table.rows[present]
         answers = cells[present]
         outcome = outcomes(answers, choices, table, at, table.label(ref))
-        j = judgements_from(table, qc=qc, item=item[present], rater=rater[present], system_a=system_a[present],
-                            system_b=system_b[present], outcome=outcome, rows=at)
-        if score == "bradley_terry":  # max_pairwise, before sign tests and the fit (again over all files of the experiment)
+        j = judgements_from(
+            table,
+            qc=qc,
+            item=item[present],
+            rater=rater[present],
+            system_a=system_a[present],
+            system_b=system_b[present],
+            outcome=outcome,
+            rows=at,
+        )
+        if (
+            score == "bradley_terry"
+        ):  # max_pairwise, before sign tests and the fit (again over all files of the experiment)
             check_pairwise(len(j["unit"]), len(set(j["system_a"].tolist()) | set(j["system_b"].tolist())), table.source)
         part.judgements.append(j)
         part.rules[qc] = {"layout": "pairwise", "score": score, "ties": ties}
@@ -141,30 +187,38 @@ def read_pairwise(table: Table, entry: dict, criteria: dict, systems_map: dict, 
 # ----------------------------------------------------------------------------- best-worst
 
 
-def read_best_worst(table: Table, entry: dict, criteria: dict, systems_map: dict, missing: set,
-                    choices: dict | None) -> Part:
+def read_best_worst(
+    table: Table, entry: dict, criteria: dict, systems_map: dict, missing: set, choices: dict | None
+) -> Part:
     """The ``best_worst`` layout (see the module docstring)."""
     columns = entry["columns"]
     by = entry.get("best_worst_by", "system")
     item = table.column(columns["item"], "item")
-    rater = (table.column(columns["rater"], "rater") if columns.get("rater")
-             else np.array([f"{table.source} row {r}" for r in table.rows], dtype=object))
+    rater = (
+        table.column(columns["rater"], "rater")
+        if columns.get("rater")
+        else np.array([f"{table.source} row {r}" for r in table.rows], dtype=object)
+    )
     shown = np.stack([_system_names(table.column(ref, "shown"), systems_map) for ref in columns["shown"]], axis=1)
     if "criteria" in columns:
         refs = {qc: (pair["best"], pair["worst"]) for qc, pair in columns["criteria"].items()}
     else:
         rated = entry.get("criteria") or list(criteria)
         if len(rated) != 1:
-            raise QRAInputError(f"{table.source}: 'best' and 'worst' are for one criterion; the spec has {len(rated)} — "
-                                f"map each criterion with columns.criteria")
+            raise QRAInputError(
+                f"{table.source}: 'best' and 'worst' are for one criterion; the spec has {len(rated)} — "
+                f"map each criterion with columns.criteria"
+            )
         refs = {rated[0]: (columns["best"], columns["worst"])}
     part = Part(_merged(_empty_ratings()))
     ratings = []
     k = shown.shape[1]
     for qc, (best_ref, worst_ref) in refs.items():
         if qc not in criteria:
-            raise QRAInputError(f"{table.source}: columns.criteria names {_shown(qc)}, not a quality criterion of the spec"
-                                + _suggest(qc, list(criteria)))
+            raise QRAInputError(
+                f"{table.source}: columns.criteria names {_shown(qc)}, not a quality criterion of the spec"
+                + _suggest(qc, list(criteria))
+            )
         _check_range(criteria[qc], -100.0, 100.0, "best-worst scaling", table.source)
         best_cells, worst_cells = table.column(best_ref, "best"), table.column(worst_ref, "worst")
         present = _present(best_cells, missing) & _present(worst_cells, missing)
@@ -177,9 +231,11 @@ def read_best_worst(table: Table, entry: dict, criteria: dict, systems_map: dict
                 bad = np.isnan(position)
                 if bad.any():
                     i = int(np.argmax(bad))
-                    raise QRAInputError(f"{table.source}: row {at[i]}, {table.label(ref)}: answer {_shown(cells[i])} is "
-                                        f"not a position 1..{k} of the {k} systems shown (best_worst_by: position; map "
-                                        f"answers with \"choices\"; the answers found are {_answers_found(cells)})")
+                    raise QRAInputError(
+                        f"{table.source}: row {at[i]}, {table.label(ref)}: answer {_shown(cells[i])} is "
+                        f"not a position 1..{k} of the {k} systems shown (best_worst_by: position; map "
+                        f'answers with "choices"; the answers found are {_answers_found(cells)})'
+                    )
                 picked.append(position.astype(int) - 1)
             else:
                 names = _system_names(answer.astype(str).astype(object), systems_map)
@@ -187,8 +243,10 @@ def read_best_worst(table: Table, entry: dict, criteria: dict, systems_map: dict
                 where = np.array([list(r).index(n) if n in r else -1 for r, n in zip(rows_shown.tolist(), names)])
                 if (where < 0).any():
                     i = int(np.argmax(where < 0))
-                    raise QRAInputError(f"{table.source}: row {at[i]}, {table.label(ref)}: {_shown(names[i])} is not "
-                                        f"among the systems shown ({', '.join(map(str, rows_shown[i]))})")
+                    raise QRAInputError(
+                        f"{table.source}: row {at[i]}, {table.label(ref)}: {_shown(names[i])} is not "
+                        f"among the systems shown ({', '.join(map(str, rows_shown[i]))})"
+                    )
                 picked.append(where)
         best_at, worst_at = picked
         same = best_at == worst_at
@@ -199,16 +257,28 @@ def read_best_worst(table: Table, entry: dict, criteria: dict, systems_map: dict
         idx = np.arange(len(at))
         best = tuples[idx, best_at]
         worst = tuples[idx, worst_at]
-        unit = np.array([f"{i} [{' vs '.join(sorted(map(str, t)))}]" for i, t in zip(item[present], tuples)], dtype=object)
+        unit = np.array(
+            [f"{i} [{' vs '.join(sorted(map(str, t)))}]" for i, t in zip(item[present], tuples)], dtype=object
+        )
         n = len(at)
-        part.judgements.append({
-            "quality_criterion": np.full(n, qc, dtype=object), "unit": unit, "rater": rater[present],
-            "system_a": np.empty(n, dtype=object), "system_b": np.empty(n, dtype=object), "outcome": np.empty(n, dtype=object),
-            "shown": _objects([tuple(t) for t in tuples.tolist()]),
-            "best": best, "worst": worst,
-            "code_system": np.array([f"best {b}, worst {w}" for b, w in zip(best, worst)], dtype=object),
-            "code_position": np.array([f"best {b + 1}, worst {w + 1}" for b, w in zip(best_at, worst_at)], dtype=object),
-            "row": at})
+        part.judgements.append(
+            {
+                "quality_criterion": np.full(n, qc, dtype=object),
+                "unit": unit,
+                "rater": rater[present],
+                "system_a": np.empty(n, dtype=object),
+                "system_b": np.empty(n, dtype=object),
+                "outcome": np.empty(n, dtype=object),
+                "shown": _objects([tuple(t) for t in tuples.tolist()]),
+                "best": best,
+                "worst": worst,
+                "code_system": np.array([f"best {b}, worst {w}" for b, w in zip(best, worst)], dtype=object),
+                "code_position": np.array(
+                    [f"best {b + 1}, worst {w + 1}" for b, w in zip(best_at, worst_at)], dtype=object
+                ),
+                "row": at,
+            }
+        )
         part.rules[qc] = {"layout": "best_worst"}
         out = _empty_ratings()
         for position in range(k):
@@ -233,7 +303,6 @@ def _position(answer: Any, k: int) -> float:
     except (TypeError, ValueError):
         return float("nan")
     return value if value.is_integer() and 1 <= value <= k else float("nan")
-
 
 
 def system_values(judgements: list[dict], rule: dict, source: str = "pairwise judgements") -> dict[str, float]:
@@ -273,8 +342,17 @@ def sign_test_records(experiment: str, quality_criterion: str, judgements: list[
         o = np.where(merged["best"][two] == a, "a", "b").astype(object)
     records = []
     for row in sign_tests(a, b, o):
-        records.append({"experiment": experiment, "quality_criterion": quality_criterion, "system_x": row["system_x"],
-                        "system_y": row["system_y"], "wins_x": int(row["wins_x"]), "wins_y": int(row["wins_y"]),
-                        "ties": int(row["ties"]), "p": None if np.isnan(row["p"]) else float(row["p"]),
-                        "p_holm": None if np.isnan(row["p_holm"]) else float(row["p_holm"])})
+        records.append(
+            {
+                "experiment": experiment,
+                "quality_criterion": quality_criterion,
+                "system_x": row["system_x"],
+                "system_y": row["system_y"],
+                "wins_x": int(row["wins_x"]),
+                "wins_y": int(row["wins_y"]),
+                "ties": int(row["ties"]),
+                "p": None if np.isnan(row["p"]) else float(row["p"]),
+                "p_holm": None if np.isnan(row["p_holm"]) else float(row["p_holm"]),
+            }
+        )
     return records

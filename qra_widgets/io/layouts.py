@@ -44,8 +44,15 @@ from .layout_pairwise import read_best_worst, read_pairwise
 from .layout_rows import Part, Table, read_ratings
 
 
-def read_entry(table: Table, entry: dict, criteria: dict, systems_map: dict, missing: set,
-               values: dict | None, choices: dict | None) -> Part:
+def read_entry(
+    table: Table,
+    entry: dict,
+    criteria: dict,
+    systems_map: dict,
+    missing: set,
+    values: dict | None,
+    choices: dict | None,
+) -> Part:
     """One experiment entry's table as a :class:`Part`, by its layout."""
     layout = entry_layout(entry)
     if layout in ("long", "wide"):
@@ -56,5 +63,7 @@ def read_entry(table: Table, entry: dict, criteria: dict, systems_map: dict, mis
         part = read_best_worst(table, entry, criteria, systems_map, missing, choices)
     else:
         part = read_items_in_columns(table, entry, criteria, systems_map, missing, values, choices)
-    part.ratings["source"] = np.full(len(part.ratings["rating"]), table.source, dtype=object)  # which file, for messages
+    part.ratings["source"] = np.full(
+        len(part.ratings["rating"]), table.source, dtype=object
+    )  # which file, for messages
     return part

@@ -33,8 +33,10 @@ def parse_conventions(text: str) -> Conventions:
     import difflib
 
     close = difflib.get_close_matches(text, list(PRESETS), n=1)
-    raise QRAInputError(f"--conventions: {text[:40]!r} is not a preset ({', '.join(PRESETS)}), a JSON object or a "
-                        f".json file" + (f"; did you mean {close[0]!r}?" if close else ""))
+    raise QRAInputError(
+        f"--conventions: {text[:40]!r} is not a preset ({', '.join(PRESETS)}), a JSON object or a "
+        f".json file" + (f"; did you mean {close[0]!r}?" if close else "")
+    )
 
 
 def parse_scale_min(text: str | None) -> float | dict[str, float] | None:

@@ -70,7 +70,11 @@ def score_cells(study, cells: dict) -> dict:
             except QRAInputError as error:
                 raise QRAInputError(f"{system} / {label}: {error}" if several else str(error)) from None
         if value is not None:
-            where = f"{system} / {label} on {qc!r}" if several else f"score for {system!r} in experiment {label!r} on {qc!r}"
+            where = (
+                f"{system} / {label} on {qc!r}"
+                if several
+                else f"score for {system!r} in experiment {label!r} on {qc!r}"
+            )
             value = study.checked_score(qc, system, experiment, value, where=where)
         checked[key] = value
     return checked
@@ -118,8 +122,10 @@ def pasted_block(text: str, systems: list[str], experiment_labels: list[str]) ->
         raise QRAInputError(f"paste: {len(result)} rows but the grid has {len(systems)} systems")
     wide = [i + 1 for i, row in enumerate(result) if len(row) > len(experiment_labels)]
     if wide:
-        raise QRAInputError(f"paste: row {wide[0]} has {len(result[wide[0] - 1])} cells but the grid has "
-                            f"{len(experiment_labels)} experiments")
+        raise QRAInputError(
+            f"paste: row {wide[0]} has {len(result[wide[0] - 1])} cells but the grid has "
+            f"{len(experiment_labels)} experiments"
+        )
     return result
 
 
@@ -132,14 +138,18 @@ def conditions(text: str) -> dict[str, dict[str, str]]:
         head, sep, value = line.partition("=")
         group, colon, name = head.partition(":")
         if not sep or not colon or group.strip() not in CONDITION_GROUPS or not name.strip():
-            raise QRAInputError(f"conditions, line {number}: write 'object|method|procedure: name = value', got {line!r}")
+            raise QRAInputError(
+                f"conditions, line {number}: write 'object|method|procedure: name = value', got {line!r}"
+            )
         parsed.setdefault(group.strip(), {})[name.strip()] = value.strip()
     return parsed
 
 
 def conditions_text(conditions_: dict[str, dict[str, str]]) -> str:
     """The inverse of :func:`conditions`."""
-    return "\n".join(f"{group}: {name} = {value}" for group, pairs in conditions_.items() for name, value in pairs.items())
+    return "\n".join(
+        f"{group}: {name} = {value}" for group, pairs in conditions_.items() for name, value in pairs.items()
+    )
 
 
 def qcet_id(picked: str, taxonomy: Iterable[str]) -> str | None:

@@ -20,8 +20,13 @@ from .reading import check_size, decode, load_json, read_bytes
 
 METRICS_COLUMNS = ("Key", "Study", "Experiment", "System", "Criterion", "Result")
 OUTPUT_FILES = ("table.csv", "table.tex", "data.json", "references.bib", "config.json")
-AGREEMENT_METHODS = {"auto": ("alpha",), "krippendorff": ("alpha",), "alpha": ("alpha",),
-                     "fleiss": ("fleiss_kappa",), "fleiss_kappa": ("fleiss_kappa",)}
+AGREEMENT_METHODS = {
+    "auto": ("alpha",),
+    "krippendorff": ("alpha",),
+    "alpha": ("alpha",),
+    "fleiss": ("fleiss_kappa",),
+    "fleiss_kappa": ("fleiss_kappa",),
+}
 ALPHA_MODES = ("nominal", "ordinal", "interval", "ratio")
 NUMBER_WORDS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine", 10: "ten"}
 _CONVENTIONS_KEY = "conventions"
@@ -48,25 +53,42 @@ def check_config(config: Any, source: str = "config.json") -> dict[str, dict]:
     for key, entry in config.items():
         where = f"{source}: {key}"
         _expect(entry, dict, where, "an object")
-        known = {"scale_starts_at", "type_iii_agreement_method", "type_iii_krippendorff_alpha_mode",
-                 "type_iii_ordinal_labels", "experiments", "citation", "criteria"}
+        known = {
+            "scale_starts_at",
+            "type_iii_agreement_method",
+            "type_iii_krippendorff_alpha_mode",
+            "type_iii_ordinal_labels",
+            "experiments",
+            "citation",
+            "criteria",
+        }
         unknown = sorted(set(entry) - known)
         if unknown:
-            raise QRAInputError(f"{where}: unknown key(s) {', '.join(map(repr, unknown))}; QRA3 configs use {', '.join(sorted(known))}")
+            raise QRAInputError(
+                f"{where}: unknown key(s) {', '.join(map(repr, unknown))}; QRA3 configs use {', '.join(sorted(known))}"
+            )
         if "scale_starts_at" in entry:
             _expect(entry["scale_starts_at"], float, f"{where}.scale_starts_at", "a number")
         method = entry.get("type_iii_agreement_method", "auto")
         if method not in AGREEMENT_METHODS:
-            raise QRAInputError(f"{where}.type_iii_agreement_method: must be one of {', '.join(AGREEMENT_METHODS)}, got {method!r}")
+            raise QRAInputError(
+                f"{where}.type_iii_agreement_method: must be one of {', '.join(AGREEMENT_METHODS)}, got {method!r}"
+            )
         mode = entry.get("type_iii_krippendorff_alpha_mode")
         if mode is not None and mode not in ALPHA_MODES:
-            raise QRAInputError(f"{where}.type_iii_krippendorff_alpha_mode: must be one of {', '.join(ALPHA_MODES)}, got {mode!r}")
+            raise QRAInputError(
+                f"{where}.type_iii_krippendorff_alpha_mode: must be one of {', '.join(ALPHA_MODES)}, got {mode!r}"
+            )
         if "type_iii_ordinal_labels" in entry:
             _expect(entry["type_iii_ordinal_labels"], list, f"{where}.type_iii_ordinal_labels", "a list")
             for i, label in enumerate(entry["type_iii_ordinal_labels"]):
                 if isinstance(label, bool) or not isinstance(label, (str, int, float)):
-                    raise QRAInputError(f"{where}.type_iii_ordinal_labels[{i}]: must be a text or number, got {label!r}")
-        experiments = _expect(entry.get("experiments", {}), dict, f"{where}.experiments", "an object (experiment id -> citation)")
+                    raise QRAInputError(
+                        f"{where}.type_iii_ordinal_labels[{i}]: must be a text or number, got {label!r}"
+                    )
+        experiments = _expect(
+            entry.get("experiments", {}), dict, f"{where}.experiments", "an object (experiment id -> citation)"
+        )
         for experiment, citation in experiments.items():
             _expect(citation, str, f"{where}.experiments.{experiment}", "a citation text")
         _expect(entry.get("citation", ""), str, f"{where}.citation", "a citation text")
@@ -114,7 +136,9 @@ def metrics_from_text(text: str, source: str = "metrics.csv"):
     from .reading import check_line_lengths, shown
 
     if "\x00" in text:
-        raise QRAInputError(f"{source}: line {text.count(chr(10), 0, text.find(chr(0))) + 1} has a NUL byte; a name cannot hold one")
+        raise QRAInputError(
+            f"{source}: line {text.count(chr(10), 0, text.find(chr(0))) + 1} has a NUL byte; a name cannot hold one"
+        )
     check_line_lengths(text, source)
     rows = csv.reader(_io.StringIO(text))
     try:
@@ -130,13 +154,17 @@ def metrics_from_text(text: str, source: str = "metrics.csv"):
     except csv.Error as error:
         raise QRAInputError(f"{source}: row {rows.line_num}: cannot be read as CSV ({error})") from None
     try:
-        frame = pd.read_csv(_io.StringIO(text), dtype=str, keep_default_na=False, skipinitialspace=True, index_col=False)
+        frame = pd.read_csv(
+            _io.StringIO(text), dtype=str, keep_default_na=False, skipinitialspace=True, index_col=False
+        )
     except (pd.errors.ParserError, pd.errors.EmptyDataError) as error:
         raise QRAInputError(f"{source}: is not a readable CSV table ({str(error).strip()})") from None
     frame.columns = [str(c).strip() for c in frame.columns]
     missing = [c for c in METRICS_COLUMNS if c not in frame.columns]
     if missing:
-        raise QRAInputError(f"{source}: missing column(s) {', '.join(missing)}; QRA3 metrics need {','.join(METRICS_COLUMNS)}")
+        raise QRAInputError(
+            f"{source}: missing column(s) {', '.join(missing)}; QRA3 metrics need {','.join(METRICS_COLUMNS)}"
+        )
     if frame.empty:
         raise QRAInputError(f"{source}: has no rows")
     values = []
@@ -159,8 +187,10 @@ def metrics_from_text(text: str, source: str = "metrics.csv"):
     duplicated = frame.duplicated(["Study", "Experiment", "System", "Criterion"], keep="first")
     if duplicated.any():
         row = frame[duplicated].iloc[0]
-        raise QRAInputError(f"{source}: row {row['row']}: a second Result for {row['Study']} / {row['Experiment']} / "
-                            f"{row['System']} / {row['Criterion']}")
+        raise QRAInputError(
+            f"{source}: row {row['row']}: a second Result for {row['Study']} / {row['Experiment']} / "
+            f"{row['System']} / {row['Criterion']}"
+        )
     return frame
 
 
@@ -168,9 +198,11 @@ def conventions_for(entry: dict, where: str = "config.json") -> Conventions:
     """The :class:`Conventions` one QRA3 config entry asks for (the ``qra3`` preset, adjusted)."""
     flags = {abbr: settings.get("apply_over_correction", False) for abbr, settings in entry.get("criteria", {}).items()}
     if len(set(flags.values())) > 1:
-        raise QRAInputError(f"{where}.criteria: apply_over_correction differs between criteria "
-                            f"({', '.join(f'{k}: {str(v).lower()}' for k, v in flags.items())}); "
-                            "qra-widgets applies one CV* convention per study")
+        raise QRAInputError(
+            f"{where}.criteria: apply_over_correction differs between criteria "
+            f"({', '.join(f'{k}: {str(v).lower()}' for k, v in flags.items())}); "
+            "qra-widgets applies one CV* convention per study"
+        )
     changes: dict[str, Any] = {}
     if flags and next(iter(flags.values())) != QRA3.small_sample_factor:
         changes["small_sample_factor"] = next(iter(flags.values()))
@@ -180,8 +212,14 @@ def conventions_for(entry: dict, where: str = "config.json") -> Conventions:
     return QRA3.replace(**changes) if changes else QRA3
 
 
-def read_qra3_bytes(metrics: bytes, config: bytes, *, metrics_name: str = "metrics.csv",
-                    config_name: str = "config.json", krippendorff_alpha_mode: str | None = None) -> list[Study]:
+def read_qra3_bytes(
+    metrics: bytes,
+    config: bytes,
+    *,
+    metrics_name: str = "metrics.csv",
+    config_name: str = "config.json",
+    krippendorff_alpha_mode: str | None = None,
+) -> list[Study]:
     """:func:`read_qra3` for uploaded files: their bytes and names (the app's "Import QRA3 files").
 
     >>> metrics = b"Key,Study,Experiment,System,Criterion,Result\\nDemo,Demo,O,A,Fluency,4.2\\nDemo,Demo,R1,A,Fluency,4.0\\n"
@@ -191,13 +229,18 @@ def read_qra3_bytes(metrics: bytes, config: bytes, *, metrics_name: str = "metri
     """
     check_size(len(metrics), metrics_name)
     check_size(len(config), config_name)
-    return _studies(metrics_from_text(decode(metrics, metrics_name), metrics_name),
-                    check_config(load_json(config, config_name), config_name), metrics_name, config_name,
-                    krippendorff_alpha_mode)
+    return _studies(
+        metrics_from_text(decode(metrics, metrics_name), metrics_name),
+        check_config(load_json(config, config_name), config_name),
+        metrics_name,
+        config_name,
+        krippendorff_alpha_mode,
+    )
 
 
-def read_qra3(metrics_csv: str | os.PathLike, config_json: str | os.PathLike, *,
-              krippendorff_alpha_mode: str | None = None) -> list[Study]:
+def read_qra3(
+    metrics_csv: str | os.PathLike, config_json: str | os.PathLike, *, krippendorff_alpha_mode: str | None = None
+) -> list[Study]:
     """Read QRA3's ``metrics.csv`` + ``config.json``: one :class:`Study` per ``Study`` value.
 
     Each study carries its conventions (:func:`study_conventions`; ``assess(study)`` uses
@@ -231,13 +274,22 @@ def read_qra3(metrics_csv: str | os.PathLike, config_json: str | os.PathLike, *,
     'qra3'
     """
     metrics_path, config_path = Path(metrics_csv), Path(config_json)
-    return _studies(read_metrics(metrics_path), read_config(config_path), metrics_path.name, config_path.name,
-                    krippendorff_alpha_mode)
+    return _studies(
+        read_metrics(metrics_path),
+        read_config(config_path),
+        metrics_path.name,
+        config_path.name,
+        krippendorff_alpha_mode,
+    )
 
 
-def _studies(frame, config: dict, metrics_name: str, config_name: str, krippendorff_alpha_mode: str | None) -> list[Study]:
+def _studies(
+    frame, config: dict, metrics_name: str, config_name: str, krippendorff_alpha_mode: str | None
+) -> list[Study]:
     if krippendorff_alpha_mode is not None and krippendorff_alpha_mode not in ALPHA_MODES:
-        raise QRAInputError(f"--krippendorff-alpha-mode: must be one of {', '.join(ALPHA_MODES)}, got {krippendorff_alpha_mode!r}")
+        raise QRAInputError(
+            f"--krippendorff-alpha-mode: must be one of {', '.join(ALPHA_MODES)}, got {krippendorff_alpha_mode!r}"
+        )
     studies = []
     for study_id in dict.fromkeys(frame["Study"]):
         rows = frame[frame["Study"] == study_id]
@@ -249,11 +301,15 @@ def _study(rows, study_id: str, config: dict, source: str, config_source: str, a
     keys = list(dict.fromkeys(rows["Key"]))
     if len(keys) > 1:
         row = rows[rows["Key"] != keys[0]].iloc[0]
-        raise QRAInputError(f"{source}: row {row['row']}, column Key: study {study_id!r} has two keys ({keys[0]!r}, {keys[1]!r})")
+        raise QRAInputError(
+            f"{source}: row {row['row']}, column Key: study {study_id!r} has two keys ({keys[0]!r}, {keys[1]!r})"
+        )
     key = keys[0]
     config_key = study_id if study_id in config else key
     if config_key not in config:
-        raise QRAInputError(f"{config_source}: has no entry for study {study_id!r} ({source} row {rows['row'].iloc[0]}, column Study)")
+        raise QRAInputError(
+            f"{config_source}: has no entry for study {study_id!r} ({source} row {rows['row'].iloc[0]}, column Study)"
+        )
     entry = config[config_key]
     where = f"{config_source}: {config_key}"
     conventions = conventions_for(entry, where)
@@ -271,11 +327,15 @@ def _study(rows, study_id: str, config: dict, source: str, config_source: str, a
         at = f"{source}: row {row['row']}"
         name = row["Criterion"] if row["Criterion"] in by_name else by_abbreviation.get(row["Criterion"])
         if name is None:
-            raise QRAInputError(f"{at}, column Criterion: {row['Criterion']!r} is not mapped by {where}.criteria "
-                                f"(maps: {', '.join(map(repr, by_name)) or 'none'})")
+            raise QRAInputError(
+                f"{at}, column Criterion: {row['Criterion']!r} is not mapped by {where}.criteria "
+                f"(maps: {', '.join(map(repr, by_name)) or 'none'})"
+            )
         if row["Experiment"] not in experiment_ids:
-            raise QRAInputError(f"{at}, column Experiment: {row['Experiment']!r} is not in {where}.experiments "
-                                f"({', '.join(experiment_ids)})")
+            raise QRAInputError(
+                f"{at}, column Experiment: {row['Experiment']!r} is not in {where}.experiments "
+                f"({', '.join(experiment_ids)})"
+            )
         if name not in qcs:
             abbreviation = by_name[name]
             settings = criteria.get(abbreviation, {})
@@ -284,7 +344,9 @@ def _study(rows, study_id: str, config: dict, source: str, config_source: str, a
             abbreviations[name] = abbreviation
         qc = qcs[name]
         if row["Result"] < qc.scale_min:
-            raise QRAInputError(f"{at}, column Result: {row['Result']} is below scale_starts_at {qc.scale_min:g} of {name!r}")
+            raise QRAInputError(
+                f"{at}, column Result: {row['Result']} is below scale_starts_at {qc.scale_min:g} of {name!r}"
+            )
         scores[(name, row["System"], row["Experiment"])] = row["Result"]
     used = {e for (_q, _s, e) in scores}
     present = [e for e in experiment_ids if e in used]  # in config order; the first is the original
@@ -293,8 +355,13 @@ def _study(rows, study_id: str, config: dict, source: str, config_source: str, a
         "key": key,
         "citation": entry.get("citation", ""),
         "experiments": {e.id: cited.get(e.id, "") for e in experiments},
-        "criteria": {name: {"abbreviation": abbreviations[name],
-                            "normal_data": criteria.get(abbreviations[name], {}).get("normal_data", True)} for name in qcs},
+        "criteria": {
+            name: {
+                "abbreviation": abbreviations[name],
+                "normal_data": criteria.get(abbreviations[name], {}).get("normal_data", True),
+            }
+            for name in qcs
+        },
         "type_iii_agreement_method": entry.get("type_iii_agreement_method", "auto"),
     }
     for option in ("type_iii_krippendorff_alpha_mode", "type_iii_ordinal_labels"):
@@ -306,8 +373,12 @@ def _study(rows, study_id: str, config: dict, source: str, config_source: str, a
     if alpha_mode is not None:
         settings["config"]["type_iii_krippendorff_alpha_mode"] = alpha_mode
     return Study(
-        id=study_id, name=study_id, quality_criteria=list(qcs.values()),
-        systems=list(dict.fromkeys(rows["System"])), experiments=experiments, scores=scores,
+        id=study_id,
+        name=study_id,
+        quality_criteria=list(qcs.values()),
+        systems=list(dict.fromkeys(rows["System"])),
+        experiments=experiments,
+        scores=scores,
         metadata={_CONVENTIONS_KEY: conventions.to_stored(), QRA3_KEY: settings},
     )
 

@@ -70,8 +70,10 @@ def decode(data: bytes, source: str) -> str:
     nul = text.find("\x00")
     if nul >= 0:
         line = text.count("\n", 0, nul) + 1
-        raise QRAInputError(f"{source}: line {line} has a NUL byte (character {nul - text.rfind(chr(10), 0, nul)}); "
-                            "a text file has none: is it a binary file?")
+        raise QRAInputError(
+            f"{source}: line {line} has a NUL byte (character {nul - text.rfind(chr(10), 0, nul)}); "
+            "a text file has none: is it a binary file?"
+        )
     check_line_lengths(text, source)
     return text
 
@@ -82,9 +84,10 @@ def check_line_lengths(text: str, source: str) -> None:
         return
     for number, line in enumerate(text.split("\n"), start=1):
         if len(line) > MAX_LINE_BYTES:
-            raise QRAInputError(f"{source}: line {number} is {len(line) / 2**20:.1f} MiB long; the limit is "
-                                f"{MAX_LINE_BYTES / 2**20:.0f} MiB per line (is it a CSV file?)")
-
+            raise QRAInputError(
+                f"{source}: line {number} is {len(line) / 2**20:.1f} MiB long; the limit is "
+                f"{MAX_LINE_BYTES / 2**20:.0f} MiB per line (is it a CSV file?)"
+            )
 
 
 def check_size(size: int, source: str) -> None:
@@ -140,13 +143,16 @@ def check_zip(data: bytes, source: str) -> None:
         raise QRAInputError(f"{source}: is not a valid .xlsx/.zip file ({error})") from None
     total = sum(member.file_size for member in members)
     if total > MAX_UNPACKED_BYTES:
-        raise QRAInputError(f"{source}: unpacks to {total / 2**20:.0f} MiB; the limit is {MAX_UNPACKED_BYTES / 2**20:.0f} MiB")
+        raise QRAInputError(
+            f"{source}: unpacks to {total / 2**20:.0f} MiB; the limit is {MAX_UNPACKED_BYTES / 2**20:.0f} MiB"
+        )
     for member in members:
         ratio = member.file_size / max(member.compress_size, 1)
         if member.file_size > 2**20 and ratio > MAX_PACKING_RATIO:
             raise QRAInputError(
                 f"{source}: {member.filename} unpacks to {member.file_size / 2**20:.1f} MiB from "
-                f"{member.compress_size / 2**10:.0f} KiB (ratio {ratio:.0f} > {MAX_PACKING_RATIO}); refused as a zip bomb")
+                f"{member.compress_size / 2**10:.0f} KiB (ratio {ratio:.0f} > {MAX_PACKING_RATIO}); refused as a zip bomb"
+            )
 
 
 # ----------------------------------------------------------------------------- JSON
@@ -154,7 +160,9 @@ def check_zip(data: bytes, source: str) -> None:
 
 def _json_int(text: str, source: str) -> int:
     if len(text.lstrip("-")) > MAX_INT_DIGITS:
-        raise QRAInputError(f"{source}: the integer {text[:12]}... has {len(text.lstrip('-'))} digits; the limit is {MAX_INT_DIGITS}")
+        raise QRAInputError(
+            f"{source}: the integer {text[:12]}... has {len(text.lstrip('-'))} digits; the limit is {MAX_INT_DIGITS}"
+        )
     return int(text)
 
 
@@ -181,6 +189,7 @@ def _check_depth(value: Any, source: str) -> None:
 
 def _unique_keys(source: str):
     """An ``object_pairs_hook`` refusing a key given twice in one object (JSON lets the last win silently)."""
+
     def hook(pairs):
         seen = {}
         for key, value in pairs:
@@ -188,6 +197,7 @@ def _unique_keys(source: str):
                 raise QRAInputError(f"{source}: the key {shown(key)} appears twice in one object; keep one")
             seen[key] = value
         return seen
+
     return hook
 
 
@@ -211,10 +221,17 @@ def load_json(text: str | bytes, source: str) -> Any:
         check_size(len(text), source)
         text = decode(text, source)
     try:
-        data = json.loads(text, parse_int=lambda s: _json_int(s, source), parse_float=lambda s: _json_float(s, source),
-                          parse_constant=lambda s: _json_constant(s, source), object_pairs_hook=_unique_keys(source))
+        data = json.loads(
+            text,
+            parse_int=lambda s: _json_int(s, source),
+            parse_float=lambda s: _json_float(s, source),
+            parse_constant=lambda s: _json_constant(s, source),
+            object_pairs_hook=_unique_keys(source),
+        )
     except json.JSONDecodeError as error:
-        raise QRAInputError(f"{source}: not valid JSON (line {error.lineno}, column {error.colno}: {error.msg})") from None
+        raise QRAInputError(
+            f"{source}: not valid JSON (line {error.lineno}, column {error.colno}: {error.msg})"
+        ) from None
     except RecursionError:
         raise QRAInputError(f"{source}: JSON nested more than {MAX_JSON_DEPTH} levels deep") from None
     _check_depth(data, source)
@@ -241,8 +258,10 @@ def _check_widths(rows: list[list[str]], source: str) -> None:
         if len(row) == width:
             continue
         if len(row) == width + 1 and row[-1].strip() == "":
-            raise QRAInputError(f"{source}: row {number} has {len(row)} fields but the header has {width}: "
-                                "a trailing delimiter at the end of the row? remove it (or name the extra column)")
+            raise QRAInputError(
+                f"{source}: row {number} has {len(row)} fields but the header has {width}: "
+                "a trailing delimiter at the end of the row? remove it (or name the extra column)"
+            )
         raise QRAInputError(f"{source}: row {number} has {len(row)} fields but the header has {width}")
 
 
@@ -263,7 +282,7 @@ def read_csv_rows(text: str, source: str, delimiter: str = ",") -> list[list[str
         # the file is already under MAX_FILE_BYTES, so reading it whole is bounded; caps follow
         rows = [row for row in reader if row and (row[0].strip() or any(cell.strip() for cell in row))]
     except csv.Error as error:
-        hint = "; is a quote (\") left open?" if "end of data" in str(error) or "expected" in str(error) else ""
+        hint = '; is a quote (") left open?' if "end of data" in str(error) or "expected" in str(error) else ""
         raise QRAInputError(f"{source}: row {reader.line_num}: cannot be read as CSV ({error}){hint}") from None
     if not rows:
         raise QRAInputError(f"{source}: is empty")
@@ -294,8 +313,16 @@ def read_csv_frame(text: str, source: str, delimiter: str = ","):
     try:
         # default NA parsing on purpose: a missing field and an empty (or "NA") cell both become NaN,
         # and any NaN sends the file to read_csv_rows, which tells them apart and keeps the text
-        frame = pd.read_csv(io.StringIO(text), sep=delimiter, header=None, dtype=str, skipinitialspace=True,
-                            engine="c", nrows=MAX_ROWS + 2, quoting=csv.QUOTE_MINIMAL)
+        frame = pd.read_csv(
+            io.StringIO(text),
+            sep=delimiter,
+            header=None,
+            dtype=str,
+            skipinitialspace=True,
+            engine="c",
+            nrows=MAX_ROWS + 2,
+            quoting=csv.QUOTE_MINIMAL,
+        )
     except Exception:  # noqa: BLE001 - pandas' message is vaguer than read_csv_rows'; let it name the row
         frame = None
     if frame is None or frame.isna().to_numpy().any() or frame.shape[1] != len(header) or frame.empty:
@@ -331,10 +358,16 @@ def read_excel_rows(data: bytes, source: str) -> list[list[str]]:
         sheets = workbook.worksheets
         if not sheets:
             raise QRAInputError(f"{source}: has no sheets")
-        others = [s.title for s in sheets[1:] if any(v is not None for row in s.iter_rows(max_row=50, values_only=True) for v in row)]
+        others = [
+            s.title
+            for s in sheets[1:]
+            if any(v is not None for row in s.iter_rows(max_row=50, values_only=True) for v in row)
+        ]
         if others:
-            raise QRAInputError(f"{source}: has data on more than one sheet ({shown(sheets[0].title)}, then {shown_values(others)[1:-1]}); "
-                                "qra-widgets reads one table: keep it on one sheet and remove or empty the others")
+            raise QRAInputError(
+                f"{source}: has data on more than one sheet ({shown(sheets[0].title)}, then {shown_values(others)[1:-1]}); "
+                "qra-widgets reads one table: keep it on one sheet and remove or empty the others"
+            )
         rows: list[list[str]] = []
         sheet_rows: list[int] = []  # the sheet's row number of each kept row
         for at, values in enumerate(sheets[0].iter_rows(values_only=True), start=1):
@@ -359,14 +392,18 @@ def read_excel_rows(data: bytes, source: str) -> list[list[str]]:
     for number, row in enumerate(rows[1:], start=2):
         extra = [c for c in row[width:] if c.strip()]
         if extra:
-            raise QRAInputError(f"{source}: row {number} has a value ({shown(extra[0])}) beyond the last named column; name its column in the header")
+            raise QRAInputError(
+                f"{source}: row {number} has a value ({shown(extra[0])}) beyond the last named column; name its column in the header"
+            )
     body = [row[:width] + [""] * (width - len(row)) for row in rows[1:]]
     if any(cell == "" for row in body for cell in row):
         _refuse_formulas_without_values(data, source, header, body, sheet_rows[1:])
     return [header] + body
 
 
-def _refuse_formulas_without_values(data: bytes, source: str, header: list[str], body: list[list[str]], sheet_rows: list[int]) -> None:
+def _refuse_formulas_without_values(
+    data: bytes, source: str, header: list[str], body: list[list[str]], sheet_rows: list[int]
+) -> None:
     """An empty cell that holds a formula has no saved value (a file written by a program, never
     opened in a spreadsheet): refuse it naming the cell, rather than read it as empty."""
     from openpyxl import load_workbook
@@ -380,9 +417,11 @@ def _refuse_formulas_without_values(data: bytes, source: str, header: list[str],
             k = wanted[at]
             for column, (cell, formula) in enumerate(zip(body[k], values)):
                 if cell == "" and isinstance(formula, str) and formula.startswith("="):
-                    raise QRAInputError(f"{source}: row {k + 2}, column {shown(header[column])}: holds the formula {shown(formula)} "
-                                        "with no saved value (written by a program, never calculated); open and save the file "
-                                        "in Excel or LibreOffice, or paste the values")
+                    raise QRAInputError(
+                        f"{source}: row {k + 2}, column {shown(header[column])}: holds the formula {shown(formula)} "
+                        "with no saved value (written by a program, never calculated); open and save the file "
+                        "in Excel or LibreOffice, or paste the values"
+                    )
     finally:
         workbook.close()
 
@@ -399,6 +438,12 @@ def require(data: dict, key: str, kind, where: str, default: Any = ...) -> Any:
     value = data[key]
     if isinstance(value, bool) or not isinstance(value, kind):
         names = "/".join(k.__name__ for k in (kind if isinstance(kind, tuple) else (kind,)))
-        got = shown(value) if isinstance(value, str) else repr(value) if len(repr(value)) <= 40 else f"a {type(value).__name__}"
+        got = (
+            shown(value)
+            if isinstance(value, str)
+            else repr(value)
+            if len(repr(value)) <= 40
+            else f"a {type(value).__name__}"
+        )
         raise QRAInputError(f"{where}.{key}: expected {names}, got {got}")
     return value

@@ -50,7 +50,9 @@ def _field(data: dict, key: str, kind, where: str, default: Any = ...) -> Any:
     if isinstance(value, bool) and bool not in kinds:
         raise QRAInputError(f"{where}.{key}: expected {'/'.join(k.__name__ for k in kinds)}, got {value!r}")
     if not isinstance(value, kinds):
-        raise QRAInputError(f"{where}.{key}: expected {'/'.join(k.__name__ for k in kinds)}, got {type(value).__name__}")
+        raise QRAInputError(
+            f"{where}.{key}: expected {'/'.join(k.__name__ for k in kinds)}, got {type(value).__name__}"
+        )
     return value
 
 
@@ -102,7 +104,9 @@ def study_from_dict(data: Any) -> Study:
     if not isinstance(data, dict):
         raise QRAInputError(f"study: expected a JSON object at the top level, got {type(data).__name__}")
     if data.get("schema") != SCHEMA:
-        raise QRAInputError(f"schema: expected {SCHEMA!r}, got {data.get('schema')!r}; is this a qra-widgets study file?")
+        raise QRAInputError(
+            f"schema: expected {SCHEMA!r}, got {data.get('schema')!r}; is this a qra-widgets study file?"
+        )
     version = data.get("version")
     if version != SCHEMA_VERSION:
         raise QRAInputError(f"version: {version!r} is not supported; this qra-widgets reads version {SCHEMA_VERSION}")
@@ -117,12 +121,26 @@ def study_from_dict(data: Any) -> Study:
         id=_field(data, "id", str, "study"),
         name=_field(data, "name", str, "study", default=""),
         description=_field(data, "description", str, "study", default=""),
-        quality_criteria=[_quality_criterion(q, f"quality_criteria[{i}]") for i, q in enumerate(_records(data, "quality_criteria"))],
+        quality_criteria=[
+            _quality_criterion(q, f"quality_criteria[{i}]") for i, q in enumerate(_records(data, "quality_criteria"))
+        ],
         systems=list(_field(data, "systems", list, "study", default=[])),
         experiments=[_experiment(e, f"experiments[{i}]") for i, e in enumerate(_records(data, "experiments"))],
         scores=scores,
-        labels=_keyed(_records(data, "labels"), ("quality_criterion", "system", "item", "experiment"), "label", (str, int, float), "labels"),
-        findings=_keyed(_records(data, "findings"), ("quality_criterion", "experiment", "system_a", "system_b"), "sign", int, "findings"),
+        labels=_keyed(
+            _records(data, "labels"),
+            ("quality_criterion", "system", "item", "experiment"),
+            "label",
+            (str, int, float),
+            "labels",
+        ),
+        findings=_keyed(
+            _records(data, "findings"),
+            ("quality_criterion", "experiment", "system_a", "system_b"),
+            "sign",
+            int,
+            "findings",
+        ),
         sources=sources,
         metadata=_with_conventions(_field(data, "metadata", dict, "study", default={}), data),
         ratings=_ratings(data),
@@ -151,6 +169,7 @@ def _ratings(data: dict):
 
 def study_to_dict(study: Study) -> dict:
     """The JSON-ready form of ``study`` (schema version 1)."""
+
     def score_record(key, value):
         record = dict(zip(("quality_criterion", "system", "experiment"), key), score=value)
         if key in study.sources:
@@ -164,19 +183,39 @@ def study_to_dict(study: Study) -> dict:
         "name": study.name,
         "description": study.description,
         "quality_criteria": [
-            {"name": q.name, "scale_min": q.scale_min, "scale_max": q.scale_max, "qcet_id": q.qcet_id,
-             "label_level": q.label_level, "description": q.description, "evaluation_type": q.evaluation_type}
+            {
+                "name": q.name,
+                "scale_min": q.scale_min,
+                "scale_max": q.scale_max,
+                "qcet_id": q.qcet_id,
+                "label_level": q.label_level,
+                "description": q.description,
+                "evaluation_type": q.evaluation_type,
+            }
             for q in study.quality_criteria
         ],
         "systems": list(study.systems),
         "experiments": [
-            {"id": e.id, "label": e.label, "team": e.team, "date": e.date, "role": e.role,
-             "properties": e.properties, "conditions": e.conditions}
+            {
+                "id": e.id,
+                "label": e.label,
+                "team": e.team,
+                "date": e.date,
+                "role": e.role,
+                "properties": e.properties,
+                "conditions": e.conditions,
+            }
             for e in study.experiments
         ],
         "scores": [score_record(k, v) for k, v in study.scores.items()],
-        "labels": [dict(zip(("quality_criterion", "system", "item", "experiment"), k), label=v) for k, v in study.labels.items()],
-        "findings": [dict(zip(("quality_criterion", "experiment", "system_a", "system_b"), k), sign=v) for k, v in study.findings.items()],
+        "labels": [
+            dict(zip(("quality_criterion", "system", "item", "experiment"), k), label=v)
+            for k, v in study.labels.items()
+        ],
+        "findings": [
+            dict(zip(("quality_criterion", "experiment", "system_a", "system_b"), k), sign=v)
+            for k, v in study.findings.items()
+        ],
         "metadata": {k: v for k, v in study.metadata.items() if k != "conventions"},
         **({"conventions": study.metadata["conventions"]} if study.metadata.get("conventions") is not None else {}),
         **_ratings_record(study),
@@ -245,7 +284,9 @@ def atomic_write_text(path: str | os.PathLike, text: str) -> None:
         os.replace(temporary, path)
     except OSError as error:
         Path(temporary).unlink(missing_ok=True)
-        raise QRAInputError(f"{path}: cannot be written ({error.strerror or error}); the old file, if any, is unchanged") from None
+        raise QRAInputError(
+            f"{path}: cannot be written ({error.strerror or error}); the old file, if any, is unchanged"
+        ) from None
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise

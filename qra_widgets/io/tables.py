@@ -52,15 +52,23 @@ def read_table(data: bytes, source: str, required: tuple[str, ...], excel: bool 
     for number, name in enumerate(columns, start=1):
         if name == "":
             trailing = number == len(columns) and (table.iloc[1:, -1].str.strip() == "").all()
-            hint = ": every row ends with a delimiter (a trailing comma?); remove it" if trailing else "; name it or remove it"
+            hint = (
+                ": every row ends with a delimiter (a trailing comma?); remove it"
+                if trailing
+                else "; name it or remove it"
+            )
             raise QRAInputError(f"{source}: column {number} has no name in the header row{hint}")
         if name in seen:
-            raise QRAInputError(f"{source}: column {shown(name)} appears twice in the header (columns {seen[name]} and {number}); "
-                                "keep one")
+            raise QRAInputError(
+                f"{source}: column {shown(name)} appears twice in the header (columns {seen[name]} and {number}); "
+                "keep one"
+            )
         seen[name] = number
     missing = [c for c in required if c not in seen]
     if missing:
-        raise QRAInputError(f"{source}: missing column(s) {missing}; found {shown_values(columns)}; expected {list(required)}")
+        raise QRAInputError(
+            f"{source}: missing column(s) {missing}; found {shown_values(columns)}; expected {list(required)}"
+        )
     if len(table) == 1:
         raise QRAInputError(f"{source}: has a header but no rows")
     frame = table.iloc[1:].reset_index(drop=True)
@@ -82,7 +90,11 @@ _NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 def _cell_number(value: str, source: str, row: int, column: str) -> float:
     """A table cell as a number: plain decimal notation only (``1_000``, ``0x10`` are refused)."""
     shown = value if len(value) <= 40 else f"{value[:20]}...{value[-8:]}' ({len(value)} characters)"
-    where = f"{source}: row {row}, column {column!r}: {shown!r}" if len(value) <= 40 else f"{source}: row {row}, column {column!r}: '{shown}"
+    where = (
+        f"{source}: row {row}, column {column!r}: {shown!r}"
+        if len(value) <= 40
+        else f"{source}: row {row}, column {column!r}: '{shown}"
+    )
     if not _NUMBER.fullmatch(value):
         if "_" in value:
             raise QRAInputError(f"{where} is not a number (remove the '_' digit separators)")
@@ -104,7 +116,9 @@ def _constant_per_qc(frame, column: str, source: str) -> dict[str, float]:
             continue
         number = _cell_number(raw, source, index + 2, column)
         if values.setdefault(qc, number) != number:
-            raise QRAInputError(f"{source}: row {index + 2}: {column} of {shown(qc)} is {number}, but {values[qc]} earlier; it must be constant per quality criterion")
+            raise QRAInputError(
+                f"{source}: row {index + 2}: {column} of {shown(qc)} is {number}, but {values[qc]} earlier; it must be constant per quality criterion"
+            )
     return values
 
 
@@ -112,8 +126,9 @@ def _first_seen(values) -> list[str]:
     return list(dict.fromkeys(values))
 
 
-def study_from_scores_table(frame, study_id: str, source: str = "scores table",
-                            scale_min: float | dict[str, float] | None = None) -> Study:
+def study_from_scores_table(
+    frame, study_id: str, source: str = "scores table", scale_min: float | dict[str, float] | None = None
+) -> Study:
     """A study from a long scores table (columns ``experiment, quality_criterion, system, score``).
 
     Each criterion's scale minimum comes from the ``scale_min`` column, else from ``scale_min``
@@ -132,33 +147,51 @@ def study_from_scores_table(frame, study_id: str, source: str = "scores table",
         if q not in minimums and (q in given or (scale_min is not None and not isinstance(scale_min, dict))):
             minimums[q] = float(given.get(q, scale_min))
     roles: dict[str, str] = {}
-    for row, (experiment, role) in enumerate(zip(frame["experiment"], frame["role"]) if "role" in frame else (), start=2):
+    for row, (experiment, role) in enumerate(
+        zip(frame["experiment"], frame["role"]) if "role" in frame else (), start=2
+    ):
         if role and roles.setdefault(experiment, role) != role:  # one experiment, one role
-            raise QRAInputError(f"{source}: row {row}, column 'role': experiment {shown(experiment)} is {shown(role)} here "
-                                f"but {shown(roles[experiment])} above; give each experiment one role")
-    experiments = [Experiment(e, label=e, role=roles.get(e) or ("original" if i == 0 else "repeat"))
-                   for i, e in enumerate(_first_seen(frame["experiment"]))]
+            raise QRAInputError(
+                f"{source}: row {row}, column 'role': experiment {shown(experiment)} is {shown(role)} here "
+                f"but {shown(roles[experiment])} above; give each experiment one role"
+            )
+    experiments = [
+        Experiment(e, label=e, role=roles.get(e) or ("original" if i == 0 else "repeat"))
+        for i, e in enumerate(_first_seen(frame["experiment"]))
+    ]
     scores, sources, rows = {}, {}, {}
     for index, record in enumerate(frame.to_dict("records")):
         key = (record["quality_criterion"], record["system"], record["experiment"])
         if key in rows:
-            raise QRAInputError(f"{source}: rows {rows[key]} and {index + 2} both give the score of {shown(key[1])} in {shown(key[2])} on {shown(key[0])}")
+            raise QRAInputError(
+                f"{source}: rows {rows[key]} and {index + 2} both give the score of {shown(key[1])} in {shown(key[2])} on {shown(key[0])}"
+            )
         rows[key] = index + 2
         scores[key] = _cell_number(record["score"], source, index + 2, "score")
         if record.get("source"):
             sources[key] = record["source"]
     without = [q for q in names if q not in minimums]
     if without:
-        raise QRAInputError(f"{source}: no scale minimum for {', '.join(map(shown, without[:5]))}: add a 'scale_min' "
-                            f"column (constant per quality criterion) or give --scale-min (e.g. --scale-min 1, or "
-                            f"--scale-min {shown(without[0])}=1); CV* subtracts it, so it is never assumed to be 0")
+        raise QRAInputError(
+            f"{source}: no scale minimum for {', '.join(map(shown, without[:5]))}: add a 'scale_min' "
+            f"column (constant per quality criterion) or give --scale-min (e.g. --scale-min 1, or "
+            f"--scale-min {shown(without[0])}=1); CV* subtracts it, so it is never assumed to be 0"
+        )
     qcs = [QualityCriterion(q, minimums[q], maximums.get(q)) for q in names]
-    return Study(id=study_id, name=study_id, quality_criteria=qcs, systems=_first_seen(frame["system"]),
-                 experiments=experiments, scores=scores, sources=sources)
+    return Study(
+        id=study_id,
+        name=study_id,
+        quality_criteria=qcs,
+        systems=_first_seen(frame["system"]),
+        experiments=experiments,
+        scores=scores,
+        sources=sources,
+    )
 
 
-def merge_scores_table(study: Study, frame, source: str = "scores table",
-                       scales: dict[str, tuple[Any, float | None]] | None = None) -> Study:
+def merge_scores_table(
+    study: Study, frame, source: str = "scores table", scales: dict[str, tuple[Any, float | None]] | None = None
+) -> Study:
     """``study`` with its scores, systems and experiments replaced by a long scores table's.
 
     Scales come from the table's ``scale_min`` / ``scale_max`` columns if it has them (the
@@ -203,12 +236,21 @@ def merge_scores_table(study: Study, frame, source: str = "scores table",
             criteria.append(QualityCriterion(qc.name, required_number(str(low), f"{qc.name}: scale minimum"), high))
     existing = {e.id: e for e in study.experiments}
     scales_of = {qc.name: qc for qc in criteria}
-    scores = {key: scales_of[key[0]].check_score(value, f"{source}: score of {key[1]!r} in {key[2]!r} on {key[0]!r}")
-              for key, value in imported.scores.items()}
-    merged = Study(id=study.id, name=study.name, description=study.description, quality_criteria=criteria,
-                   systems=imported.systems, experiments=[existing.get(e.id, e) for e in imported.experiments],
-                   scores=scores, sources=dict(imported.sources),
-                   metadata={k: v for k, v in study.metadata.items() if k != "published_values"})
+    scores = {
+        key: scales_of[key[0]].check_score(value, f"{source}: score of {key[1]!r} in {key[2]!r} on {key[0]!r}")
+        for key, value in imported.scores.items()
+    }
+    merged = Study(
+        id=study.id,
+        name=study.name,
+        description=study.description,
+        quality_criteria=criteria,
+        systems=imported.systems,
+        experiments=[existing.get(e.id, e) for e in imported.experiments],
+        scores=scores,
+        sources=dict(imported.sources),
+        metadata={k: v for k, v in study.metadata.items() if k != "published_values"},
+    )
     merged.validate()
     return merged
 
@@ -233,22 +275,35 @@ def add_labels_table(study: Study, frame, source: str = "labels table") -> Study
     if repeated.any():
         rows = [i + 2 for i in np.flatnonzero(repeated)[:2]]
         item, system, experiment = (frame.iloc[rows[0] - 2][c] for c in ("item", "system", "experiment"))
-        raise QRAInputError(f"{source}: rows {rows[0]} and {rows[1]} both label item {shown(item)} of {shown(system)} in {shown(experiment)}")
+        raise QRAInputError(
+            f"{source}: rows {rows[0]} and {rows[1]} both label item {shown(item)} of {shown(system)} in {shown(experiment)}"
+        )
     empty = (frame["label"] == "").to_numpy()
     if empty.any():
         raise QRAInputError(f"{source}: row {int(np.argmax(empty)) + 2}, column 'label' is empty")
     numbers = pd.to_numeric(frame["label"], errors="coerce")
-    unreadable = (numbers.isna() | np.isinf(numbers.fillna(0))).to_numpy()  # pandas 3 reads '1e400' as inf, pandas 2 as nan
+    unreadable = (
+        numbers.isna() | np.isinf(numbers.fillna(0))
+    ).to_numpy()  # pandas 3 reads '1e400' as inf, pandas 2 as nan
     for row in np.flatnonzero(unreadable):  # text labels; a number too large for a float is refused
         value = frame["label"].iloc[row]
         if value.strip().lower().lstrip("+-") in ("nan", "na", "n/a", "null", "none", "inf", "infinity"):
-            raise QRAInputError(f"{source}: row {int(row) + 2}, column 'label': {shown(value)} is not a label but a missing or "
-                                "infinite value; leave out the row of an item without a label")
+            raise QRAInputError(
+                f"{source}: row {int(row) + 2}, column 'label': {shown(value)} is not a label but a missing or "
+                "infinite value; leave out the row of an item without a label"
+            )
         if _NUMBER.fullmatch(value) and not math.isfinite(float(value)):
             _cell_number(value, source, int(row) + 2, "label")
-    labels = np.where(numbers.notna() & np.isfinite(numbers.fillna(0)), numbers.astype(object), frame["label"].astype(object))
-    added = Labels.from_columns(frame["quality_criterion"].to_numpy(), frame["system"].to_numpy(), frame["item"].to_numpy(),
-                                frame["experiment"].to_numpy(), labels)
+    labels = np.where(
+        numbers.notna() & np.isfinite(numbers.fillna(0)), numbers.astype(object), frame["label"].astype(object)
+    )
+    added = Labels.from_columns(
+        frame["quality_criterion"].to_numpy(),
+        frame["system"].to_numpy(),
+        frame["item"].to_numpy(),
+        frame["experiment"].to_numpy(),
+        labels,
+    )
     previous = study.labels
     study.labels = Labels(previous).merged(added) if not isinstance(previous, Labels) else previous.merged(added)
     try:
@@ -259,8 +314,12 @@ def add_labels_table(study: Study, frame, source: str = "labels table") -> Study
     return study
 
 
-def load_study(path: str | os.PathLike, labels: str | os.PathLike | None = None, *,
-               scale_min: float | dict[str, float] | None = None) -> Study:
+def load_study(
+    path: str | os.PathLike,
+    labels: str | os.PathLike | None = None,
+    *,
+    scale_min: float | dict[str, float] | None = None,
+) -> Study:
     """Read a study from JSON, a long scores CSV, or an Excel file (.xlsx).
 
     ``labels`` optionally names a long labels CSV to add as Type III results.  ``scale_min``
@@ -298,5 +357,3 @@ def load_study(path: str | os.PathLike, labels: str | os.PathLike | None = None,
         labels_path = Path(labels)
         add_labels_table(study, read_table(read_bytes(labels_path), labels_path.name, LABEL_COLUMNS), labels_path.name)
     return study
-
-

@@ -28,7 +28,9 @@ def _to_float_array(values, name: str) -> np.ndarray:
         if item is None:  # None marks a missing value, as NaN does
             continue
         if isinstance(item, (str, bytes, np.str_, np.bytes_)):
-            raise QRAInputError(f"{name}: value {str(item)[:40]!r} at position {position} is not a number (it is text; give numbers as numbers)")
+            raise QRAInputError(
+                f"{name}: value {str(item)[:40]!r} at position {position} is not a number (it is text; give numbers as numbers)"
+            )
         try:
             float(item)
         except (TypeError, ValueError):
@@ -61,7 +63,9 @@ def as_values(values: npt.ArrayLike, name: str = "values", min_len: int = 2) -> 
     return array
 
 
-def as_pair(x: npt.ArrayLike, y: npt.ArrayLike, names: tuple[str, str] = ("x", "y"), min_len: int = 2) -> tuple[np.ndarray, np.ndarray]:
+def as_pair(
+    x: npt.ArrayLike, y: npt.ArrayLike, names: tuple[str, str] = ("x", "y"), min_len: int = 2
+) -> tuple[np.ndarray, np.ndarray]:
     """Two 1-D finite arrays of equal length."""
     a, b = as_values(x, names[0], min_len), as_values(y, names[1], min_len)
     if a.size != b.size:
@@ -209,9 +213,20 @@ class Batch:
         return f"Batch(values={self.values!r}, reasons={self.reasons!r})"
 
 
-def undefined_reasons(measure: str, size: int, *, pairs=None, pairs_of: str = "item has labels from two raters",
-                      count=None, categories_used=None, one_category: str = "so chance agreement is 1",
-                      scale_size: int | None = None, constant=None, mean=None, magnitude=None) -> np.ndarray:
+def undefined_reasons(
+    measure: str,
+    size: int,
+    *,
+    pairs=None,
+    pairs_of: str = "item has labels from two raters",
+    count=None,
+    categories_used=None,
+    one_category: str = "so chance agreement is 1",
+    scale_size: int | None = None,
+    constant=None,
+    mean=None,
+    magnitude=None,
+) -> np.ndarray:
     """:func:`undefined_reason` for ``size`` replicates at once: an object array of reasons.
 
     Each argument is an array over the replicates (or a scalar for all); the texts come from

@@ -39,7 +39,9 @@ class CategoryCounts:
 def _as_label_matrix(labels, name: str) -> np.ndarray:
     array = np.asarray(labels, dtype=object) if not isinstance(labels, np.ndarray) else labels
     if array.ndim != 2:
-        raise QRAInputError(f"{name}: expected a 2-D array (rows = experiments, columns = items), got shape {array.shape}")
+        raise QRAInputError(
+            f"{name}: expected a 2-D array (rows = experiments, columns = items), got shape {array.shape}"
+        )
     if array.shape[0] < 2:
         raise QRAInputError(f"{name}: needs at least 2 experiments (rows), got {array.shape[0]}")
     if array.shape[1] < 1:
@@ -90,7 +92,9 @@ def _discover(observed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return categories, codes
 
 
-def encode(labels: npt.ArrayLike, *, categories: npt.ArrayLike | None = None, name: str = "labels") -> tuple[np.ndarray, np.ndarray]:
+def encode(
+    labels: npt.ArrayLike, *, categories: npt.ArrayLike | None = None, name: str = "labels"
+) -> tuple[np.ndarray, np.ndarray]:
     """Integer codes (-1 = missing) and the ordered category list for a label matrix.
 
     >>> codes, cats = encode([[1, 2, None], [2, 2, 3]])
@@ -102,7 +106,9 @@ def encode(labels: npt.ArrayLike, *, categories: npt.ArrayLike | None = None, na
     return codes.reshape(array.shape), found
 
 
-def encode_values(values: npt.ArrayLike, *, categories: npt.ArrayLike | None = None, name: str = "labels") -> tuple[np.ndarray, np.ndarray]:
+def encode_values(
+    values: npt.ArrayLike, *, categories: npt.ArrayLike | None = None, name: str = "labels"
+) -> tuple[np.ndarray, np.ndarray]:
     """:func:`encode` for a flat sequence of labels (e.g. a long table's label column).
 
     Parameters
@@ -147,7 +153,9 @@ def encode_values(values: npt.ArrayLike, *, categories: npt.ArrayLike | None = N
     return codes, found
 
 
-def category_counts(labels: npt.ArrayLike | CategoryCounts, *, categories: npt.ArrayLike | None = None) -> CategoryCounts:
+def category_counts(
+    labels: npt.ArrayLike | CategoryCounts, *, categories: npt.ArrayLike | None = None
+) -> CategoryCounts:
     """The units x categories count matrix of reliability data (the shared core).
 
     ``labels`` has rows = raters (experiments, each acting as one rater, or one
@@ -204,7 +212,9 @@ def _integer_counts(labels: np.ndarray) -> CategoryCounts | None:
     if not np.array_equal(offsets, shifted):
         return None
     offsets += (span + 1) * np.arange(array.shape[1], dtype=np.int64)
-    full = np.bincount(offsets.ravel(), minlength=array.shape[1] * (span + 1)).reshape(array.shape[1], span + 1)[:, :span]
+    full = np.bincount(offsets.ravel(), minlength=array.shape[1] * (span + 1)).reshape(array.shape[1], span + 1)[
+        :, :span
+    ]
     present = full.any(axis=0)
     return CategoryCounts(full[:, present], low + np.flatnonzero(present).astype(float))
 
@@ -294,7 +304,6 @@ def _on_scale(counts: CategoryCounts, categories) -> CategoryCounts:
     return CategoryCounts(full, declared)
 
 
-
 # ----------------------------------------------------------------------------- two-experiment API
 
 
@@ -305,7 +314,9 @@ def _two_raters(a, b) -> np.ndarray:
     if left.ndim != 1 or right.ndim != 1:
         raise QRAInputError("a and b: each must be a 1-D sequence of labels")
     if left.size != right.size:
-        raise QRAInputError(f"a and b: lengths differ ({left.size} vs {right.size}); label i of each must be for the same item")
+        raise QRAInputError(
+            f"a and b: lengths differ ({left.size} vs {right.size}); label i of each must be for the same item"
+        )
     if left.size == 0:
         raise QRAInputError("a and b: are empty")
     return np.vstack([left, right]) if left.dtype != object else np.vstack([left, right]).astype(object)
@@ -357,7 +368,13 @@ def pair_counts(a: npt.ArrayLike, b: npt.ArrayLike, *, categories: npt.ArrayLike
     has_a, has_b = codes[0] >= 0, codes[1] >= 0
     both = has_a & has_b
     table = np.bincount(codes[0, both] * q + codes[1, both], minlength=q * q).reshape(q, q)
-    return PairCounts(table, np.bincount(codes[0, has_a & ~has_b], minlength=q), np.bincount(codes[1, has_b & ~has_a], minlength=q), found)
+    return PairCounts(
+        table,
+        np.bincount(codes[0, has_a & ~has_b], minlength=q),
+        np.bincount(codes[1, has_b & ~has_a], minlength=q),
+        found,
+    )
+
 
 LAYOUTS = ("raters x items", "items x categories")
 
@@ -385,7 +402,8 @@ def _counts_of(labels, categories, layout: str, name: str) -> CategoryCounts:
         raise QRAInputError(
             f"{name}: every row has the same sum and there are more rows than columns, as in an items x categories "
             "count table (statsmodels, irr); this function reads rows = raters, columns = items. "
-            "Pass layout='items x categories' for a count table")
+            "Pass layout='items x categories' for a count table"
+        )
     return category_counts(labels, categories=categories)
 
 
@@ -427,7 +445,11 @@ def _distance(level: str, categories: np.ndarray, marginals: np.ndarray) -> np.n
         return 1.0 - np.eye(categories.size)
     if level == "ordinal":
         cumulative = np.cumsum(marginals, axis=-1)
-        between = cumulative[..., None, :] - cumulative[..., :, None] + (marginals[..., :, None] - marginals[..., None, :]) / 2
+        between = (
+            cumulative[..., None, :]
+            - cumulative[..., :, None]
+            + (marginals[..., :, None] - marginals[..., None, :]) / 2
+        )
         upper = np.triu(between**2)
         return upper + np.swapaxes(np.triu(upper, 1), -1, -2)
     if categories.dtype.kind != "f":

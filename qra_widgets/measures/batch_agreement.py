@@ -35,8 +35,14 @@ def _pair_terms(counts: np.ndarray, weights: np.ndarray, *, pair_based: bool = T
     return pairable, rated, disagreement, shares
 
 
-def agreement_batch(counts: CategoryCounts, unit_weights_: npt.ArrayLike | None = None, *, measures=("fleiss_kappa",),
-                    weights: str | None = None, level: str = "nominal") -> dict[str, Batch]:
+def agreement_batch(
+    counts: CategoryCounts,
+    unit_weights_: npt.ArrayLike | None = None,
+    *,
+    measures=("fleiss_kappa",),
+    weights: str | None = None,
+    level: str = "nominal",
+) -> dict[str, Batch]:
     r"""Fleiss' kappa, Gwet's AC, Brennan-Prediger and Krippendorff's alpha of a count matrix
     under unit weights: the one implementation behind :func:`fleiss_kappa`, :func:`gwet_ac`,
     :func:`brennan_prediger` and :func:`krippendorff_alpha` (one row of ones) and the bootstrap
@@ -86,7 +92,7 @@ def agreement_batch(counts: CategoryCounts, unit_weights_: npt.ArrayLike | None 
     if pair_based:
         with np.errstate(invalid="ignore", divide="ignore"):
             observed = sums[:, position] / pair_weight  # disagreement and shares are 0 outside pairable / rated units
-            pi = np.nan_to_num(sums[:, position + 1:position + 1 + q] / rated_weight[:, None])
+            pi = np.nan_to_num(sums[:, position + 1 : position + 1 + q] / rated_weight[:, None])
         position += 1 + q
         with np.errstate(invalid="ignore", divide="ignore"):
             if "fleiss_kappa" in measures:
@@ -96,18 +102,25 @@ def agreement_batch(counts: CategoryCounts, unit_weights_: npt.ArrayLike | None 
             for name, label in (("ac1", "AC"), ("bp", "BP")):
                 if name in measures:
                     total = agreement.sum()
-                    chance = (total / (q * (q - 1)) * (pi * (1 - pi)).sum(1) if name == "ac1" else
-                              np.full(size, total / q**2)) if q >= 2 else np.full(size, np.nan)
+                    chance = (
+                        (
+                            total / (q * (q - 1)) * (pi * (1 - pi)).sum(1)
+                            if name == "ac1"
+                            else np.full(size, total / q**2)
+                        )
+                        if q >= 2
+                        else np.full(size, np.nan)
+                    )
                     reasons = undefined_reasons(label, size, pairs=pair_weight, scale_size=q)
                     out[name] = Batch(((1.0 - observed) - chance) / (1.0 - chance), reasons)
     if with_alpha:
-        diagonal = sums[:, position:position + q]
+        diagonal = sums[:, position : position + q]
         if products:
-            o = sums[:, position + q:position + q + q * q].reshape(-1, q, q).copy()
+            o = sums[:, position + q : position + q + q * q].reshape(-1, q, q).copy()
         elif size == 1:  # the estimate: o = (w scaled)^T n, a q x q product
             o = ((w[0][:, None] * scaled).T @ counts)[None]
         else:  # many categories: one product per category instead of a units x q^2 block
-            o = np.stack([w @ (scaled[:, c:c + 1] * counts) for c in range(q)], axis=1)
+            o = np.stack([w @ (scaled[:, c : c + 1] * counts) for c in range(q)], axis=1)
         o -= diagonal[:, :, None] * np.eye(q)
         out["alpha"] = _alpha_from_coincidences(o, pair_weight, cc.categories, level)
     return out
@@ -131,8 +144,13 @@ def _alpha_from_coincidences(o: np.ndarray, pair_weight: np.ndarray, categories:
     """Krippendorff's alpha = 1 - (n - 1) sum o delta / sum n_c n_k delta of a (B, q, q) stack of coincidences."""
     marginals = o.sum(axis=2)
     total = marginals.sum(axis=1)
-    reasons = undefined_reasons("alpha", o.shape[0], pairs=pair_weight, categories_used=(marginals > 0).sum(1),
-                                one_category="so there is no expected disagreement")
+    reasons = undefined_reasons(
+        "alpha",
+        o.shape[0],
+        pairs=pair_weight,
+        categories_used=(marginals > 0).sum(1),
+        one_category="so there is no expected disagreement",
+    )
     delta = _distance(level, categories, marginals if level == "ordinal" else marginals[0])
     delta = delta if delta.ndim == 3 else delta[None]
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -151,8 +169,14 @@ def _weighted_bincount(codes: np.ndarray, w: np.ndarray, length: int) -> np.ndar
     return np.asarray((onehot @ w.T).T)
 
 
-def cohen_kappa_batch(codes_a: npt.ArrayLike, codes_b: npt.ArrayLike, q: int, unit_weights_: npt.ArrayLike | None = None, *,
-                      weights: str | None = None) -> Batch:
+def cohen_kappa_batch(
+    codes_a: npt.ArrayLike,
+    codes_b: npt.ArrayLike,
+    q: int,
+    unit_weights_: npt.ArrayLike | None = None,
+    *,
+    weights: str | None = None,
+) -> Batch:
     r"""Cohen's kappa of two label sets given as codes 0..q-1 (-1 = missing) under unit weights
     (B, U): the one implementation behind :func:`cohen_kappa` (one row of ones) and the bootstrap.
 

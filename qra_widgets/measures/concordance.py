@@ -93,17 +93,26 @@ def kendall_w_batch(stack: npt.ArrayLike, *, tie_correction: bool = True, copies
     ranks, ties = average_ranks(array)
     rank_sums = ranks.sum(axis=-2)
     spread = ((rank_sums - rank_sums.mean(axis=-1, keepdims=True)) ** 2).sum(-1)
-    tie_terms = (ties.astype(float) ** 2 - 1).sum(axis=(-1, -2))  # sum over groups of t^3 - t = sum over elements of t^2 - 1
+    tie_terms = (ties.astype(float) ** 2 - 1).sum(
+        axis=(-1, -2)
+    )  # sum over groups of t^3 - t = sum over elements of t^2 - 1
     copy_terms = np.zeros(size)
     if copies is not None:
         ids = np.asarray(copies)
-        multiplicity = np.take_along_axis(np.apply_along_axis(np.bincount, -1, ids, minlength=int(ids.max()) + 1), ids, -1) \
-            if ids.size else np.ones_like(ids)
+        multiplicity = (
+            np.take_along_axis(np.apply_along_axis(np.bincount, -1, ids, minlength=int(ids.max()) + 1), ids, -1)
+            if ids.size
+            else np.ones_like(ids)
+        )
         copy_terms = m * (multiplicity.astype(float) ** 2 - 1).sum(-1)
     denominator = m * m * (n**3 - n) - m * (tie_terms if tie_correction else copy_terms)
     constant = (np.ptp(array, axis=-1) == 0).all(axis=-1) if n >= 2 else np.zeros(size, dtype=bool)
-    reasons = undefined_reasons("Kendall's W", size, count=(np.full(size, n), 2, "system(s) scored by every experiment"),
-                                constant=(constant, "each experiment"))
+    reasons = undefined_reasons(
+        "Kendall's W",
+        size,
+        count=(np.full(size, n), 2, "system(s) scored by every experiment"),
+        constant=(constant, "each experiment"),
+    )
     with np.errstate(invalid="ignore", divide="ignore"):
         return Batch(12 * spread / denominator, reasons)
 
@@ -127,8 +136,15 @@ class WPValue:
     mc_se: float = 0.0
 
 
-def kendall_w_pvalue(scores: npt.ArrayLike, *, tie_correction: bool = True, method: str = "auto",
-                     draws: int = PERMUTATION_DRAWS, seed: int = 0, replace_undefined_by: float = NAN) -> float:
+def kendall_w_pvalue(
+    scores: npt.ArrayLike,
+    *,
+    tie_correction: bool = True,
+    method: str = "auto",
+    draws: int = PERMUTATION_DRAWS,
+    seed: int = 0,
+    replace_undefined_by: float = NAN,
+) -> float:
     r"""P-value of Kendall's W against "no agreement": exact for few systems, a seeded
     Monte-Carlo permutation p-value beyond, the chi-square approximation on request.
 
@@ -189,12 +205,25 @@ def kendall_w_pvalue(scores: npt.ArrayLike, *, tie_correction: bool = True, meth
     >>> round(kendall_w_pvalue(scores, method="chi2"), 6), round(kendall_w_pvalue(scores), 6), round(1 / 216, 6)
     (0.018316, 0.00463, 0.00463)
     """
-    return kendall_w_test(scores, tie_correction=tie_correction, method=method, draws=draws, seed=seed,
-                          replace_undefined_by=replace_undefined_by).p
+    return kendall_w_test(
+        scores,
+        tie_correction=tie_correction,
+        method=method,
+        draws=draws,
+        seed=seed,
+        replace_undefined_by=replace_undefined_by,
+    ).p
 
 
-def kendall_w_test(scores: npt.ArrayLike, *, tie_correction: bool = True, method: str = "auto",
-                   draws: int = PERMUTATION_DRAWS, seed: int = 0, replace_undefined_by: float = NAN) -> WPValue:
+def kendall_w_test(
+    scores: npt.ArrayLike,
+    *,
+    tie_correction: bool = True,
+    method: str = "auto",
+    draws: int = PERMUTATION_DRAWS,
+    seed: int = 0,
+    replace_undefined_by: float = NAN,
+) -> WPValue:
     """:func:`kendall_w_pvalue` with how the p-value was found (:class:`WPValue`: the method and,
     for Monte Carlo, the draws, the seed and the p-value's Monte-Carlo standard error).
 
@@ -261,6 +290,8 @@ def _w_monte_carlo(doubled: np.ndarray, observed: int, *, draws: int, seed: int)
     for start in range(0, draws, chunk):
         size = min(chunk, draws - start)
         order = np.argsort(rng.random((size, m - 1, n)), axis=-1)
-        sums = doubled[0] + np.take_along_axis(np.broadcast_to(doubled[1:], (size, m - 1, n)), order, axis=-1).sum(axis=1)
+        sums = doubled[0] + np.take_along_axis(np.broadcast_to(doubled[1:], (size, m - 1, n)), order, axis=-1).sum(
+            axis=1
+        )
         hits += int(((sums**2).sum(axis=1) >= observed).sum())
     return (hits + 1) / (draws + 1)

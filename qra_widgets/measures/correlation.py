@@ -250,7 +250,9 @@ def mean_pairwise_batch(stack: npt.ArrayLike, measure: str) -> tuple[Batch, list
             mean = np.nansum(stacked, axis=0) / defined
     else:
         defined, mean = np.zeros(size, dtype=int), np.full(size, np.nan)
-    reasons = undefined_reasons(f"mean pairwise {name}", size, pairs=defined, pairs_of="pair of experiments gives a defined value")
+    reasons = undefined_reasons(
+        f"mean pairwise {name}", size, pairs=defined, pairs_of="pair of experiments gives a defined value"
+    )
     return Batch(mean, reasons), pairs
 
 
@@ -379,7 +381,11 @@ def mean_pairwise_tau(scores: npt.ArrayLike, *, replace_undefined_by: float = NA
     return mean_pairwise(scores, "tau", replace_undefined_by=replace_undefined_by).value
 
 
-_PAIRWISE = {"r": (pearson_r, "Pearson's r"), "rho": (spearman_rho, "Spearman's rho"), "tau": (kendall_tau, "Kendall's tau")}
+_PAIRWISE = {
+    "r": (pearson_r, "Pearson's r"),
+    "rho": (spearman_rho, "Spearman's rho"),
+    "tau": (kendall_tau, "Kendall's tau"),
+}
 
 
 def mean_pairwise(scores: npt.ArrayLike, measure: str, *, replace_undefined_by: float = NAN) -> PairwiseMean:
@@ -420,7 +426,9 @@ def mean_pairwise(scores: npt.ArrayLike, measure: str, *, replace_undefined_by: 
     return _mean_pairwise(scores, function, name, replace_undefined_by)
 
 
-def correlation_pvalue(x: npt.ArrayLike, y: npt.ArrayLike, *, measure: str = "r", replace_undefined_by: float = NAN) -> float:
+def correlation_pvalue(
+    x: npt.ArrayLike, y: npt.ArrayLike, *, measure: str = "r", replace_undefined_by: float = NAN
+) -> float:
     r"""Two-sided p-value of "no correlation" for :func:`pearson_r`, :func:`spearman_rho` or :func:`kendall_tau`.
 
     .. math:: t = r \sqrt{\frac{n-2}{1-r^2}}, \qquad p = 2 P(T_{n-2} \ge |t|)
@@ -469,7 +477,9 @@ def correlation_pvalue(x: npt.ArrayLike, y: npt.ArrayLike, *, measure: str = "r"
     a, b = as_pair(x, y)
     name = _PAIRWISE[measure][1]
     constant = "x" if np.ptp(a) == 0 else "y" if np.ptp(b) == 0 else None
-    count = (a.size, 3, "systems (the t approximation needs n - 2 >= 1 degrees of freedom)") if measure == "rho" else None
+    count = (
+        (a.size, 3, "systems (the t approximation needs n - 2 >= 1 degrees of freedom)") if measure == "rho" else None
+    )
     reason = undefined_reason(f"the p-value of {name}", constant=constant, count=count)
     if reason:
         return undefined(reason, replace_undefined_by)

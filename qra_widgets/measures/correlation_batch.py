@@ -50,6 +50,7 @@ def _deviations(rows: np.ndarray) -> np.ndarray:
     first value (exact for values within a factor 2 of it, Sterbenz: nearly constant scores
     a few ulps apart keep every digit), centred, and divided again by a power of two near its
     largest deviation, as :func:`scipy.stats.pearsonr` rescales before it sums squares."""
+
     def scaled(x):
         largest = np.abs(x).max(axis=-1, keepdims=True)
         exponent = np.where(largest > 0, np.minimum(np.frexp(largest)[1], 1023), 0)
@@ -73,7 +74,9 @@ def _constant_reasons(measure: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     rows = int(np.prod(a.shape[:-1]))
     const_x, const_y = (np.ptp(v, axis=-1).reshape(rows) == 0 for v in (a, b))
     reasons = undefined_reasons(measure, rows, constant=(const_x, "x"))
-    return np.where(reasons == "", undefined_reasons(measure, rows, constant=(const_y, "y")), reasons).reshape(a.shape[:-1])
+    return np.where(reasons == "", undefined_reasons(measure, rows, constant=(const_y, "y")), reasons).reshape(
+        a.shape[:-1]
+    )
 
 
 def pearson_batch(x: npt.ArrayLike, y: npt.ArrayLike, *, measure: str = "Pearson's r") -> Batch:
@@ -139,7 +142,7 @@ def tau_b_batch(x: npt.ArrayLike, y: npt.ArrayLike) -> Batch:
     concordance, tied_x, tied_y = np.zeros(rows), np.zeros(rows), np.zeros(rows)
     step = max(1, PAIR_BLOCK // max(rows, 1))
     for start in range(0, total, step):
-        i, j = first[start:start + step], second[start:start + step]
+        i, j = first[start : start + step], second[start : start + step]
         sx, sy = np.sign(a2[:, i] - a2[:, j]), np.sign(b2[:, i] - b2[:, j])
         concordance += (sx * sy).sum(-1)
         tied_x += (sx == 0).sum(-1)

@@ -59,8 +59,9 @@ def percent_agreement(a: npt.ArrayLike, b: npt.ArrayLike, *, replace_undefined_b
     return float(np.trace(counts.table) / counts.paired)
 
 
-def adjacent_agreement(a: npt.ArrayLike, b: npt.ArrayLike, *, tolerance: float = 1,
-                       replace_undefined_by: float = NAN) -> float:
+def adjacent_agreement(
+    a: npt.ArrayLike, b: npt.ArrayLike, *, tolerance: float = 1, replace_undefined_by: float = NAN
+) -> float:
     """Share of items whose two numeric labels are at most ``tolerance`` points apart.
 
     .. math:: P_{adj} = \\frac{1}{n'} \\sum_i [|a_i - b_i| \\le t]
@@ -93,8 +94,12 @@ def adjacent_agreement(a: npt.ArrayLike, b: npt.ArrayLike, *, tolerance: float =
     0.75
     """
     replace_undefined_by = replacement(replace_undefined_by)
-    if not isinstance(tolerance, (int, float, np.integer, np.floating)) or isinstance(tolerance, bool) \
-            or not np.isfinite(tolerance) or tolerance < 0:
+    if (
+        not isinstance(tolerance, (int, float, np.integer, np.floating))
+        or isinstance(tolerance, bool)
+        or not np.isfinite(tolerance)
+        or tolerance < 0
+    ):
         raise QRAInputError(f"tolerance: must be a finite number >= 0, got {tolerance!r}")
     counts = pair_counts(a, b)
     if counts.categories.dtype.kind != "f":
@@ -114,8 +119,15 @@ def _scale_coefficient(a, b, weights, categories, measure: str, replace_undefine
     return agreement_batch(cc, None, measures=(measure,), weights=weights)[measure].one(replace_undefined_by)
 
 
-def gwet_ac(a: npt.ArrayLike | CategoryCounts, b: npt.ArrayLike | None = None, /, *, weights: str | None = None,
-            categories: npt.ArrayLike | None = None, replace_undefined_by: float = NAN) -> float:
+def gwet_ac(
+    a: npt.ArrayLike | CategoryCounts,
+    b: npt.ArrayLike | None = None,
+    /,
+    *,
+    weights: str | None = None,
+    categories: npt.ArrayLike | None = None,
+    replace_undefined_by: float = NAN,
+) -> float:
     r"""Gwet's agreement coefficient for any number of raters: AC1 (``weights=None``) or AC2.
 
     .. math:: AC = \frac{P_a - P_e}{1 - P_e},\quad
@@ -182,9 +194,15 @@ def gwet_ac(a: npt.ArrayLike | CategoryCounts, b: npt.ArrayLike | None = None, /
     return _scale_coefficient(a, b, weights, categories, "ac1", replace_undefined_by)
 
 
-def brennan_prediger(a: npt.ArrayLike | CategoryCounts, b: npt.ArrayLike | None = None, /, *,
-                     weights: str | None = None, categories: npt.ArrayLike | None = None,
-                     replace_undefined_by: float = NAN) -> float:
+def brennan_prediger(
+    a: npt.ArrayLike | CategoryCounts,
+    b: npt.ArrayLike | None = None,
+    /,
+    *,
+    weights: str | None = None,
+    categories: npt.ArrayLike | None = None,
+    replace_undefined_by: float = NAN,
+) -> float:
     r"""Brennan-Prediger coefficient for any number of raters: chance agreement from the scale alone.
 
     .. math:: BP = \frac{P_a - P_e}{1 - P_e},\quad P_e = \frac{T_w}{q^2}

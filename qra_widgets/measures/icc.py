@@ -38,8 +38,14 @@ from ._validation import undefined_reason
 
 ICC_TYPES = ("ICC1", "ICC2", "ICC3", "ICC1k", "ICC2k", "ICC3k")
 ICC_COLUMNS = ["type", "description", "icc", "F", "df1", "df2", "pval", "ci_low", "ci_high"]
-DESCRIPTIONS = {"ICC1": "Single raters absolute", "ICC2": "Single random raters", "ICC3": "Single fixed raters",
-                "ICC1k": "Average raters absolute", "ICC2k": "Average random raters", "ICC3k": "Average fixed raters"}
+DESCRIPTIONS = {
+    "ICC1": "Single raters absolute",
+    "ICC2": "Single random raters",
+    "ICC3": "Single fixed raters",
+    "ICC1k": "Average raters absolute",
+    "ICC2k": "Average random raters",
+    "ICC3k": "Average fixed raters",
+}
 
 
 def icc_matrix(ratings, *, ci: float = 0.95) -> dict[str, tuple[float, ...]]:
@@ -63,8 +69,9 @@ def icc_matrix(ratings, *, ci: float = 0.95) -> dict[str, tuple[float, ...]]:
         raise QRAInputError("ratings: every item must be rated by every rater (drop incomplete items first)")
     n, k = x.shape
     nan = float("nan")
-    reason = (undefined_reason("the intraclass correlation", count=(n, 2, "items rated by every rater")) or
-              undefined_reason("the intraclass correlation", count=(k, 2, "raters")))
+    reason = undefined_reason(
+        "the intraclass correlation", count=(n, 2, "items rated by every rater")
+    ) or undefined_reason("the intraclass correlation", count=(k, 2, "raters"))
     if not reason and np.ptp(x) == 0:
         reason = undefined_reason("the intraclass correlation", constant="every rating is the same")
     if reason:
@@ -102,7 +109,14 @@ def icc_matrix(ratings, *, ci: float = 0.95) -> dict[str, tuple[float, ...]]:
             "ICC2": (icc2, f3, n - 1, df_e, p3, l2, u2),
             "ICC3": (icc3, f3, n - 1, df_e, p3, (f3l - 1) / (f3l + k - 1), (f3u - 1) / (f3u + k - 1)),
             "ICC1k": ((msr - msw) / msr, f1, n - 1, df_w, p1, 1 - 1 / f1l, 1 - 1 / f1u),
-            "ICC2k": ((msr - mse) / (msr + (msc - mse) / n), f3, n - 1, df_e, p3,
-                      l2 * k / (1 + l2 * (k - 1)), u2 * k / (1 + u2 * (k - 1))),
+            "ICC2k": (
+                (msr - mse) / (msr + (msc - mse) / n),
+                f3,
+                n - 1,
+                df_e,
+                p3,
+                l2 * k / (1 + l2 * (k - 1)),
+                u2 * k / (1 + u2 * (k - 1)),
+            ),
             "ICC3k": ((msr - mse) / msr, f3, n - 1, df_e, p3, 1 - 1 / f3l, 1 - 1 / f3u),
         }

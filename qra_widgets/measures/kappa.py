@@ -18,8 +18,14 @@ from .agreement_counts import (
 from .batch_agreement import agreement_batch, cohen_kappa_batch
 
 
-def cohen_kappa(a: npt.ArrayLike, b: npt.ArrayLike, *, weights: str | None = None,
-                categories: npt.ArrayLike | None = None, replace_undefined_by: float = NAN) -> float:
+def cohen_kappa(
+    a: npt.ArrayLike,
+    b: npt.ArrayLike,
+    *,
+    weights: str | None = None,
+    categories: npt.ArrayLike | None = None,
+    replace_undefined_by: float = NAN,
+) -> float:
     r"""Cohen's kappa (``weights=None``) or weighted kappa (``"linear"``, ``"quadratic"``).
 
     .. math:: \kappa = \frac{P_a - P_e}{1 - P_e} = 1 - \frac{\sum_{kl} (1-w_{kl})\, p_{kl}}
@@ -88,9 +94,14 @@ def cohen_kappa(a: npt.ArrayLike, b: npt.ArrayLike, *, weights: str | None = Non
 # ----------------------------------------------------------------------------- many experiments
 
 
-def fleiss_kappa(labels: npt.ArrayLike | CategoryCounts, *, weights: str | None = None,
-                 categories: npt.ArrayLike | None = None, layout: str = "raters x items",
-                 replace_undefined_by: float = NAN) -> float:
+def fleiss_kappa(
+    labels: npt.ArrayLike | CategoryCounts,
+    *,
+    weights: str | None = None,
+    categories: npt.ArrayLike | None = None,
+    layout: str = "raters x items",
+    replace_undefined_by: float = NAN,
+) -> float:
     r"""Fleiss' kappa for n >= 2 raters, allowing items rated by different numbers.
 
     .. math:: \kappa = \frac{P_a - P_e}{1 - P_e} = 1 - \frac{1 - P_a}{\sum_{kl} (1-w_{kl})\, \pi_k \pi_l},\quad
@@ -152,4 +163,6 @@ def fleiss_kappa(labels: npt.ArrayLike | CategoryCounts, *, weights: str | None 
     replace_undefined_by = replacement(replace_undefined_by)
     _check_weights(weights)
     cc = _counts_of(labels, categories, layout, "labels")
-    return agreement_batch(cc, None, measures=("fleiss_kappa",), weights=weights)["fleiss_kappa"].one(replace_undefined_by)
+    return agreement_batch(cc, None, measures=("fleiss_kappa",), weights=weights)["fleiss_kappa"].one(
+        replace_undefined_by
+    )

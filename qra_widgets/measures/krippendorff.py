@@ -12,8 +12,13 @@ from .agreement_counts import LEVELS, CategoryCounts, category_counts
 from .batch_agreement import agreement_batch
 
 
-def krippendorff_alpha(labels: npt.ArrayLike | CategoryCounts, *, level: str = "nominal",
-                       categories: npt.ArrayLike | None = None, replace_undefined_by: float = NAN) -> float:
+def krippendorff_alpha(
+    labels: npt.ArrayLike | CategoryCounts,
+    *,
+    level: str = "nominal",
+    categories: npt.ArrayLike | None = None,
+    replace_undefined_by: float = NAN,
+) -> float:
     r"""Krippendorff's alpha for n >= 2 raters, with missing labels.
 
     .. math:: \alpha = 1 - \frac{D_o}{D_e}

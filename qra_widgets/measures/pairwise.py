@@ -52,8 +52,9 @@ def _judgements(system_a, system_b, outcome) -> tuple[np.ndarray, np.ndarray, np
     return a, b, o
 
 
-def _points(system_a, system_b, outcome, *, win: float, tie: float, loss: float,
-            drop_ties: bool = False) -> dict[str, float]:
+def _points(
+    system_a, system_b, outcome, *, win: float, tie: float, loss: float, drop_ties: bool = False
+) -> dict[str, float]:
     a, b, o = _judgements(system_a, system_b, outcome)
     if drop_ties:
         keep = o != "tie"
@@ -188,8 +189,11 @@ def bradley_terry_batch(wins: np.ndarray, *, alpha: float = 0.0):
     won, lost = wins.sum(axis=2) > 0, wins.sum(axis=1) > 0
     both = (won & lost).sum(axis=1)
     what = f"of {n} systems both won and lost (set alpha > 0 to regularise)"
-    reasons = (undefined_reasons("Bradley-Terry", size, count=(both, n, what)) if alpha == 0.0
-               else np.full(size, "", dtype=object))
+    reasons = (
+        undefined_reasons("Bradley-Terry", size, count=(both, n, what))
+        if alpha == 0.0
+        else np.full(size, "", dtype=object)
+    )
     values = np.full((size, n), np.nan)
     fitted = np.flatnonzero(reasons == "")
     start = None

@@ -85,8 +85,13 @@ def c4(n: int) -> float:
     return math.sqrt(2.0 / (n - 1)) * math.exp(math.lgamma(n / 2.0) - math.lgamma((n - 1) / 2.0))
 
 
-def cv_star(values: npt.ArrayLike, *, scale_min: float | None = None, small_sample_factor: bool = True,
-            replace_undefined_by: float = float("nan")) -> CVStar:
+def cv_star(
+    values: npt.ArrayLike,
+    *,
+    scale_min: float | None = None,
+    small_sample_factor: bool = True,
+    replace_undefined_by: float = float("nan"),
+) -> CVStar:
     r"""Unbiased coefficient of variation CV* (in percent) of ``values``.
 
     .. math::
@@ -171,12 +176,18 @@ def cv_star(values: npt.ArrayLike, *, scale_min: float | None = None, small_samp
     if scale_min is not None:
         scale_min = _scale_min(scale_min)
         _shifted(raw, scale_min)  # refuses a value below the scale, or beyond the float range after the shift
-    return cv_star_checked(raw, scale_min=scale_min, small_sample_factor=small_sample_factor,
-                           replace_undefined_by=replace_undefined_by)
+    return cv_star_checked(
+        raw, scale_min=scale_min, small_sample_factor=small_sample_factor, replace_undefined_by=replace_undefined_by
+    )
 
 
-def cv_star_checked(raw: np.ndarray, *, scale_min: float | None = None, small_sample_factor: bool = True,
-                    replace_undefined_by: float = float("nan")) -> CVStar:
+def cv_star_checked(
+    raw: np.ndarray,
+    *,
+    scale_min: float | None = None,
+    small_sample_factor: bool = True,
+    replace_undefined_by: float = float("nan"),
+) -> CVStar:
     """:func:`cv_star` of values already checked: ``raw`` a 1-D float array of at least two finite
     values, none below ``scale_min`` (a float or None), as a validated
     :class:`~qra_widgets.Study` guarantees; ``assess()`` validates the study once and calls this
@@ -214,8 +225,9 @@ def cv_star_checked(raw: np.ndarray, *, scale_min: float | None = None, small_sa
     return CVStar(float(value), mean, sd, ci95, n, within_1sd, within_2sd)
 
 
-def cv_star_batch(shifted: npt.ArrayLike, *, magnitude: npt.ArrayLike | None = None,
-                  small_sample_factor: bool = True) -> Batch:
+def cv_star_batch(
+    shifted: npt.ArrayLike, *, magnitude: npt.ArrayLike | None = None, small_sample_factor: bool = True
+) -> Batch:
     r"""CV* of every row of ``shifted`` (..., n) at once, NaN = a value not present: the one
     implementation behind :func:`cv_star` (one row) and the bootstrap (a (B, ..., n) stack).
 
@@ -255,8 +267,13 @@ def cv_star_batch(shifted: npt.ArrayLike, *, magnitude: npt.ArrayLike | None = N
             c4_n[n == k], factor[n == k] = c, f
         cv = _cv_formula(s, mean_scaled, c4_n, factor)
     mean = mean_scaled * np.ldexp(1.0, exponent)
-    reasons = undefined_reasons("CV*", n.size, count=(n.ravel(), 2, "value(s) present"), mean=mean.ravel(),
-                                magnitude=np.asarray(magnitude).ravel()).reshape(n.shape)
+    reasons = undefined_reasons(
+        "CV*",
+        n.size,
+        count=(n.ravel(), 2, "value(s) present"),
+        mean=mean.ravel(),
+        magnitude=np.asarray(magnitude).ravel(),
+    ).reshape(n.shape)
     return Batch(cv, reasons)
 
 
@@ -276,13 +293,17 @@ def _shifted(raw: np.ndarray, scale_min: float) -> np.ndarray:
     below = raw < scale_min
     if below.any():
         position = int(np.flatnonzero(below)[0])
-        raise QRAInputError(f"values: value {float(raw[position])!r} at position {position} is below scale_min {scale_min!r}")
+        raise QRAInputError(
+            f"values: value {float(raw[position])!r} at position {position} is below scale_min {scale_min!r}"
+        )
     with np.errstate(over="ignore"):
         shifted = raw - scale_min
     if not np.isfinite(shifted).all():
         position = int(np.flatnonzero(~np.isfinite(shifted))[0])
-        raise QRAInputError(f"values: value {float(raw[position])!r} at position {position} minus scale_min {scale_min!r} "
-                            "is beyond the float range")
+        raise QRAInputError(
+            f"values: value {float(raw[position])!r} at position {position} minus scale_min {scale_min!r} "
+            "is beyond the float range"
+        )
     return shifted
 
 
@@ -331,8 +352,13 @@ class SDStandardError:
     reason: str = ""
 
 
-def sd_standard_error(values: npt.ArrayLike, *, scale_min: float | None = None, normal: bool = True,
-                      replace_undefined_by: float = float("nan")) -> SDStandardError:
+def sd_standard_error(
+    values: npt.ArrayLike,
+    *,
+    scale_min: float | None = None,
+    normal: bool = True,
+    replace_undefined_by: float = float("nan"),
+) -> SDStandardError:
     r"""Standard error of the unbiased standard deviation s* of ``values``, and its 95% CI.
 
     .. math::
@@ -424,8 +450,10 @@ def sd_standard_error(values: npt.ArrayLike, *, scale_min: float | None = None, 
         kurtosis = float(sample_kurtosis(scaled, fisher=True, bias=False))
         variance += kurtosis / n
         if not variance > 0:
-            reason = (f"SE of s* (normal=False) is undefined: the estimated variance of s^2 is not positive "
-                      f"(sample excess kurtosis {kurtosis:.4g} with n = {n})")
+            reason = (
+                f"SE of s* (normal=False) is undefined: the estimated variance of s^2 is not positive "
+                f"(sample excess kurtosis {kurtosis:.4g} with n = {n})"
+            )
             missing = undefined(reason, replace_undefined_by)
             return SDStandardError(missing, (missing, missing), kurtosis, n, reason)
     if s == 0:
@@ -440,8 +468,10 @@ def _representable(*numbers: float) -> None:
     """Refuse values whose mean, s* or interval lies beyond the float range (near 1.8e308): CV*
     itself is scale-free, but the statistics reported beside it would be infinite."""
     if not all(math.isfinite(x) for x in numbers):
-        raise QRAInputError("values: their mean, standard deviation or its interval is beyond the float range "
-                            "(about 1.8e308); give them in a smaller unit")
+        raise QRAInputError(
+            "values: their mean, standard deviation or its interval is beyond the float range "
+            "(about 1.8e308); give them in a smaller unit"
+        )
 
 
 def pair_cv_star(a: npt.ArrayLike, b: npt.ArrayLike, *, small_sample_factor: bool = True) -> np.ndarray:

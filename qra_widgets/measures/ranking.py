@@ -153,7 +153,9 @@ def concordance_batch(x: npt.ArrayLike, y: npt.ArrayLike) -> tuple[np.ndarray, .
     return concordant, discordant, tied_x, tied_y, tied_both
 
 
-def rank_counts_batch(stack: npt.ArrayLike, *, ties: str = "sign", copies: npt.ArrayLike | None = None) -> tuple[np.ndarray, np.ndarray]:
+def rank_counts_batch(
+    stack: npt.ArrayLike, *, ties: str = "sign", copies: npt.ArrayLike | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     r"""Same-sign and compared system-pair counts of every replicate of ``stack`` (B, E, S),
     NaN = a missing score: the one implementation of :func:`rank_counts` and of the bootstrap.
 
@@ -184,7 +186,7 @@ def rank_counts_batch(stack: npt.ArrayLike, *, ties: str = "sign", copies: npt.A
     step = max(1, PAIR_BLOCK // max(array.shape[0] * array.shape[1], 1))
     pair = lambda k: k * (k - 1) // 2
     for start in range(0, first.size, step):
-        i, j = first[start:start + step], second[start:start + step]
+        i, j = first[start : start + step], second[start : start + step]
         signs = np.sign(array[:, :, i] - array[:, :, j])  # (B, E, block); NaN where a score is missing
         above, below, level = ((signs == v).sum(axis=1) for v in (1.0, -1.0, 0.0))
         if ties == "untied":

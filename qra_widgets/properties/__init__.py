@@ -118,8 +118,16 @@ def _load() -> dict[str, Property]:
         options = tuple(item["options"])
         if item.get("options_from") == "qcet":
             options = tuple(node.label for node in qcet_taxonomy().values())
-        catalogue[item["id"]] = Property(item["id"], item["name"], item["question"], item["kind"], options,
-                                         item["human_only"], item["per_criterion"], item.get("heds_question"))
+        catalogue[item["id"]] = Property(
+            item["id"],
+            item["name"],
+            item["question"],
+            item["kind"],
+            options,
+            item["human_only"],
+            item["per_criterion"],
+            item.get("heds_question"),
+        )
     return catalogue
 
 
@@ -135,11 +143,15 @@ def check_properties(values: dict, criteria: list[str] | None = None, where: str
         if property_id.startswith("x-"):
             continue
         if property_id not in PROPERTIES:
-            raise QRAInputError(f"{where}: unknown property {property_id!r}; use an id from the catalogue or prefix it with 'x-'")
+            raise QRAInputError(
+                f"{where}: unknown property {property_id!r}; use an id from the catalogue or prefix it with 'x-'"
+            )
         prop = PROPERTIES[property_id]
         if prop.per_criterion:
             if not isinstance(value, dict):
-                raise QRAInputError(f"{where}.{property_id}: is answered per quality criterion: expected {{criterion: value}}")
+                raise QRAInputError(
+                    f"{where}.{property_id}: is answered per quality criterion: expected {{criterion: value}}"
+                )
             for criterion, answer in value.items():
                 if criteria is not None and criterion not in criteria:
                     raise QRAInputError(f"{where}.{property_id}: unknown quality criterion {criterion!r}")
@@ -149,4 +161,13 @@ def check_properties(values: dict, criteria: list[str] | None = None, where: str
     return values
 
 
-__all__ = ["KINDS", "PROPERTIES", "QCET_URL", "Property", "QCETNode", "check_properties", "qcet_search", "qcet_taxonomy"]
+__all__ = [
+    "KINDS",
+    "PROPERTIES",
+    "QCET_URL",
+    "Property",
+    "QCETNode",
+    "check_properties",
+    "qcet_search",
+    "qcet_taxonomy",
+]

@@ -129,7 +129,7 @@ def guess_qcet(name: str) -> str | None:
         if _key(main) == key:
             return qcet_id
     wanted = str(name).strip().lower()
-    stem = wanted[:max(5, len(wanted) - 3)]
+    stem = wanted[: max(5, len(wanted) - 3)]
     for qcet_id, main in criteria:
         if any(word.startswith(stem) for word in main.replace("/", " ").split()):
             return qcet_id

@@ -93,8 +93,11 @@ def _may_hold_text(dtype) -> bool:
     default ``str`` (both ``StringDtype``), and ``category`` (whose categories may be text)."""
     import pandas as pd
 
-    return (pd.api.types.is_object_dtype(dtype) or isinstance(dtype, (pd.StringDtype, pd.CategoricalDtype))
-            or pd.api.types.is_string_dtype(dtype))
+    return (
+        pd.api.types.is_object_dtype(dtype)
+        or isinstance(dtype, (pd.StringDtype, pd.CategoricalDtype))
+        or pd.api.types.is_string_dtype(dtype)
+    )
 
 
 def safe_frame(frame):
@@ -116,8 +119,14 @@ def safe_frame(frame):
             continue
         values = frame.iloc[:, position].tolist()  # a scan of plain values: most columns need nothing
         if any(isinstance(v, str) and v.startswith(FORMULA_STARTS) for v in values):
-            frame.isetitem(position, pd.Series([safe_cell(v) for v in values], index=frame.index,
-                                               dtype=object if isinstance(dtype, pd.CategoricalDtype) else dtype))
+            frame.isetitem(
+                position,
+                pd.Series(
+                    [safe_cell(v) for v in values],
+                    index=frame.index,
+                    dtype=object if isinstance(dtype, pd.CategoricalDtype) else dtype,
+                ),
+            )
     frame.columns = [safe_cell(c) for c in frame.columns]
     if _may_hold_text(frame.index.dtype):
         frame.index = frame.index.map(safe_cell)
@@ -144,10 +153,12 @@ def frame_to_csv(frame, **options) -> str:
 
     options.setdefault("index", False)
     plain = {"index": False}
-    if options in (plain, {**plain, "quoting": csv.QUOTE_NONNUMERIC}) and len(frame.columns) \
-            and not isinstance(frame.columns, pd.MultiIndex):
-        text = _write(list(frame.columns), [series for _name, series in frame.items()],
-                      nonnumeric="quoting" in options)
+    if (
+        options in (plain, {**plain, "quoting": csv.QUOTE_NONNUMERIC})
+        and len(frame.columns)
+        and not isinstance(frame.columns, pd.MultiIndex)
+    ):
+        text = _write(list(frame.columns), [series for _name, series in frame.items()], nonnumeric="quoting" in options)
         if text is not None:
             return text
     return safe_frame(frame).to_csv(**options)
@@ -168,8 +179,11 @@ def columns_to_csv(columns: dict, *, nonnumeric: bool = False) -> str:
 
     import pandas as pd
 
-    text = _write(list(columns), [pd.Series(v, dtype=object) if isinstance(v, list) else v for v in columns.values()],
-                  nonnumeric=nonnumeric)
+    text = _write(
+        list(columns),
+        [pd.Series(v, dtype=object) if isinstance(v, list) else v for v in columns.values()],
+        nonnumeric=nonnumeric,
+    )
     if text is not None:
         return text
     return frame_to_csv(pd.DataFrame(columns), **({"quoting": csv.QUOTE_NONNUMERIC} if nonnumeric else {}))
@@ -192,7 +206,9 @@ def _write(names: list, arrays: list, nonnumeric: bool = False) -> str | None:
         if cells[-1] is None or (nonnumeric and _is_bool(values)):
             return None
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator=os.linesep, quoting=csv.QUOTE_NONNUMERIC if nonnumeric else csv.QUOTE_MINIMAL)
+    writer = csv.writer(
+        out, lineterminator=os.linesep, quoting=csv.QUOTE_NONNUMERIC if nonnumeric else csv.QUOTE_MINIMAL
+    )
     writer.writerow([safe_cell(name) for name in names])
     writer.writerows(zip(*cells))
     return out.getvalue()
@@ -246,12 +262,17 @@ def _cells(values):
         return text
     if isinstance(dtype, np.dtype) and dtype.kind in "iubO":
         text = np.array(np.asarray(values), dtype=object)
-    elif isinstance(dtype, (pd.StringDtype, pd.BooleanDtype)) or pd.api.types.is_integer_dtype(dtype) or (
-            isinstance(dtype, pd.CategoricalDtype) and dtype.categories.dtype.kind not in "Mm"):
+    elif (
+        isinstance(dtype, (pd.StringDtype, pd.BooleanDtype))
+        or pd.api.types.is_integer_dtype(dtype)
+        or (isinstance(dtype, pd.CategoricalDtype) and dtype.categories.dtype.kind not in "Mm")
+    ):
         text = np.asarray(values.astype(object))
     else:
         return None
     text[np.asarray(pd.isna(values))] = ""
-    if _may_hold_text(dtype) and any(isinstance(v, str) and (v.startswith(FORMULA_STARTS) or "\x00" in v) for v in text):
+    if _may_hold_text(dtype) and any(
+        isinstance(v, str) and (v.startswith(FORMULA_STARTS) or "\x00" in v) for v in text
+    ):
         text = [safe_cell(v) for v in text]
     return text

@@ -38,10 +38,30 @@ import html as _html
 import re
 from typing import Any
 
-__all__ = ["bibtex_field", "bibtex_key", "csv_cell", "csv_frame", "html", "latex", "latex_citation", "markdown_cell", "text"]
+__all__ = [
+    "bibtex_field",
+    "bibtex_key",
+    "csv_cell",
+    "csv_frame",
+    "html",
+    "latex",
+    "latex_citation",
+    "markdown_cell",
+    "text",
+]
 
-_LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-          "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+_LATEX = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
 _LINE_BREAKS = re.compile(r"\r\n|[\n\r\v\f\x85\u2028\u2029]")
 
 
@@ -90,7 +110,7 @@ def latex_citation(text: Any) -> str:
     text = _plain(text)
     out, position = [], 0
     for match in _CITE.finditer(text):
-        out.append(latex(text[position:match.start()]))
+        out.append(latex(text[position : match.start()]))
         options = "".join(f"[{latex(o)}]" for o in re.findall(r"\[([^\]]*)\]", match.group(2)))
         keys = ",".join(bibtex_key(k) for k in match.group(3).split(",") if k.strip())
         out.append(f"\\{match.group(1)}{options}{{{keys}}}")
@@ -131,7 +151,9 @@ def bibtex_field(text: Any) -> str:
     >>> bibtex_field('Missing } entry "x" @misc{')
     'Missing \\textbraceright{} entry "x" @misc\\textbraceleft{}'
     """
-    return "".join({"{": r"\textbraceleft{}", "}": r"\textbraceright{}"}.get(ch, _LATEX.get(ch, ch)) for ch in _plain(text))
+    return "".join(
+        {"{": r"\textbraceleft{}", "}": r"\textbraceright{}"}.get(ch, _LATEX.get(ch, ch)) for ch in _plain(text)
+    )
 
 
 _MARKDOWN = re.compile(r"([\\`*_\[\]|~])")

@@ -43,8 +43,13 @@ __all__ = [
     "to_markdown",
 ]
 AGREEMENT_HEADER = ["Experiment", "Quality criterion", "Measure", "Value", "Items", "Raters"]
-AGREEMENT_LABELS = {"alpha": "Krippendorff's α", "fleiss_kappa": "Fleiss' κ", "kappa": "Cohen's κ",
-                    "ac1": "Gwet's AC1", "bp": "Brennan–Prediger"}
+AGREEMENT_LABELS = {
+    "alpha": "Krippendorff's α",
+    "fleiss_kappa": "Fleiss' κ",
+    "kappa": "Cohen's κ",
+    "ac1": "Gwet's AC1",
+    "bp": "Brennan–Prediger",
+}
 
 
 def csv_head(conventions) -> str:
@@ -74,8 +79,12 @@ def signature_line(conventions) -> str:
 
 def to_markdown(assessment: Assessment, decimals: dict[str, int] | None = None) -> str:
     escape = markdown_cell  # names stay text: no markup, no new row, no HTML entity
-    lines = [f"**{escape(caption(assessment))}**", "", "| " + " | ".join(TEMPLATE_COLUMNS) + " |",
-             "|" + "|".join("---" for _ in TEMPLATE_COLUMNS) + "|"]
+    lines = [
+        f"**{escape(caption(assessment))}**",
+        "",
+        "| " + " | ".join(TEMPLATE_COLUMNS) + " |",
+        "|" + "|".join("---" for _ in TEMPLATE_COLUMNS) + "|",
+    ]
     lines += ["| " + " | ".join(escape(cell) for cell in row) + " |" for row in template_rows(assessment, decimals)]
     lines += [""] + [f"- {escape(note)}" for note in assessment.notes]
     lines += _agreement_markdown(assessment, escape)
@@ -86,8 +95,10 @@ def to_markdown(assessment: Assessment, decimals: dict[str, int] | None = None) 
 
 # ---------------------------------------------------------------------- pairwise sign tests
 
-SIGN_TESTS_NOTE = ("Two-sided binomial test per system pair (ties left out), p adjusted by Holm's method within "
-                   "each experiment and criterion.")
+SIGN_TESTS_NOTE = (
+    "Two-sided binomial test per system pair (ties left out), p adjusted by Holm's method within "
+    "each experiment and criterion."
+)
 
 
 def sign_test_records(study) -> list[dict]:
@@ -135,9 +146,16 @@ def agreement_rows(assessment: Assessment) -> list[list[str]]:
         if np.isfinite(record.get("ci_low", np.nan)):
             value += f" [{_format(record['ci_low'], OTHER_DECIMALS)}, {_format(record['ci_high'], OTHER_DECIMALS)}]"
             value += marks.get(record.get("ci_note", ""), "")
-        rows.append([record["experiment"], record["quality_criterion"],
-                     AGREEMENT_LABELS.get(record["measure"], record["measure"]),
-                     value, str(record["n_items"]), str(record["n_raters"])])
+        rows.append(
+            [
+                record["experiment"],
+                record["quality_criterion"],
+                AGREEMENT_LABELS.get(record["measure"], record["measure"]),
+                value,
+                str(record["n_items"]),
+                str(record["n_raters"]),
+            ]
+        )
     return rows
 
 
@@ -146,19 +164,37 @@ def _agreement_markdown(assessment: Assessment, escape) -> list[str]:
     rows = agreement_rows(assessment)
     if not rows:
         return lines
-    lines += ["", "**Annotator agreement within each experiment**", "",
-              "| " + " | ".join(AGREEMENT_HEADER) + " |", "|" + "|".join("---" for _ in AGREEMENT_HEADER) + "|"]
+    lines += [
+        "",
+        "**Annotator agreement within each experiment**",
+        "",
+        "| " + " | ".join(AGREEMENT_HEADER) + " |",
+        "|" + "|".join("---" for _ in AGREEMENT_HEADER) + "|",
+    ]
     return lines + ["| " + " | ".join(escape(cell) for cell in row) + " |" for row in rows]
 
 
 def to_latex(assessment: Assessment, decimals: dict[str, int] | None = None) -> str:
     body = [" & ".join(latex(cell) for cell in row) + r" \\" for row in template_rows(assessment, decimals)]
-    return "\n".join([
-        r"\begin{table}[t]", r"\centering", r"\begin{tabular}{llrrr}", r"\hline",
-        " & ".join(latex(c) for c in TEMPLATE_COLUMNS) + r" \\", r"\hline", *body, r"\hline",
-        r"\end{tabular}", rf"\caption{{{latex(_caption_with_intervals(assessment))}}}",
-        r"\end{table}", "", *_agreement_latex(assessment), f"% {signature_line(assessment.conventions)}", "",
-    ])
+    return "\n".join(
+        [
+            r"\begin{table}[t]",
+            r"\centering",
+            r"\begin{tabular}{llrrr}",
+            r"\hline",
+            " & ".join(latex(c) for c in TEMPLATE_COLUMNS) + r" \\",
+            r"\hline",
+            *body,
+            r"\hline",
+            r"\end{tabular}",
+            rf"\caption{{{latex(_caption_with_intervals(assessment))}}}",
+            r"\end{table}",
+            "",
+            *_agreement_latex(assessment),
+            f"% {signature_line(assessment.conventions)}",
+            "",
+        ]
+    )
 
 
 def _agreement_latex(assessment: Assessment) -> list[str]:
@@ -166,9 +202,20 @@ def _agreement_latex(assessment: Assessment) -> list[str]:
     if not rows:
         return []
     body = [" & ".join(latex(cell) for cell in row) + r" \\" for row in rows]
-    return [r"\begin{table}[t]", r"\centering", r"\begin{tabular}{lllrrr}", r"\hline",
-            " & ".join(latex(c) for c in AGREEMENT_HEADER) + r" \\", r"\hline", *body, r"\hline",
-            r"\end{tabular}", r"\caption{Annotator agreement within each experiment}", r"\end{table}", ""]
+    return [
+        r"\begin{table}[t]",
+        r"\centering",
+        r"\begin{tabular}{lllrrr}",
+        r"\hline",
+        " & ".join(latex(c) for c in AGREEMENT_HEADER) + r" \\",
+        r"\hline",
+        *body,
+        r"\hline",
+        r"\end{tabular}",
+        r"\caption{Annotator agreement within each experiment}",
+        r"\end{table}",
+        "",
+    ]
 
 
 def to_csv(assessment: Assessment) -> str:
@@ -188,8 +235,11 @@ def to_csv(assessment: Assessment) -> str:
     from .csvsafe import columns_to_csv, frame_to_csv
 
     head = csv_head(assessment.conventions)
-    text = (columns_to_csv(assessment._columns(), nonnumeric=True) if assessment.rows  # the frame's text, no frame
-            else frame_to_csv(assessment.to_frame(), quoting=csv.QUOTE_NONNUMERIC))
+    text = (
+        columns_to_csv(assessment._columns(), nonnumeric=True)
+        if assessment.rows  # the frame's text, no frame
+        else frame_to_csv(assessment.to_frame(), quoting=csv.QUOTE_NONNUMERIC)
+    )
     agreement = assessment.annotator_agreement()
     text = head + text + ("\n" + frame_to_csv(agreement, quoting=csv.QUOTE_NONNUMERIC) if len(agreement) else "")
     signs = sign_test_frame(assessment.study)
@@ -205,12 +255,18 @@ def to_json(assessment: Assessment) -> str:
     shortest text that reads back as the same float)."""
     import json
 
-    return json.dumps({**signature_fields(assessment.conventions),
-                       "results": json_records(assessment.to_frame()),
-                       "annotator_agreement": json_records(assessment.annotator_agreement()),
-                       "bootstrap": assessment.bootstrap_info,
-                       **({"sign_tests": signs} if (signs := sign_test_records(assessment.study)) else {})},
-                      indent=1, allow_nan=False, default=str)
+    return json.dumps(
+        {
+            **signature_fields(assessment.conventions),
+            "results": json_records(assessment.to_frame()),
+            "annotator_agreement": json_records(assessment.annotator_agreement()),
+            "bootstrap": assessment.bootstrap_info,
+            **({"sign_tests": signs} if (signs := sign_test_records(assessment.study)) else {}),
+        },
+        indent=1,
+        allow_nan=False,
+        default=str,
+    )
 
 
 def to_html(assessment: Assessment) -> str:
@@ -223,8 +279,11 @@ def to_html(assessment: Assessment) -> str:
     agreement = agreement_rows(assessment)
     extra = ""
     if agreement:
-        extra += table(pd.DataFrame(agreement, columns=AGREEMENT_HEADER), css="qra-template",
-                       caption="Annotator agreement within each experiment")
+        extra += table(
+            pd.DataFrame(agreement, columns=AGREEMENT_HEADER),
+            css="qra-template",
+            caption="Annotator agreement within each experiment",
+        )
     extra += f"<p class='qra-cite'><small>{escape(signature_line(assessment.conventions))}</small></p>"
     return template_html(assessment) + extra
 
@@ -272,9 +331,11 @@ def _interval_sentence(assessment: Assessment, quality_criterion: str, system: s
         return ""
     high = "infinity" if np.isinf(found[1]) else _significant(found[1])
     caution = assessment.ci_note(key, assessment.cv[(quality_criterion, system)].cv_star)
-    return (f" The {assessment.bootstrap_info.get('ci', 0.95):.0%} confidence interval of CV* is "
-            f"[{_significant(found[0])}, {high}] ({found[2]}, over {found[4]})."
-            + (f" Caution: {caution}." if caution else ""))
+    return (
+        f" The {assessment.bootstrap_info.get('ci', 0.95):.0%} confidence interval of CV* is "
+        f"[{_significant(found[0])}, {high}] ({found[2]}, over {found[4]})."
+        + (f" Caution: {caution}." if caution else "")
+    )
 
 
 def _within_sentence(result: m.CVStar) -> str:
@@ -283,8 +344,10 @@ def _within_sentence(result: m.CVStar) -> str:
         return "Measured values fall within one standard deviation."
     if result.within_2sd == 1:
         return f"All measured values fall within two standard deviations, {percent(result.within_1sd)} within one standard deviation."
-    return (f"{percent(result.within_2sd)} of measured values fall within two standard deviations, "
-            f"{percent(result.within_1sd)} within one standard deviation.")
+    return (
+        f"{percent(result.within_2sd)} of measured values fall within two standard deviations, "
+        f"{percent(result.within_1sd)} within one standard deviation."
+    )
 
 
 def _significant(value: float, digits: int = 4) -> str:
@@ -307,13 +370,16 @@ def frame_markdown(frame, *, floatfmt: str = ".3g") -> str:
     |---|---|
     | A\\|B | 0.123 |
     """
+
     def cell(value) -> str:
         if isinstance(value, (float, np.floating)):
             return "nan" if np.isnan(value) else format(float(value), floatfmt)
         return str(value)
 
-    lines = ["| " + " | ".join(markdown_cell(str(c)) for c in frame.columns) + " |",
-             "|" + "|".join("---" for _ in frame.columns) + "|"]
+    lines = [
+        "| " + " | ".join(markdown_cell(str(c)) for c in frame.columns) + " |",
+        "|" + "|".join("---" for _ in frame.columns) + "|",
+    ]
     lines += ["| " + " | ".join(markdown_cell(cell(v)) for v in row) + " |" for row in frame.itertuples(index=False)]
     return "\n".join(lines)
 

@@ -38,9 +38,18 @@ def _missing(value) -> bool:
     return type(value).__name__ in ("NAType", "NaTType")
 
 
-def table(frame, *, headers: dict | None = None, decimals: int = 3, css: str = "", caption: str = "",
-          link: Callable[[str], str] | None = None, scroll: bool = False, numeric: Collection[str] = (),
-          row_classes: Sequence[str] | None = None) -> str:
+def table(
+    frame,
+    *,
+    headers: dict | None = None,
+    decimals: int = 3,
+    css: str = "",
+    caption: str = "",
+    link: Callable[[str], str] | None = None,
+    scroll: bool = False,
+    numeric: Collection[str] = (),
+    row_classes: Sequence[str] | None = None,
+) -> str:
     """``frame`` as an HTML table: ``headers`` maps column names to the words shown, numeric
     columns (``qra-num``; also the columns named in ``numeric``, e.g. numbers already formatted as
     text) show floats at ``decimals`` places and "–" where undefined, a list becomes "a, b",
@@ -51,8 +60,10 @@ def table(frame, *, headers: dict | None = None, decimals: int = 3, css: str = "
 
     names = headers or {}
     numeric = [frame[c].dtype.kind in "fiu" or c in numeric for c in frame.columns]
-    head = "".join(("<th scope='col' class='qra-num'>" if num else "<th scope='col'>") + f"{escape(names.get(c, c))}</th>"
-                   for c, num in zip(frame.columns, numeric))
+    head = "".join(
+        ("<th scope='col' class='qra-num'>" if num else "<th scope='col'>") + f"{escape(names.get(c, c))}</th>"
+        for c, num in zip(frame.columns, numeric)
+    )
     body = []
     for row in frame.itertuples(index=False):
         cells = []
@@ -77,8 +88,14 @@ def table(frame, *, headers: dict | None = None, decimals: int = 3, css: str = "
     return f"<div class='qra-scroll'>{out}</div>" if scroll else out
 
 
-def template_html(assessment: Assessment, intervals: bool | None = None, *, caption: bool = True,
-                  footnotes: bool = True, css: str = "") -> str:
+def template_html(
+    assessment: Assessment,
+    intervals: bool | None = None,
+    *,
+    caption: bool = True,
+    footnotes: bool = True,
+    css: str = "",
+) -> str:
     """The QRA++ template as HTML: the cells of :func:`~qra_widgets.report.formats.template_rows`
     (values, and with ``intervals`` each interval after its value, "12.01 [9.8, 14.3]"), one
     ``<tbody class='qra-type qra-type-I'>`` per result type, a system's row ``qra-system-row``, an
@@ -89,24 +106,33 @@ def template_html(assessment: Assessment, intervals: bool | None = None, *, capt
 
     shown = intervals if intervals is not None else bool(assessment.intervals)
     value_columns = {c for c in TEMPLATE_COLUMNS if c.endswith("level")}
-    head = "".join(("<th scope='col' class='qra-num'>" if c in value_columns else "<th scope='col'>") + f"{escape(c)}</th>"
-                   for c in TEMPLATE_COLUMNS)
+    head = "".join(
+        ("<th scope='col' class='qra-num'>" if c in value_columns else "<th scope='col'>") + f"{escape(c)}</th>"
+        for c in TEMPLATE_COLUMNS
+    )
     groups: list[tuple[str, list[str]]] = []
     for row in template_rows(assessment, intervals=shown):
         first = str(row[0])
         if first.startswith("Type ") or not groups:
             groups.append((first.split(":")[0].removeprefix("Type ").strip() if first.startswith("Type ") else "", []))
         kind = " class='qra-system-row'" if first.startswith(" ") else ""  # the template indents a system
-        cells = "".join("<td class='qra-num qra-na'>–</td>" if v == "nan" else  # undefined: its reason is in the notes
-                        ("<td class='qra-num'>" if c in value_columns else "<td>") + f"{escape(str(v).strip())}</td>"
-                        for c, v in zip(TEMPLATE_COLUMNS, row))
+        cells = "".join(
+            "<td class='qra-num qra-na'>–</td>"
+            if v == "nan"
+            # undefined: its reason is in the notes
+            else ("<td class='qra-num'>" if c in value_columns else "<td>") + f"{escape(str(v).strip())}</td>"
+            for c, v in zip(TEMPLATE_COLUMNS, row)
+        )
         groups[-1][1].append(f"<tr{kind}>{cells}</tr>")
     body = "".join(f"<tbody class='qra-type qra-type-{kind}'>{''.join(rows)}</tbody>" for kind, rows in groups)
     text = caption_of(assessment) + (f". {interval_caption(assessment)}" if shown and assessment.bootstrap_info else "")
     top = f"<p class='qra-caption'>{escape(text)}</p>" if caption else ""
     cautions = assessment.caution_footnotes() if footnotes else []
     reasons = [note for note in assessment.notes if note not in cautions] if footnotes else []
-    lists = "".join(f"<ul class='{css}'>" + "".join(f"<li>{escape(line)}</li>" for line in lines) + "</ul>"
-                    for css, lines in (("qra-notes", reasons), ("qra-cautions", cautions)) if lines)
+    lists = "".join(
+        f"<ul class='{css}'>" + "".join(f"<li>{escape(line)}</li>" for line in lines) + "</ul>"
+        for css, lines in (("qra-notes", reasons), ("qra-cautions", cautions))
+        if lines
+    )
     classes = " ".join(["qra-template", *css.split()])
     return f"<div class='qra-scroll'>{top}<table class='{classes}'><thead><tr>{head}</tr></thead>{body}</table>{lists}</div>"

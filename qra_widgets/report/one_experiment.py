@@ -49,24 +49,51 @@ def one_experiment_report(study, fmt: str, conventions) -> str:
     from ..ratings import annotator_agreement
 
     experiments = sorted({e for (_q, _s, e) in study.scores}) or [e.id for e in study.experiments]
-    note = (f"QRA compares experiments: this study has results from one ({', '.join(experiments)}), so there is no "
-            f"CV*, r, rho or P to report; add the original's system values (an experiment with \"scores\") or a "
-            f"second experiment's annotations.")
-    values = pd.DataFrame([{"quality_criterion": q, "system": s, "experiment": e, "value": v,
-                            "source": study.sources.get((q, s, e), "")} for (q, s, e), v in study.scores.items()],
-                          columns=["quality_criterion", "system", "experiment", "value", "source"])
+    note = (
+        f"QRA compares experiments: this study has results from one ({', '.join(experiments)}), so there is no "
+        f'CV*, r, rho or P to report; add the original\'s system values (an experiment with "scores") or a '
+        f"second experiment's annotations."
+    )
+    values = pd.DataFrame(
+        [
+            {
+                "quality_criterion": q,
+                "system": s,
+                "experiment": e,
+                "value": v,
+                "source": study.sources.get((q, s, e), ""),
+            }
+            for (q, s, e), v in study.scores.items()
+        ],
+        columns=["quality_criterion", "system", "experiment", "value", "source"],
+    )
     agreement = annotator_agreement(study, conventions)
     if fmt == "json":
-        data = {**signature_fields(conventions), "study": study.id, "conventions": conventions.stamp(), "note": note,
-                "system_values": values.to_dict(orient="records"),
-                "annotator_agreement": json.loads(agreement.to_json(orient="records"))}
+        data = {
+            **signature_fields(conventions),
+            "study": study.id,
+            "conventions": conventions.stamp(),
+            "note": note,
+            "system_values": values.to_dict(orient="records"),
+            "annotator_agreement": json.loads(agreement.to_json(orient="records")),
+        }
         return with_sign_tests(json.dumps(data, indent=1) + "\n", study, "json")
     if fmt == "csv":
-        text = csv_head(conventions) + frame_to_csv(values, **QUOTED) + (
-            "\n" + frame_to_csv(agreement, **QUOTED) if not agreement.empty else "")
+        text = (
+            csv_head(conventions)
+            + frame_to_csv(values, **QUOTED)
+            + ("\n" + frame_to_csv(agreement, **QUOTED) if not agreement.empty else "")
+        )
         return with_sign_tests(text, study, "csv")
-    lines = [f"# {markdown_cell(study.name or study.id)}", "", f"Note: {markdown_cell(note)}", "", "## System values", "",
-             frame_markdown(values, floatfmt=".4g")]
+    lines = [
+        f"# {markdown_cell(study.name or study.id)}",
+        "",
+        f"Note: {markdown_cell(note)}",
+        "",
+        "## System values",
+        "",
+        frame_markdown(values, floatfmt=".4g"),
+    ]
     if not agreement.empty:
         lines += ["", "## Annotator agreement within each experiment", "", frame_markdown(agreement, floatfmt=".3f")]
     text = with_sign_tests("\n".join(lines) + "\n", study, "markdown")

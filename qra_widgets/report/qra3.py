@@ -35,10 +35,22 @@ def _cells(data: dict) -> list[dict]:
             if result is None:  # fewer than two values: no CV*
                 value = None
             else:
-                value = result["unbiased_coefficient_of_variation"] if result["apply_over_correction"] else result["coefficient_of_variation"]
-            block.append({"qc": qc, "system": system, "measure": "cv" if i == 0 else "", "system_level": ("cv", value),
-                          "qc_level": ("cv", one["Criterion"]["criterion"][qc]["v"]) if i == 0 else None,
-                          "qc_span": len(listed), "first_of_qc": i == 0})
+                value = (
+                    result["unbiased_coefficient_of_variation"]
+                    if result["apply_over_correction"]
+                    else result["coefficient_of_variation"]
+                )
+            block.append(
+                {
+                    "qc": qc,
+                    "system": system,
+                    "measure": "cv" if i == 0 else "",
+                    "system_level": ("cv", value),
+                    "qc_level": ("cv", one["Criterion"]["criterion"][qc]["v"]) if i == 0 else None,
+                    "qc_span": len(listed),
+                    "first_of_qc": i == 0,
+                }
+            )
     if block:
         block[0]["study_level"] = ("cv", one["Study"]["study"]["All"]["v"])
         rows.append({"type": "Type I", "rows": block, "headline": "system_level"})
@@ -47,10 +59,24 @@ def _cells(data: dict) -> list[dict]:
     prefix = "mean " if data["n"] > 2 else ""
     for qc in criteria:
         measures = two[qc]["per_measure_results"]
-        labelled = [("r", measures["pearson"]["v"]), ("rho", measures["spearman"]["v"]), ("W", measures["kendall"]["v"])]
+        labelled = [
+            ("r", measures["pearson"]["v"]),
+            ("rho", measures["spearman"]["v"]),
+            ("W", measures["kendall"]["v"]),
+        ]
         for i, (measure, value) in enumerate(labelled):
-            block.append({"qc": qc, "system": "all", "measure": measure, "prefix": prefix, "system_level": ("na", None),
-                          "qc_level": ("3", value), "qc_span": len(labelled), "first_of_qc": i == 0})
+            block.append(
+                {
+                    "qc": qc,
+                    "system": "all",
+                    "measure": measure,
+                    "prefix": prefix,
+                    "system_level": ("na", None),
+                    "qc_level": ("3", value),
+                    "qc_span": len(labelled),
+                    "first_of_qc": i == 0,
+                }
+            )
     if block:
         block[0]["study_level"] = ("na", None)
         rows.append({"type": "Type II", "rows": block, "headline": "qc_level"})
@@ -59,8 +85,17 @@ def _cells(data: dict) -> list[dict]:
     for qc in criteria:
         counts = four["Criterion"]["criterion"][qc]
         value = counts["n"] / counts["d"] if counts["d"] else None
-        block.append({"qc": qc, "system": "all", "measure": "P", "system_level": ("na", None), "qc_level": ("3", value),
-                      "qc_span": 1, "first_of_qc": True})
+        block.append(
+            {
+                "qc": qc,
+                "system": "all",
+                "measure": "P",
+                "system_level": ("na", None),
+                "qc_level": ("3", value),
+                "qc_span": 1,
+                "first_of_qc": True,
+            }
+        )
     if block:
         total = four["Study"]["study"]["All"]
         block[0]["study_level"] = ("3", total["n"] / total["d"] if total["d"] else None)
@@ -84,8 +119,13 @@ def _plain(cell: tuple | None) -> str:
 
 
 _CSV_MEASURES = {"cv": "(mean) CV*↓", "r": "r ↑", "rho": "ρ ↑", "W": "W ↑", "P": "P↑"}
-_TEX_MEASURES = {"cv": r"(mean) CV$^*$$\downarrow$", "r": r"$r$~$\uparrow$", "rho": r"$\rho$~$\uparrow$",
-                 "W": r"$W\!$~$\uparrow$", "P": r"$P\uparrow$"}
+_TEX_MEASURES = {
+    "cv": r"(mean) CV$^*$$\downarrow$",
+    "r": r"$r$~$\uparrow$",
+    "rho": r"$\rho$~$\uparrow$",
+    "W": r"$W\!$~$\uparrow$",
+    "P": r"$P\uparrow$",
+}
 
 
 def table_csv(data: dict) -> str:
@@ -100,15 +140,40 @@ def table_csv(data: dict) -> str:
 
     out = _io.StringIO()
     writer = NulSafeWriter(out, lineterminator="\n")  # a NUL in a name: U+FFFD on every Python
-    writer.writerow(["Type of Result", "QC", "System", "Measure applied", "System level", "QC level", f"Study level (n={data['n']})"])
+    writer.writerow(
+        [
+            "Type of Result",
+            "QC",
+            "System",
+            "Measure applied",
+            "System level",
+            "QC level",
+            f"Study level (n={data['n']})",
+        ]
+    )
     for b, block in enumerate(_cells(data)):
         if b:
             writer.writerow([""] * 7)
         for i, row in enumerate(block["rows"]):
             measure = row["measure"]
-            label = "" if not measure else (row.get("prefix", "") + _CSV_MEASURES[measure] if measure in ("r", "rho") else _CSV_MEASURES[measure])
-            cells = [block["type"] if i == 0 else "", row["qc"] if row["first_of_qc"] else "", row["system"], label,
-                     _plain(row["system_level"]), _plain(row.get("qc_level")), _plain(row.get("study_level"))]
+            label = (
+                ""
+                if not measure
+                else (
+                    row.get("prefix", "") + _CSV_MEASURES[measure]
+                    if measure in ("r", "rho")
+                    else _CSV_MEASURES[measure]
+                )
+            )
+            cells = [
+                block["type"] if i == 0 else "",
+                row["qc"] if row["first_of_qc"] else "",
+                row["system"],
+                label,
+                _plain(row["system_level"]),
+                _plain(row.get("qc_level")),
+                _plain(row.get("study_level")),
+            ]
             writer.writerow([safe_cell(cell) for cell in cells])  # read by people: names cannot run as formulas
     return out.getvalue()
 
@@ -157,13 +222,18 @@ def table_tex(data: dict, settings: dict) -> str:
         r"\begin{table*}",
         r"    \centering",
         r"    \footnotesize",
-        (rf"    \caption{{\textbf{{{tex_escape(data['name'])}}}: QRA reproducibility assessment for {words} comparable experiments "
-         rf"(n={n}){cited}. {legend}; n/a $=$ measure does not apply at this level.}}"),
+        (
+            rf"    \caption{{\textbf{{{tex_escape(data['name'])}}}: QRA reproducibility assessment for {words} comparable experiments "
+            rf"(n={n}){cited}. {legend}; n/a $=$ measure does not apply at this level.}}"
+        ),
         r"    \begin{tabular}{|p{1.2cm}|p{0.8cm}|p{1.9cm}|p{2.0cm}|C{1.5cm}|C{1.5cm}|C{1.5cm}|}",
         r"        \hline",
-        (r"        \multirow{1}{*}{\textbf{Type of}} & \multirow{2}{*}{\textbf{QC}} & \multirow{2}{*}{\textbf{System}} & "
-         r"\multirow{1}{*}{\textbf{Measure}} & \multicolumn{3}{c|}{\textbf{Degree of reproducibility ($n="
-         + str(n) + r"$)}}\\"),
+        (
+            r"        \multirow{1}{*}{\textbf{Type of}} & \multirow{2}{*}{\textbf{QC}} & \multirow{2}{*}{\textbf{System}} & "
+            r"\multirow{1}{*}{\textbf{Measure}} & \multicolumn{3}{c|}{\textbf{Degree of reproducibility ($n="
+            + str(n)
+            + r"$)}}\\"
+        ),
         r"        \cline{5-7}",
         r"        \textbf{Result} & && \textbf{applied} &  System level& QC level & Study level \\",
         r"        \hline",
@@ -177,7 +247,11 @@ def table_tex(data: dict, settings: dict) -> str:
             if block["type"] == "Type I":
                 label = _multirow(qc_span, _TEX_MEASURES["cv"]) if measure else ""
             else:
-                label = (row.get("prefix", "").replace(" ", "~") + _TEX_MEASURES[measure]) if measure in ("r", "rho") else _TEX_MEASURES[measure]
+                label = (
+                    (row.get("prefix", "").replace(" ", "~") + _TEX_MEASURES[measure])
+                    if measure in ("r", "rho")
+                    else _TEX_MEASURES[measure]
+                )
             cells = {}
             for level in ("system_level", "qc_level", "study_level"):
                 value = row.get(level)
@@ -192,7 +266,11 @@ def table_tex(data: dict, settings: dict) -> str:
             line = [
                 _multirow(span, block["type"]) if i == 0 else "",
                 _multirow(qc_span, tex_escape(abbreviation[row["qc"]])) if row["first_of_qc"] else "",
-                tex_escape(row["system"]), label, cells["system_level"], cells["qc_level"], cells["study_level"],
+                tex_escape(row["system"]),
+                label,
+                cells["system_level"],
+                cells["qc_level"],
+                cells["study_level"],
             ]
             lines.append("\t\t\t" + " & ".join(line) + r" \\")
         lines.append("\t\t\t\\hline")
@@ -209,8 +287,14 @@ def references_bib(settings: dict) -> str:
     for citation in [*settings["experiments"].values(), settings.get("citation", "")]:
         keys += cite_keys(citation or "")
     keys = list(dict.fromkeys(keys))
-    return "".join(f'@misc{{{key},\n  note = "{bibtex_field("Missing BibTeX entry for " + key)}"\n}}\n\n'
-                   for key in keys).rstrip("\n") + "\n" if keys else ""
+    return (
+        "".join(
+            f'@misc{{{key},\n  note = "{bibtex_field("Missing BibTeX entry for " + key)}"\n}}\n\n' for key in keys
+        ).rstrip("\n")
+        + "\n"
+        if keys
+        else ""
+    )
 
 
 def _config_entry(study: Study, conventions: Conventions, resolved_scale: bool) -> dict:
@@ -240,12 +324,17 @@ def _config_entry(study: Study, conventions: Conventions, resolved_scale: bool) 
         entry["type_iii_krippendorff_alpha_mode"] = alpha
     if "type_iii_ordinal_labels" in settings:
         entry["type_iii_ordinal_labels"] = settings["type_iii_ordinal_labels"]
-    entry["experiments"] = {e: latex_citation(c or rf"\citet{{{bibtex_key(e)}}}") for e, c in settings["experiments"].items()}
+    entry["experiments"] = {
+        e: latex_citation(c or rf"\citet{{{bibtex_key(e)}}}") for e, c in settings["experiments"].items()
+    }
     entry["citation"] = latex_citation(settings.get("citation") or rf"\citet{{{bibtex_key(study.id)}}}")
     criteria = {}
     for qc in study.quality_criteria:
-        item = {"map": qc.name, "apply_over_correction": conventions.small_sample_factor,
-                "normal_data": settings["criteria"][qc.name]["normal_data"]}
+        item = {
+            "map": qc.name,
+            "apply_over_correction": conventions.small_sample_factor,
+            "normal_data": settings["criteria"][qc.name]["normal_data"],
+        }
         if resolved_scale or len(scales) > 1:
             item["scale_starts_at"] = _plain_number(qc.scale_min)
         criteria[settings["criteria"][qc.name]["abbreviation"]] = item
@@ -261,10 +350,16 @@ def _given_config(study: Study) -> dict | None:
     if not isinstance(given, dict):
         return None
     criteria = given.get("criteria", {})
-    maps = {item.get("map", abbr): item.get("scale_starts_at", given.get("scale_starts_at", 0)) for abbr, item in criteria.items()}
-    fits = all(q.name in maps and float(maps[q.name]) == q.scale_min for q in study.quality_criteria) \
-        and [e.id for e in study.experiments] == [e for e in given.get("experiments", {}) if e in {x.id for x in study.experiments}] \
+    maps = {
+        item.get("map", abbr): item.get("scale_starts_at", given.get("scale_starts_at", 0))
+        for abbr, item in criteria.items()
+    }
+    fits = (
+        all(q.name in maps and float(maps[q.name]) == q.scale_min for q in study.quality_criteria)
+        and [e.id for e in study.experiments]
+        == [e for e in given.get("experiments", {}) if e in {x.id for x in study.experiments}]
         and all(e.id in given.get("experiments", {}) for e in study.experiments)
+    )
     return json.loads(json.dumps(given)) if fits else None
 
 
@@ -318,8 +413,14 @@ def _safe_folder(name: str) -> str:
     return name
 
 
-def write_outputs(studies: list[Study], out_dir: str | os.PathLike, *, force: bool = False,
-                  conventions: str | Conventions | None = None, source: str | None = None) -> list[Path]:
+def write_outputs(
+    studies: list[Study],
+    out_dir: str | os.PathLike,
+    *,
+    force: bool = False,
+    conventions: str | Conventions | None = None,
+    source: str | None = None,
+) -> list[Path]:
     """Write ``out_dir/<study>/`` with QRA3's five files for each study, and ``out_dir/config.json``
     (the config of every study written, as QRA3 leaves it beside the study folders).
 
@@ -332,8 +433,11 @@ def write_outputs(studies: list[Study], out_dir: str | os.PathLike, *, force: bo
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
         raise QRAInputError(f"{out}: --out-dir is a file, not a folder")
-    planned = {out / _safe_folder(study.id) / name: text
-               for study in studies for name, text in outputs(study, conventions, source=source).items()}
+    planned = {
+        out / _safe_folder(study.id) / name: text
+        for study in studies
+        for name, text in outputs(study, conventions, source=source).items()
+    }
     combined: dict[str, dict] = {}
     for study in studies:
         combined.update(export([study])[1])
@@ -396,8 +500,9 @@ def export(studies: list[Study]) -> tuple[str, dict]:
         order = {e.id: i for i, e in enumerate(study.experiments)}
         qcs = {q.name: i for i, q in enumerate(study.quality_criteria)}
         systems = {s: i for i, s in enumerate(study.systems)}
-        for (qc, system, experiment), value in sorted(study.scores.items(),
-                                                      key=lambda kv: (qcs[kv[0][0]], order[kv[0][2]], systems[kv[0][1]])):
+        for (qc, system, experiment), value in sorted(
+            study.scores.items(), key=lambda kv: (qcs[kv[0][0]], order[kv[0][2]], systems[kv[0][1]])
+        ):
             writer.writerow([settings["key"], study.id, experiment, system, qc, repr(float(value))])
     return out.getvalue(), config
 

@@ -70,14 +70,20 @@ def qra3_settings(study: Study) -> dict:
     """QRA3 settings of ``study``: those it was read with, or made up from the study itself."""
     stored = study.metadata.get(QRA3_KEY) or {}
     criteria = stored.get("criteria", {})
-    abbreviations = _abbreviations([q.name for q in study.quality_criteria],
-                                   {name: c.get("abbreviation") for name, c in criteria.items()})
+    abbreviations = _abbreviations(
+        [q.name for q in study.quality_criteria], {name: c.get("abbreviation") for name, c in criteria.items()}
+    )
     return {
         "key": stored.get("key", study.id),
         "citation": stored.get("citation", ""),
         "experiments": {e.id: stored.get("experiments", {}).get(e.id, "") for e in study.experiments},
-        "criteria": {q.name: {"abbreviation": abbreviations[q.name],
-                              "normal_data": criteria.get(q.name, {}).get("normal_data", True)} for q in study.quality_criteria},
+        "criteria": {
+            q.name: {
+                "abbreviation": abbreviations[q.name],
+                "normal_data": criteria.get(q.name, {}).get("normal_data", True),
+            }
+            for q in study.quality_criteria
+        },
         **{k: v for k, v in stored.items() if k.startswith("type_iii_")},
     }
 
@@ -169,11 +175,18 @@ def results(study: Study, conventions: str | Conventions | None = None) -> dict:
             }
         systems_block[qc.name] = {"criterion": [qc.name], "results": per_system}
         criterion_cv[qc.name] = {"v": _number(_value(assessment, "CV*", "qc", qc.name)), "method": "mean"}
-    type_one = {"result_type": "Type I", "precision": 2, "per_level_results": {
-        "Criterion": {**level("Criterion"), "criterion": criterion_cv},
-        "Study": {**level("Study"), "study": {"All": {"v": _number(_value(assessment, "CV*", "study")), "method": "mean"}}},
-        "System": {**level("System"), "system": systems_block},
-    }}
+    type_one = {
+        "result_type": "Type I",
+        "precision": 2,
+        "per_level_results": {
+            "Criterion": {**level("Criterion"), "criterion": criterion_cv},
+            "Study": {
+                **level("Study"),
+                "study": {"All": {"v": _number(_value(assessment, "CV*", "study")), "method": "mean"}},
+            },
+            "System": {**level("System"), "system": systems_block},
+        },
+    }
 
     two_criterion, two_pairwise, four_criterion, four_pairwise = {}, {}, {}, {}
     total = m.RankCounts(0, 0)
@@ -185,14 +198,24 @@ def results(study: Study, conventions: str | Conventions | None = None) -> dict:
         w = _value(assessment, "W", "qc", qc.name)
         if math.isnan(w) and len(scored_rows) == 2 and k >= 2:  # assess() reports tau, not W, for two experiments
             w = _quiet(m.kendall_w, matrix[scored_rows][:, complete], **conventions.to_kwargs("kendall_w"))
-        w_p = (_quiet(kendall_w_pvalue, matrix[scored_rows], **conventions.to_kwargs("kendall_w_pvalue"))
-               if not math.isnan(w) else None)
-        two_criterion[qc.name] = {"criterion": [qc.name], "per_measure_results": {
-            "kendall": {"v": _number(w), "p": _number(w_p), "measure": "kendall",
-                        "measurements": matrix[scored_rows][:, complete].tolist()},
-            "pearson": {"v": _number(_value(assessment, "r", "qc", qc.name)), "method": "mean"},
-            "spearman": {"v": _number(_value(assessment, "rho", "qc", qc.name)), "method": "mean"},
-        }}
+        w_p = (
+            _quiet(kendall_w_pvalue, matrix[scored_rows], **conventions.to_kwargs("kendall_w_pvalue"))
+            if not math.isnan(w)
+            else None
+        )
+        two_criterion[qc.name] = {
+            "criterion": [qc.name],
+            "per_measure_results": {
+                "kendall": {
+                    "v": _number(w),
+                    "p": _number(w_p),
+                    "measure": "kendall",
+                    "measurements": matrix[scored_rows][:, complete].tolist(),
+                },
+                "pearson": {"v": _number(_value(assessment, "r", "qc", qc.name)), "method": "mean"},
+                "spearman": {"v": _number(_value(assessment, "rho", "qc", qc.name)), "method": "mean"},
+            },
+        }
         pairs: dict[str, dict] = {"pearson": {}, "spearman": {}}
         four_pairs: dict[str, dict] = {}
         counts = m.RankCounts(0, 0)
@@ -205,15 +228,24 @@ def results(study: Study, conventions: str | Conventions | None = None) -> dict:
                 name = f"{experiments[a]}|{experiments[b]}"
                 measurements = {experiments[a]: x.tolist(), experiments[b]: y.tolist()}
                 for measure, function, short in (("pearson", m.pearson_r, "r"), ("spearman", m.spearman_rho, "rho")):
-                    pairs[measure][name] = {"v": _number(_quiet(function, x, y)),
-                                            "p": _number(_quiet(correlation_pvalue, x, y, measure=short)),
-                                            "measure": measure, "measurements": measurements}
+                    pairs[measure][name] = {
+                        "v": _number(_quiet(function, x, y)),
+                        "p": _number(_quiet(correlation_pvalue, x, y, measure=short)),
+                        "measure": measure,
+                        "measurements": measurements,
+                    }
                 pair_counts = m.rank_counts(np.vstack([x, y]), **conventions.to_kwargs("rank_counts"))
                 counts += pair_counts
                 four_pairs[name] = {"n": pair_counts.same, "d": pair_counts.compared, "x": x.tolist(), "y": y.tolist()}
         total += counts
-        two_pairwise[qc.name] = {"criterion": [qc.name], "per_measure_results": {
-            "kendall": {}, "pearson": {"pairwise_results": pairs["pearson"]}, "spearman": {"pairwise_results": pairs["spearman"]}}}
+        two_pairwise[qc.name] = {
+            "criterion": [qc.name],
+            "per_measure_results": {
+                "kendall": {},
+                "pearson": {"pairwise_results": pairs["pearson"]},
+                "spearman": {"pairwise_results": pairs["spearman"]},
+            },
+        }
         four_criterion[qc.name] = {"n": counts.same, "d": counts.compared, "x": None, "y": None}
         four_pairwise[qc.name] = {"pairwise_results": four_pairs}
     return {
@@ -224,14 +256,27 @@ def results(study: Study, conventions: str | Conventions | None = None) -> dict:
         "systems": list(study.systems),
         "result_types": {
             "Type I": type_one,
-            "Type II": {"result_type": "Type II", "precision": 3, "per_level_results": {
-                "Criterion": {**level("Criterion"), "criterion": two_criterion},
-                "Pairwise-Criterion": {**level("Criterion", "Pairwise"), "criterion": two_pairwise}}},
+            "Type II": {
+                "result_type": "Type II",
+                "precision": 3,
+                "per_level_results": {
+                    "Criterion": {**level("Criterion"), "criterion": two_criterion},
+                    "Pairwise-Criterion": {**level("Criterion", "Pairwise"), "criterion": two_pairwise},
+                },
+            },
             "Type III": {"result_type": "Type III", "precision": 3},
-            "Type IV": {"result_type": "Type IV", "precision": 3, "per_level_results": {
-                "Criterion": {**level("Criterion"), "criterion": four_criterion},
-                "Pairwise-Criterion": {**level("Criterion", "Pairwise"), "criterion": four_pairwise},
-                "Study": {**level("Study"), "study": {"All": {"n": total.same, "d": total.compared, "x": None, "y": None}}}}},
+            "Type IV": {
+                "result_type": "Type IV",
+                "precision": 3,
+                "per_level_results": {
+                    "Criterion": {**level("Criterion"), "criterion": four_criterion},
+                    "Pairwise-Criterion": {**level("Criterion", "Pairwise"), "criterion": four_pairwise},
+                    "Study": {
+                        **level("Study"),
+                        "study": {"All": {"n": total.same, "d": total.compared, "x": None, "y": None}},
+                    },
+                },
+            },
         },
     }
 
@@ -257,7 +302,8 @@ def qra3_order(study: Study) -> list:
 NORMAL_DATA_FALSE = (
     "normal_data: false for {criteria}: the SE and CI of s* use the sample excess kurtosis "
     "(sd_standard_error(normal=False), the delta method on s^2 with kappa estimated from the values). "
-    "This is our reading of QRA3's option, unverified: no published QRA3 run sets it")
+    "This is our reading of QRA3's option, unverified: no published QRA3 run sets it"
+)
 
 
 def _warn_unverified(settings: dict, criteria: list[str]) -> None:
@@ -266,7 +312,9 @@ def _warn_unverified(settings: dict, criteria: list[str]) -> None:
 
     off = [name for name in criteria if not settings["criteria"][name]["normal_data"]]
     if off:
-        warnings.warn(NORMAL_DATA_FALSE.format(criteria=", ".join(repr(name) for name in off)), UserWarning, stacklevel=3)
+        warnings.warn(
+            NORMAL_DATA_FALSE.format(criteria=", ".join(repr(name) for name in off)), UserWarning, stacklevel=3
+        )
 
 
 def _value(assessment, measure: str, level: str, qc: str | None = None) -> float:

@@ -40,23 +40,38 @@ def _hint(frame) -> str:
     found = set(frame.loc[frame["reproduces"], "sd"])
     if "s/c4" in found or found == {"n/a"}:
         return ""
-    names = {"STDEV.P": "the population standard deviation (Excel STDEV.P, numpy's default ddof=0)",
-             "STDEV.S": "the sample standard deviation without the c4 correction (Excel STDEV.S)"}
-    return ("hint: the published value is reproduced only with " + " or ".join(names[s] for s in sorted(found) if s in names)
-            + ", not with QRA's unbiased s* = s/c4(n)")
+    names = {
+        "STDEV.P": "the population standard deviation (Excel STDEV.P, numpy's default ddof=0)",
+        "STDEV.S": "the sample standard deviation without the c4 correction (Excel STDEV.S)",
+    }
+    return (
+        "hint: the published value is reproduced only with "
+        + " or ".join(names[s] for s in sorted(found) if s in names)
+        + ", not with QRA's unbiased s* = s/c4(n)"
+    )
 
 
 def _lines(frame) -> tuple[str, str | None, list[tuple[str, list[str]]], str, str]:
     attrs = frame.attrs
-    title = (f"CV* of {attrs['quality_criterion']} / {attrs['system']}: published {attrs['published']} "
-             f"(compared at {attrs['digits']} decimals)")
-    na = ("n/a (cannot change the value for this input): " + ", ".join(attrs["not_applicable"])) if attrs["not_applicable"] else None
+    title = (
+        f"CV* of {attrs['quality_criterion']} / {attrs['system']}: published {attrs['published']} "
+        f"(compared at {attrs['digits']} decimals)"
+    )
+    na = (
+        ("n/a (cannot change the value for this input): " + ", ".join(attrs["not_applicable"]))
+        if attrs["not_applicable"]
+        else None
+    )
     _shown, groups = _groups(frame)
-    blocks = [(f"{value:.{max(attrs['digits'] + 2, 4)}f}  {'REPRODUCES' if hit else ''}".rstrip(), combinations)
-              for value, hit, combinations in groups]
+    blocks = [
+        (f"{value:.{max(attrs['digits'] + 2, 4)}f}  {'REPRODUCES' if hit else ''}".rstrip(), combinations)
+        for value, hit, combinations in groups
+    ]
     found = frame[frame["reproduces"]]
-    summary = (f"{found['group'].nunique()} of {frame['group'].nunique()} distinct values reproduce the published "
-               f"value ({len(found)} of {len(frame)} combinations)")
+    summary = (
+        f"{found['group'].nunique()} of {frame['group'].nunique()} distinct values reproduce the published "
+        f"value ({len(found)} of {len(frame)} combinations)"
+    )
     return title, na, blocks, summary, _hint(frame)
 
 
@@ -103,19 +118,24 @@ def sensitivity_report(frame: pd.DataFrame, format: str = "text") -> str:
         lines += [e(summary)] + ([e(hint)] if hint else [])
         return "\n".join(lines) + "\n"
     if format == "html":
+
         def e(value) -> str:  # one line too: a newline in a name never starts a line of the page's source
             return escape.html(escape.text(value))
 
-        parts = [f"<section class=\"qra-sensitivity\">\n<h3>{e(title)}</h3>"] + ([f"<p>{e(na)}</p>"] if na else [])
+        parts = [f'<section class="qra-sensitivity">\n<h3>{e(title)}</h3>'] + ([f"<p>{e(na)}</p>"] if na else [])
         parts.append("<table>\n<thead><tr><th>CV*</th><th>combinations of choices</th></tr></thead>\n<tbody>")
         for head, combinations in blocks:
             parts.append(f"<tr><td>{e(head)}</td><td>{'<br>'.join(e(c) for c in combinations)}</td></tr>")
-        parts += ["</tbody>\n</table>", f"<p>{e(summary)}</p>"] + ([f"<p>{e(hint)}</p>"] if hint else []) + ["</section>"]
+        parts += (
+            ["</tbody>\n</table>", f"<p>{e(summary)}</p>"] + ([f"<p>{e(hint)}</p>"] if hint else []) + ["</section>"]
+        )
         return "\n".join(parts) + "\n"
     e = escape.latex
     parts = [f"\\paragraph{{{e(title)}}}"] + ([f"{e(na)}\\par"] if na else [])
     parts.append("\\begin{tabular}{rl}\n\\hline\nCV* & combinations of choices \\\\\n\\hline")
     for head, combinations in blocks:
-        parts.append(" \\\\\n".join(f"{e(head) if k == 0 else ''} & {e(c)}" for k, c in enumerate(combinations)) + " \\\\")
+        parts.append(
+            " \\\\\n".join(f"{e(head) if k == 0 else ''} & {e(c)}" for k, c in enumerate(combinations)) + " \\\\"
+        )
     parts += ["\\hline\n\\end{tabular}\\par", f"{e(summary)}\\par"] + ([f"{e(hint)}\\par"] if hint else [])
     return "\n".join(parts) + "\n"

@@ -47,9 +47,11 @@ def _figure_html(spec: dict) -> str:
     height = spec["layout"].get("height")
     style = f"height:{int(height)}px; width:100%;" if height else "height:100%; width:100%;"
     payload = lambda value: json.dumps(value, default=_json_value, separators=(",", ":")).replace("</", "<\\/")
-    return (f'<div id="{div}" class="plotly-graph-div" style="{style}"></div>'
-            f'<script type="text/javascript">window.PLOTLYENV=window.PLOTLYENV || {{}}; Plotly.newPlot("{div}", '
-            f'{payload(spec.get("data") or [])}, {payload(spec["layout"])}, {payload(_FIGURE_CONFIG)});</script>')
+    return (
+        f'<div id="{div}" class="plotly-graph-div" style="{style}"></div>'
+        f'<script type="text/javascript">window.PLOTLYENV=window.PLOTLYENV || {{}}; Plotly.newPlot("{div}", '
+        f"{payload(spec.get('data') or [])}, {payload(spec['layout'])}, {payload(_FIGURE_CONFIG)});</script>"
+    )
 
 
 def _plotly_js() -> str:
@@ -124,20 +126,47 @@ def _study_context(study, assessment=None) -> dict:
     from ..version import __version__
     from .html import template_html
 
-    criteria = [{"name": q.name, "evaluation_type": q.evaluation_type, "qcet": q.qcet_id} for q in study.quality_criteria]
-    context = {"title": study.name or study.id, "description": study.description, "criteria": criteria, "version": __version__,
-               "n_experiments": len(study.experiments), "n_systems": len(study.systems), "problem": "", "charts": []}
+    criteria = [
+        {"name": q.name, "evaluation_type": q.evaluation_type, "qcet": q.qcet_id} for q in study.quality_criteria
+    ]
+    context = {
+        "title": study.name or study.id,
+        "description": study.description,
+        "criteria": criteria,
+        "version": __version__,
+        "n_experiments": len(study.experiments),
+        "n_systems": len(study.systems),
+        "problem": "",
+        "charts": [],
+    }
     try:
         result = _once(assessment or assess(study))
     except QRAInputError as error:
         context["problem"] = str(error)
         return context
-    context.update(caption=result.caption(), conventions=result.conventions.describe(), notes=result.notes,
-                   template_table=template_html(result, caption=False, footnotes=False))
+    context.update(
+        caption=result.caption(),
+        conventions=result.conventions.describe(),
+        notes=result.notes,
+        template_table=template_html(result, caption=False, footnotes=False),
+    )
     frame = result.to_frame() if result.intervals else None  # without intervals there is no interval table
     if frame is not None and {"ci_low", "ci_high"} <= set(frame.columns) and frame["ci_low"].notna().any():
-        with_ci = frame[frame["ci_low"].notna()][["measure", "level", "quality_criterion", "system", "value", "ci_low", "ci_high",
-                                                    "ci_method", "ci_over", "ci_note", "n"]]
+        with_ci = frame[frame["ci_low"].notna()][
+            [
+                "measure",
+                "level",
+                "quality_criterion",
+                "system",
+                "value",
+                "ci_low",
+                "ci_high",
+                "ci_method",
+                "ci_over",
+                "ci_note",
+                "n",
+            ]
+        ]
         context["intervals_table"] = _table_html(with_ci.fillna(""))
     if hasattr(result, "annotator_agreement"):
         agreement = result.annotator_agreement()
@@ -148,8 +177,11 @@ def _study_context(study, assessment=None) -> dict:
         figures.append(charts.cv_by_system_json(result, guides=True))
     if any(r.measure in ("P", "W", "tau") and r.level == "qc" for r in result.rows):
         figures.append(charts.p_and_w_by_qc_json(result))
-    figures += [charts.scores_by_experiment_json(study, qc.name) for qc in study.quality_criteria
-                if any(k[0] == qc.name for k in study.scores)][:6]
+    figures += [
+        charts.scores_by_experiment_json(study, qc.name)
+        for qc in study.quality_criteria
+        if any(k[0] == qc.name for k in study.scores)
+    ][:6]
     if any(e.role == "original" for e in study.experiments):  # reproductions side by side: a forest plot per criterion
         import warnings
 
@@ -158,15 +190,24 @@ def _study_context(study, assessment=None) -> dict:
 
         with warnings.catch_warnings():  # an undefined pooled value is nan with its reason in the frame
             warnings.simplefilter("ignore", UndefinedMeasureWarning)
-            figures += [charts.forest_figure_json(forest(result, quality_criterion=qc.name)) for qc in study.quality_criteria
-                        if any(k[0] == qc.name for k in study.scores)][:6]
+            figures += [
+                charts.forest_figure_json(forest(result, quality_criterion=qc.name))
+                for qc in study.quality_criteria
+                if any(k[0] == qc.name for k in study.scores)
+            ][:6]
     context["charts"] = [_figure_html(f) for f in figures]
     context["_assessment"] = result
     return context
 
 
-def study_page_html(study, *, assessment=None, plotly_src: str | None = None, index_href: str | None = None,
-                    downloads: list[tuple[str, str]] | None = None) -> str:
+def study_page_html(
+    study,
+    *,
+    assessment=None,
+    plotly_src: str | None = None,
+    index_href: str | None = None,
+    downloads: list[tuple[str, str]] | None = None,
+) -> str:
     """The report page of one study as HTML text.
 
     By default Plotly's JavaScript is inlined, so the page works on its own, offline (the app's
@@ -174,8 +215,12 @@ def study_page_html(study, *, assessment=None, plotly_src: str | None = None, in
     """
     context = _study_context(study, assessment)
     context.pop("_assessment", None)
-    context.update(plotly_src=plotly_src, plotly_inline=None if plotly_src else _plotly_js(), index_href=index_href,
-                   downloads=downloads or [])
+    context.update(
+        plotly_src=plotly_src,
+        plotly_inline=None if plotly_src else _plotly_js(),
+        index_href=index_href,
+        downloads=downloads or [],
+    )
     return _environment().get_template("study.html").render(**context)
 
 
@@ -190,7 +235,13 @@ def _study_downloads(study, assessment, folder: Path, stem: str) -> list[tuple[s
 
     files = {f"{stem}.study.json": study_to_json(study)}
     if assessment is not None:
-        files.update({f"{stem}.csv": _results_csv(assessment), f"{stem}.tex": assessment.to_latex(), f"{stem}.md": assessment.to_markdown()})
+        files.update(
+            {
+                f"{stem}.csv": _results_csv(assessment),
+                f"{stem}.tex": assessment.to_latex(),
+                f"{stem}.md": assessment.to_markdown(),
+            }
+        )
     try:
         from .qra3 import export as qra3_export
     except ImportError:
@@ -201,8 +252,14 @@ def _study_downloads(study, assessment, folder: Path, stem: str) -> list[tuple[s
 
         files[f"{stem}.qra3-metrics.csv"] = safe_csv_text(metrics)
         files[f"{stem}.qra3-config.json"] = json.dumps(config, indent=1, ensure_ascii=False)
-    labels = {".study.json": "study file (JSON)", ".csv": "results (CSV)", ".tex": "template (LaTeX)", ".md": "template (Markdown)",
-              ".qra3-metrics.csv": "QRA3 metrics.csv", ".qra3-config.json": "QRA3 config.json"}
+    labels = {
+        ".study.json": "study file (JSON)",
+        ".csv": "results (CSV)",
+        ".tex": "template (LaTeX)",
+        ".md": "template (Markdown)",
+        ".qra3-metrics.csv": "QRA3 metrics.csv",
+        ".qra3-config.json": "QRA3 config.json",
+    }
     links = []
     for name, text in files.items():
         (folder / name).write_text(text, encoding="utf-8")
@@ -261,34 +318,75 @@ def build_site(source, out, *, title: str = "Reproducibility of the studies") ->
             assessment = context.pop("_assessment", None)
             downloads = _study_downloads(study, assessment, out / "studies", stem)
             written += [out / "studies" / href for _label, href in downloads]
-            context.update(plotly_src=f"../{PLOTLY_FILE}", plotly_inline=None, index_href="../index.html", downloads=downloads)
+            context.update(
+                plotly_src=f"../{PLOTLY_FILE}", plotly_inline=None, index_href="../index.html", downloads=downloads
+            )
             write(out / "studies" / f"{stem}.html", env.get_template("study.html").render(**context))
         link = lambda study_id: f"studies/{page_name(study_id)}.html"
         effects = view.property_effects
-        tables = {"overview-studies.csv": view.studies, "overview-criteria.csv": view.criteria,
-                  "overview-systems.csv": view.systems, "property-effects.csv": effects}
+        tables = {
+            "overview-studies.csv": view.studies,
+            "overview-criteria.csv": view.criteria,
+            "overview-systems.csv": view.systems,
+            "property-effects.csv": effects,
+        }
         for name, frame in tables.items():
             write(out / name, frame_to_csv(frame))
         figures = []
         for measure in ("CV*", "P", "W", "τ", "α"):
             values = view.values(measure)
             if len(values):
-                for by in (("qcet_name", "evaluation_type", "year") if measure == "CV*" else ("evaluation_type",)):
+                for by in ("qcet_name", "evaluation_type", "year") if measure == "CV*" else ("evaluation_type",):
                     figures.append(charts.measure_distribution_json(values, by, measure))
         if len(effects) and (effects.status != "too few pairs").any():
             figures.append(charts.property_effects_chart_json(effects))
-        studies_columns = ["study", "name", "evaluation_type", "qcet", "teams", "years", "experiments", "systems",
-                           "mean CV*", "P", "W", "τ", "α", "n", "problem"]
-        criteria_columns = ["study", "quality_criterion", "evaluation_type", "qcet_name", "mean CV*", "P", "W", "τ", "α", "κ", "n",
-                            "n_systems"]
+        studies_columns = [
+            "study",
+            "name",
+            "evaluation_type",
+            "qcet",
+            "teams",
+            "years",
+            "experiments",
+            "systems",
+            "mean CV*",
+            "P",
+            "W",
+            "τ",
+            "α",
+            "n",
+            "problem",
+        ]
+        criteria_columns = [
+            "study",
+            "quality_criterion",
+            "evaluation_type",
+            "qcet_name",
+            "mean CV*",
+            "P",
+            "W",
+            "τ",
+            "α",
+            "κ",
+            "n",
+            "n_systems",
+        ]
         index = env.get_template("index.html").render(
-            title=title, version=__version__, plotly_src=PLOTLY_FILE, plotly_inline=None, studies=view.studies,
-            n_criteria=len(view.criteria), n_systems=len(view.systems),
+            title=title,
+            version=__version__,
+            plotly_src=PLOTLY_FILE,
+            plotly_inline=None,
+            studies=view.studies,
+            n_criteria=len(view.criteria),
+            n_systems=len(view.systems),
             downloads=[(n, n) for n in tables],
             studies_table=_table_html(view.studies[studies_columns], link=link),
             criteria_table=_table_html(view.criteria[criteria_columns], link=link),
-            effects_table=_table_html(effects) if len(effects) else "<p>No pair of experiments answers a catalogue property in both.</p>",
-            charts=[_figure_html(f) for f in figures])
+            effects_table=_table_html(effects)
+            if len(effects)
+            else "<p>No pair of experiments answers a catalogue property in both.</p>",
+            charts=[_figure_html(f) for f in figures],
+        )
         write(out / "index.html", index)
         if refused:
             write(out / "refused.txt", "".join(f"{s}: {r}{os.linesep}" for s, r in refused))

@@ -15,8 +15,15 @@ if TYPE_CHECKING:
 
 
 MEASURE_LABELS = {
-    "CV*": "CV*", "r": "r", "rho": "ρ", "tau": "τ", "W": "W",
-    "kappa": "κ", "fleiss_kappa": "Fleiss' κ", "alpha": "α", "P": "P",
+    "CV*": "CV*",
+    "r": "r",
+    "rho": "ρ",
+    "tau": "τ",
+    "W": "W",
+    "kappa": "κ",
+    "fleiss_kappa": "Fleiss' κ",
+    "alpha": "α",
+    "P": "P",
 }
 DEFAULT_DECIMALS = {"CV*": 2}
 OTHER_DECIMALS = 3
@@ -37,8 +44,9 @@ def table(assessment: Assessment, decimals: dict[str, int] | None = None, interv
     return frame
 
 
-def template_rows(assessment: Assessment, decimals: dict[str, int] | None = None,
-                  intervals: bool | None = None) -> list[list[str]]:
+def template_rows(
+    assessment: Assessment, decimals: dict[str, int] | None = None, intervals: bool | None = None
+) -> list[list[str]]:
     """The rows of :func:`table` as lists of text cells (what every writer of the template reads)."""
     places = {**DEFAULT_DECIMALS, **(decimals or {})}
     fmt = lambda row: _format(row.value, places.get(row.measure, OTHER_DECIMALS))
@@ -54,14 +62,17 @@ def template_rows(assessment: Assessment, decimals: dict[str, int] | None = None
 
 
 def caption(assessment: Assessment) -> str:
-    return (f"QRA++ reproducibility assessment of {assessment.study.name or assessment.study.id} (n = {assessment.n}; "
-            f"conventions: {assessment.conventions.describe()})")
+    return (
+        f"QRA++ reproducibility assessment of {assessment.study.name or assessment.study.id} (n = {assessment.n}; "
+        f"conventions: {assessment.conventions.describe()})"
+    )
 
 
 def _with_interval(assessment: Assessment, fmt, places: dict, marks: dict[str, str]):
-    """"12.01 [9.8, 14.3]": the value, then its interval at the same number of places; a
+    """ "12.01 [9.8, 14.3]": the value, then its interval at the same number of places; a
     Vangel interval (over experiments, not items) is marked "†", an interval with a caution
     its mark (``marks``: :meth:`~qra_widgets.assess.Assessment.interval_cautions`)."""
+
     def formatted(row: ResultRow) -> str:
         key = (row.measure, row.level, row.quality_criterion, row.system)
         found = assessment.intervals.get(key)
@@ -72,6 +83,7 @@ def _with_interval(assessment: Assessment, fmt, places: dict, marks: dict[str, s
         high = "inf" if np.isinf(found[1]) else _format(found[1], digits)
         mark = ("†" if found[2] == "vangel" else "") + marks.get(assessment.ci_note(key, row.value), "")
         return f"{text} [{_format(found[0], digits)}, {high}]{mark}"
+
     return formatted
 
 
@@ -88,8 +100,10 @@ def interval_caption(assessment: Assessment) -> str:
     parts = [f"Brackets: {info['ci']:.0%} confidence intervals, {method_label(info)}"]
     sided = sorted(method for method, _over in used if method.endswith("one-sided"))
     if sided:
-        parts.append(" and ".join(sided) + " where the estimate is consistent with a perfect reproduction "
-                     "(CV* [0, upper bound]; r, rho, tau, W, P, kappa, alpha [lower bound, 1])")
+        parts.append(
+            " and ".join(sided) + " where the estimate is consistent with a perfect reproduction "
+            "(CV* [0, upper bound]; r, rho, tau, W, P, kappa, alpha [lower bound, 1])"
+        )
     if any(method == "vangel" for method, _over in used):
         parts.append("† vangel: Vangel (1996) interval of a system's CV*, over experiments")
     return "; ".join(parts) + "."
@@ -118,7 +132,9 @@ def _template_block(rows: list[ResultRow], result_type: str, study_rows: dict, m
             shown = label if (label and (multi or not lines)) else ""
             lines.append([shown, _measure_label(row, result_type), system_cell, fmt(row), study_cell])
             label = ""
-            for system_row in (r for r in typed if r.quality_criterion == qc and r.level == "system" and r.measure == row.measure):
+            for system_row in (
+                r for r in typed if r.quality_criterion == qc and r.level == "system" and r.measure == row.measure
+            ):
                 lines.append([f"  {system_row.system}", MEASURE_LABELS[system_row.measure], fmt(system_row), "", ""])
     return lines
 

@@ -23,16 +23,34 @@ NONE = "(none)"
 CONSTANT = "(one value for every row)"
 ROW = "(the row's number)"
 # Each label contains the layout's name in the spec grammar (the browser tests pick by it).
-LAYOUT_CHOICES = (("one column per criterion (wide)", "wide"), ("a criterion and a rating column (long)", "long"),
-                  ("pairwise judgements (pairwise)", "pairwise"), ("best-worst tuples (best_worst)", "best_worst"),
-                  ("a form: one column per item (items_in_columns)", "items_in_columns"),
-                  ("published system values only (scores)", "scores"))
-FORMAT_CHOICES = (("from the file name", ""), ("CSV (csv)", "csv"), ("Excel (xlsx)", "xlsx"), ("JSON (json)", "json"),
-                  ("JSON Lines (jsonl)", "jsonl"))
+LAYOUT_CHOICES = (
+    ("one column per criterion (wide)", "wide"),
+    ("a criterion and a rating column (long)", "long"),
+    ("pairwise judgements (pairwise)", "pairwise"),
+    ("best-worst tuples (best_worst)", "best_worst"),
+    ("a form: one column per item (items_in_columns)", "items_in_columns"),
+    ("published system values only (scores)", "scores"),
+)
+FORMAT_CHOICES = (
+    ("from the file name", ""),
+    ("CSV (csv)", "csv"),
+    ("Excel (xlsx)", "xlsx"),
+    ("JSON (json)", "json"),
+    ("JSON Lines (jsonl)", "jsonl"),
+)
 DELIMITER_CHOICES = (("sniffed (auto)", "auto"), ("comma ,", ","), ("semicolon ;", ";"), ("tab", "\t"))
 PREVIEW_CELL = 60  # characters of a cell the preview shows (an MTurk cell can hold a whole page)
-CHOICE_GUESSES = {"a": "a", "b": "b", "tie": "tie", "same": "tie", "equal": "tie", "neither": "tie", "both": "tie",
-                  "true": "b", "false": "a"}
+CHOICE_GUESSES = {
+    "a": "a",
+    "b": "b",
+    "tie": "tie",
+    "same": "tie",
+    "equal": "tie",
+    "neither": "tie",
+    "both": "tie",
+    "true": "b",
+    "false": "a",
+}
 PREVIEW_ROWS = 5
 
 
@@ -73,7 +91,9 @@ def answer_map_template(answers, layout: str) -> str:
     """The map's lines for the answers found, with a guess where one is obvious (A -> a, same -> tie)."""
     lines = []
     for answer in answers:
-        guess = CHOICE_GUESSES.get(str(answer).strip().lower(), "") if layout in ("pairwise", "items_in_columns") else ""
+        guess = (
+            CHOICE_GUESSES.get(str(answer).strip().lower(), "") if layout in ("pairwise", "items_in_columns") else ""
+        )
         if layout == "best_worst":
             guess = {"a": "1", "b": "2"}.get(str(answer).strip().lower(), "")
         lines.append(f"{answer} = {guess}")
@@ -106,17 +126,27 @@ class CriterionRow:
     """One quality criterion: name, scale (the minimum is never assumed) and label level."""
 
     def __init__(self, name: str, on_change, on_remove):
-        self.name = w.Text(value=name, placeholder="criterion name", continuous_update=False, layout=w.Layout(width="14em"))
+        self.name = w.Text(
+            value=name, placeholder="criterion name", continuous_update=False, layout=w.Layout(width="14em")
+        )
         self.scale_min = w.Text(placeholder="scale min", layout=w.Layout(width="7em"))
         self.scale_max = w.Text(placeholder="scale max", layout=w.Layout(width="7em"))
         self.level = w.Dropdown(options=LABEL_LEVELS, value="ordinal", layout=w.Layout(width="9em"))
         self.evaluation_type = w.Dropdown(options=EVALUATION_TYPES, value="human", layout=w.Layout(width="9em"))
-        self.qcet = w.Combobox(placeholder="QCET criterion", options=self.qcet_options(), ensure_option=False,
-                               layout=w.Layout(width="16em"))
+        self.qcet = w.Combobox(
+            placeholder="QCET criterion",
+            options=self.qcet_options(),
+            ensure_option=False,
+            layout=w.Layout(width="16em"),
+        )
         self.evaluation_type.add_class("qra-annotations-evaluation-type")
         self.qcet.add_class("qra-annotations-qcet")
         self.remove = button("Remove", "qra-annotations-remove-criterion")
-        for part, widget in (("criterion-name", self.name), ("scale-min", self.scale_min), ("scale-max", self.scale_max)):
+        for part, widget in (
+            ("criterion-name", self.name),
+            ("scale-min", self.scale_min),
+            ("scale-max", self.scale_max),
+        ):
             widget.add_class(f"qra-annotations-{part}")
             widget.add_class(f"qw-ann-{part}")
         self.name.observe(lambda _: on_change(), "value")
@@ -124,8 +154,10 @@ class CriterionRow:
         self.name.observe(lambda _: self.suggest(), "value")
         self.qcet.observe(self._chosen, "value")
         self.remove.on_click(lambda _: on_remove(self))
-        self.widget = w.HBox([self.name, self.scale_min, self.scale_max, self.level, self.evaluation_type, self.qcet,
-                              self.remove], layout=w.Layout(flex_flow="row wrap", align_items="center"))
+        self.widget = w.HBox(
+            [self.name, self.scale_min, self.scale_max, self.level, self.evaluation_type, self.qcet, self.remove],
+            layout=w.Layout(flex_flow="row wrap", align_items="center"),
+        )
         self.suggest()
 
     @staticmethod
@@ -170,8 +202,12 @@ class CriterionRow:
             raise QRAInputError(f"quality criterion {index + 1}: give it a name")
         low = parse.required_number(self.scale_min.value, f"{name}: scale minimum")
         high = parse.optional_number(self.scale_max.value, f"{name}: scale maximum")
-        entry = {"name": name, "scale_min": low, "label_level": self.level.value,
-                 "evaluation_type": self.evaluation_type.value}
+        entry = {
+            "name": name,
+            "scale_min": low,
+            "label_level": self.level.value,
+            "evaluation_type": self.evaluation_type.value,
+        }
         if high is not None:
             entry["scale_max"] = high
         qcet = self.qcet_id()
@@ -195,8 +231,24 @@ def file_stem(name: str) -> str:
     return base.split(".")[0] or base
 
 
-_CHOICE_WORDS = {"a", "b", "true", "false", "tie", "same", "equal", "neither", "both", "left", "right", "first",
-                 "second", "1", "2", "0"}
+_CHOICE_WORDS = {
+    "a",
+    "b",
+    "true",
+    "false",
+    "tie",
+    "same",
+    "equal",
+    "neither",
+    "both",
+    "left",
+    "right",
+    "first",
+    "second",
+    "1",
+    "2",
+    "0",
+}
 
 
 def guess_layout(frame, criteria=()) -> dict:
@@ -221,20 +273,27 @@ def guess_layout(frame, criteria=()) -> dict:
     values = {c: set(sample[c]) - {""} for c in unique}
     lower = {c: c.lower() for c in unique}
     taken = {v for v in guess.values() if isinstance(v, str)}
-    for key, patterns in (("rater", (r"worker|annotator|rater|labell?er|participant|judge",)),
-                          ("item", (r"(^|[._])code$", r"(^|[._])(item|ix|example)(_?id)?$", r"^hitid$"))):
+    for key, patterns in (
+        ("rater", (r"worker|annotator|rater|labell?er|participant|judge",)),
+        ("item", (r"(^|[._])code$", r"(^|[._])(item|ix|example)(_?id)?$", r"^hitid$")),
+    ):
         for pattern in patterns:  # MTurk: WorkerId; the item's code before the HIT's id
             found = next((c for c in unique if c not in taken and re.search(pattern, lower[c])), None)
             if found and key not in guess:
                 guess[key] = found
                 taken.add(found)
     named = re.compile(r"sys|model|condition|method|left|right|first|second|option")
-    systems = sorted((c for c in unique if 2 <= len(values[c]) <= 60
-                      and (named.search(lower[c]) or not all(is_number(v) for v in values[c]))),
-                     key=lambda c: not named.search(lower[c]))  # numbered columns (task, position) are no systems
+    systems = sorted(
+        (
+            c
+            for c in unique
+            if 2 <= len(values[c]) <= 60 and (named.search(lower[c]) or not all(is_number(v) for v in values[c]))
+        ),
+        key=lambda c: not named.search(lower[c]),
+    )  # numbered columns (task, position) are no systems
     pair = None
     for i, first in enumerate(systems):
-        for second in systems[i + 1:]:
+        for second in systems[i + 1 :]:
             shared = len(values[first] & values[second]) / len(values[first] | values[second])
             if shared >= 0.5 and (sample[first] != sample[second]).mean() >= 0.9:
                 pair = (first, second)
@@ -249,9 +308,16 @@ def guess_layout(frame, criteria=()) -> dict:
         return guess
     if pair:
         vocabulary = values[pair[0]] | values[pair[1]] | {"tie"}
-        named = sorted((c for c in unique if c not in pair and 2 <= len(values[c]) <= 3
-                        and ({v.lower() for v in values[c]} <= _CHOICE_WORDS or values[c] <= vocabulary)),
-                       key=lambda c: not re.search(r"chose|choice|prefer|winner|better|answer", lower[c]))
+        named = sorted(
+            (
+                c
+                for c in unique
+                if c not in pair
+                and 2 <= len(values[c]) <= 3
+                and ({v.lower() for v in values[c]} <= _CHOICE_WORDS or values[c] <= vocabulary)
+            ),
+            key=lambda c: not re.search(r"chose|choice|prefer|winner|better|answer", lower[c]),
+        )
         if named:
             guess.update(layout="pairwise", system_a=pair[0], system_b=pair[1], choice=named[0])
             guess.pop("system", None)
@@ -293,12 +359,17 @@ class CriterionPickers:
         self.raters.add_class("qw-ann-col-raters")
         self.column_label = w.HTML()
         self.column_row = wrap_row(self.column_label, self.column)
-        self.value_row = wrap_row(w.HTML(f"<span class='qra-label'>{escape(name)} is the criterion column's value</span>"),
-                              self.value)
-        self.best_worst_row = wrap_row(w.HTML(f"<span class='qra-label'>Best and worst of {escape(name)}</span>"),
-                                   labelled("best", self.best, "3em"), labelled("worst", self.worst, "3em"))
-        self.raters_row = wrap_row(w.HTML(f"<span class='qra-label'>Columns of {escape(name)}'s raters "
-                                      f"(one rater each)</span>"), self.raters)
+        self.value_row = wrap_row(
+            w.HTML(f"<span class='qra-label'>{escape(name)} is the criterion column's value</span>"), self.value
+        )
+        self.best_worst_row = wrap_row(
+            w.HTML(f"<span class='qra-label'>Best and worst of {escape(name)}</span>"),
+            labelled("best", self.best, "3em"),
+            labelled("worst", self.worst, "3em"),
+        )
+        self.raters_row = wrap_row(
+            w.HTML(f"<span class='qra-label'>Columns of {escape(name)}'s raters (one rater each)</span>"), self.raters
+        )
         self.widget = w.VBox([self.column_row, self.value_row, self.best_worst_row, self.raters_row])
 
     def set_columns(self, columns: list[str], values: list[str]) -> None:
@@ -308,14 +379,19 @@ class CriterionPickers:
         self.raters.options = columns
 
     def show(self, layout: str, raters_in_columns: bool) -> None:
-        self.column_label.value = (f"<span class='qra-label'>{'Choice column' if layout == 'pairwise' else 'Column'} of "
-                                   f"{escape(self.name)}</span>")
+        self.column_label.value = (
+            f"<span class='qra-label'>{'Choice column' if layout == 'pairwise' else 'Column'} of "
+            f"{escape(self.name)}</span>"
+        )
         set_shown(self.column_row, layout in ("wide", "pairwise") and not raters_in_columns)
         set_shown(self.value_row, layout == "long")
         set_shown(self.best_worst_row, layout == "best_worst")
         set_shown(self.raters_row, layout == "wide" and raters_in_columns)
-        for widget, on in ((self.column, layout in ("wide", "pairwise")), (self.value, layout == "long"),
-                           (self.best_worst_row, layout == "best_worst")):
+        for widget, on in (
+            (self.column, layout in ("wide", "pairwise")),
+            (self.value, layout == "long"),
+            (self.best_worst_row, layout == "best_worst"),
+        ):
             (widget.add_class if on else widget.remove_class)(self.css)
         (self.column.add_class if layout == "pairwise" else self.column.remove_class)("qw-ann-col-choice")
 

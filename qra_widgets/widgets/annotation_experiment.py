@@ -71,20 +71,25 @@ class ExperimentCard:
         self.preview = w.HTML(layout=w.Layout(max_height="400px", overflow="auto", width="100%"))
         self.item = w.SelectMultiple(rows=3, layout=w.Layout(width="auto", max_width="30em"))
         self.rater, self.system = picker("qw-ann-col-rater"), picker("qw-ann-col-system")
-        self.constants = {key: w.Text(placeholder=f"the {key} of every row", layout=w.Layout(width="10em"))
-                          for key in ("system", "rater")}
+        self.constants = {
+            key: w.Text(placeholder=f"the {key} of every row", layout=w.Layout(width="10em"))
+            for key in ("system", "rater")
+        }
         self.criterion_column, self.rating_column = picker("qw-ann-col-criterion"), picker("qw-ann-col-rating")
         self.system_a, self.system_b = picker("qw-ann-col-system_a"), picker("qw-ann-col-system_b")
         self.shown = w.SelectMultiple(rows=4, layout=w.Layout(width="auto", max_width="30em"))
-        self.raters_in_columns = w.Checkbox(description="raters in columns (one column per rater)", indent=False,
-                                            layout=w.Layout(width="auto"))
+        self.raters_in_columns = w.Checkbox(
+            description="raters in columns (one column per rater)", indent=False, layout=w.Layout(width="auto")
+        )
         self.score = w.Dropdown(options=PAIRWISE_SCORES, value="preference", layout=w.Layout(width="10em"))
         self.ties = w.Dropdown(options=TIE_RULES, value="half", layout=w.Layout(width="7em"))
         self.best_worst_by = w.Dropdown(options=BEST_WORST_BY, value="system", layout=w.Layout(width="7em"))
-        self.items = w.Textarea(placeholder="column | item id | system   (a rating)\n"
-                                            "column | item id | system A | system B   (a comparison)\n"
-                                            "column: its name, or its position 1, 2, ... when headers repeat",
-                                layout=w.Layout(width="36em", height="8em", max_width="100%"))
+        self.items = w.Textarea(
+            placeholder="column | item id | system   (a rating)\n"
+            "column | item id | system A | system B   (a comparison)\n"
+            "column: its name, or its position 1, 2, ... when headers repeat",
+            layout=w.Layout(width="36em", height="8em", max_width="100%"),
+        )
         self.answer_map = w.VBox(layout=w.Layout(max_height="400px", overflow="auto"))
         self.map_entries: dict[str, w.Text] = {}
         self.fill_map = button("Fill the map from the answers found", "qw-ann-fill-map")
@@ -94,46 +99,81 @@ class ExperimentCard:
         self.excludes = [(self.exclude_column, self.exclude_values)]  # drop rows by several columns (workers, checks)
         self.exclude_box = w.VBox()
         self.add_exclude = button("Drop rows by another column", "qw-ann-add-exclude")
-        self.score_systems = w.Text(placeholder="systems, comma-separated", continuous_update=False,
-                                    layout=w.Layout(width="30em", max_width="100%"))
+        self.score_systems = w.Text(
+            placeholder="systems, comma-separated",
+            continuous_update=False,
+            layout=w.Layout(width="30em", max_width="100%"),
+        )
         self.score_box = w.VBox()
         self.score_inputs: dict[tuple[str, str], w.Text] = {}
         self.pickers: dict = {}  # CriterionRow -> CriterionPickers
         self.criteria_box = w.VBox()
         self.remove = button("Remove this experiment", "qw-ann-remove-experiment")
-        for css, widget in (("qw-ann-experiment", self.id), ("qw-ann-role", self.role), ("qw-ann-layout", self.layout),
-                            ("qw-ann-label", self.label), ("qw-ann-format", self.format),
-                            ("qw-ann-delimiter", self.delimiter), ("qw-ann-sheet", self.sheet),
-                            ("qw-ann-preview", self.preview), ("qw-ann-col-item", self.item),
-                            ("qw-ann-col-shown", self.shown), ("qw-ann-raters-in-columns", self.raters_in_columns),
-                            ("qw-ann-score-kind", self.score), ("qw-ann-ties", self.ties),
-                            ("qw-ann-best-worst-by", self.best_worst_by), ("qw-ann-items", self.items),
-                            ("qw-ann-map", self.answer_map), ("qw-ann-rows-values", self.filter_values),
-                            ("qw-ann-exclude-values", self.exclude_values), ("qw-ann-score-systems", self.score_systems),
-                            ("qw-ann-const-system", self.constants["system"]),
-                            ("qw-ann-const-rater", self.constants["rater"])):
+        for css, widget in (
+            ("qw-ann-experiment", self.id),
+            ("qw-ann-role", self.role),
+            ("qw-ann-layout", self.layout),
+            ("qw-ann-label", self.label),
+            ("qw-ann-format", self.format),
+            ("qw-ann-delimiter", self.delimiter),
+            ("qw-ann-sheet", self.sheet),
+            ("qw-ann-preview", self.preview),
+            ("qw-ann-col-item", self.item),
+            ("qw-ann-col-shown", self.shown),
+            ("qw-ann-raters-in-columns", self.raters_in_columns),
+            ("qw-ann-score-kind", self.score),
+            ("qw-ann-ties", self.ties),
+            ("qw-ann-best-worst-by", self.best_worst_by),
+            ("qw-ann-items", self.items),
+            ("qw-ann-map", self.answer_map),
+            ("qw-ann-rows-values", self.filter_values),
+            ("qw-ann-exclude-values", self.exclude_values),
+            ("qw-ann-score-systems", self.score_systems),
+            ("qw-ann-const-system", self.constants["system"]),
+            ("qw-ann-const-rater", self.constants["rater"]),
+        ):
             widget.add_class(css)
         self.rows = {
             "files": wrap_row(self.upload, self.clear_files, self.file_list),
-            "format": wrap_row(labelled("Format", self.format, "4em"), labelled("Delimiter", self.delimiter, "5em"), self.sheet),
+            "format": wrap_row(
+                labelled("Format", self.format, "4em"), labelled("Delimiter", self.delimiter, "5em"), self.sheet
+            ),
             "item": labelled("Item column(s)", self.item, "9em"),
             "rater": wrap_row(labelled("Rater column", self.rater, "9em"), self.constants["rater"]),
             "raters_in_columns": self.raters_in_columns,
             "system": wrap_row(labelled("System column", self.system, "9em"), self.constants["system"]),
-            "long": wrap_row(labelled("Criterion column", self.criterion_column, "9em"),
-                         labelled("Rating column", self.rating_column, "8em")),
-            "pairwise": wrap_row(labelled("System A column", self.system_a, "9em"),
-                             labelled("System B column", self.system_b, "9em")),
+            "long": wrap_row(
+                labelled("Criterion column", self.criterion_column, "9em"),
+                labelled("Rating column", self.rating_column, "8em"),
+            ),
+            "pairwise": wrap_row(
+                labelled("System A column", self.system_a, "9em"), labelled("System B column", self.system_b, "9em")
+            ),
             "pairwise_score": wrap_row(labelled("Score", self.score, "4em"), labelled("Ties", self.ties, "3em")),
             "shown": labelled("Columns of the systems shown", self.shown, "14em"),
             "best_worst_by": labelled("Best and worst name the", self.best_worst_by, "12em"),
             "items": labelled("Items", self.items, "5em"),
             "criteria": self.criteria_box,
-            "map": w.VBox([w.HTML("<span class='qra-label'>Answer map: each answer found, and the value (a number; "
-                                  "pairwise: a, b or tie; best-worst by position: 1, 2, ...) it stands for</span>"),
-                           self.answer_map, self.fill_map]),
-            "filters": w.VBox([wrap_row(labelled("Keep only rows where", self.filter_column, "11em"),
-                                    labelled("is one of", self.filter_values, "5em")), self.exclude_box, self.add_exclude]),
+            "map": w.VBox(
+                [
+                    w.HTML(
+                        "<span class='qra-label'>Answer map: each answer found, and the value (a number; "
+                        "pairwise: a, b or tie; best-worst by position: 1, 2, ...) it stands for</span>"
+                    ),
+                    self.answer_map,
+                    self.fill_map,
+                ]
+            ),
+            "filters": w.VBox(
+                [
+                    wrap_row(
+                        labelled("Keep only rows where", self.filter_column, "11em"),
+                        labelled("is one of", self.filter_values, "5em"),
+                    ),
+                    self.exclude_box,
+                    self.add_exclude,
+                ]
+            ),
             "scores": w.VBox([labelled("Systems", self.score_systems, "6em"), self.score_box]),
         }
         self.upload.observe(lambda change: run_reported(view.status, self.on_upload, change["new"]), "value")
@@ -148,11 +188,20 @@ class ExperimentCard:
         self.remove.on_click(lambda _: view.remove_experiment(self))
         self.add_exclude.on_click(lambda _: self.add_exclude_row())
         self.exclude_box.children = (self.exclude_row(self.exclude_column, self.exclude_values),)
-        self.widget = w.VBox([
-            wrap_row(labelled("Experiment id", self.id, "7em"), self.label, labelled("Role", self.role, "3em"),
-                 labelled("Layout", self.layout, "4em")),
-            *self.rows.values(), self.preview, self.remove],
-            layout=w.Layout(border="1px solid #ccc", padding="0.5em", margin="0 0 0.75em 0"))
+        self.widget = w.VBox(
+            [
+                wrap_row(
+                    labelled("Experiment id", self.id, "7em"),
+                    self.label,
+                    labelled("Role", self.role, "3em"),
+                    labelled("Layout", self.layout, "4em"),
+                ),
+                *self.rows.values(),
+                self.preview,
+                self.remove,
+            ],
+            layout=w.Layout(border="1px solid #ccc", padding="0.5em", margin="0 0 0.75em 0"),
+        )
         self.widget.add_class("qw-ann-card")
         self.widget.add_class("qra-annotations-experiment")
         self.set_files({})
@@ -175,8 +224,10 @@ class ExperimentCard:
                 self.label.value = file_stem(next(iter(files)))  # "grammar" for grammar.csv.gz
             self.apply_guess()
         rows = sum(len(f) for f in frames.values())
-        self.view.status.ok(f"{self.id.value}: read {len(files)} file(s) ({', '.join(files)}; {rows} rows): check the "
-                            f"preview and the columns.")
+        self.view.status.ok(
+            f"{self.id.value}: read {len(files)} file(s) ({', '.join(files)}; {rows} rows): check the "
+            f"preview and the columns."
+        )
 
     def parse(self, name: str, data: bytes):
         from ..io.annotations import entry_file_bytes, read_frame
@@ -192,8 +243,11 @@ class ExperimentCard:
     def set_files(self, files: dict[str, bytes], frames: dict | None = None) -> None:
         self.files, self.frames = dict(files), dict(frames or {})
         names = list(self.files)
-        self.file_list.value = (", ".join(f"<code>{escape(n)}</code>" for n in names) if names
-                                else "<span class='qra-muted'>no file yet</span>")
+        self.file_list.value = (
+            ", ".join(f"<code>{escape(n)}</code>" for n in names)
+            if names
+            else "<span class='qra-muted'>no file yet</span>"
+        )
         self.columns = list(next(iter(self.frames.values())).columns) if self.frames else []
         self.show_preview()
         unique = list(dict.fromkeys(self.columns))
@@ -240,8 +294,10 @@ class ExperimentCard:
         name, frame = next(iter(self.frames.items()))
         head = frame.head(5).map(lambda v: v if len(v) <= PREVIEW_CELL else v[:PREVIEW_CELL] + "…")
         more = f" ({len(self.frames) - 1} more file(s) with the same columns)" if len(self.frames) > 1 else ""
-        self.preview.value = (f"<p>First {len(head)} of {len(frame)} rows of <code>{escape(name)}</code>{more}:</p>"
-                              + head.to_html(index=False, escape=True, classes="qra-template"))
+        self.preview.value = (
+            f"<p>First {len(head)} of {len(frame)} rows of <code>{escape(name)}</code>{more}:</p>"
+            + head.to_html(index=False, escape=True, classes="qra-template")
+        )
 
     # ------------------------------------------------------------------ guesses and layout
 
@@ -250,8 +306,14 @@ class ExperimentCard:
         if not self.frames:
             return
         guess = self.guess = guess_layout(self.frame(), self.view.criterion_names())
-        for dropdown, key in ((self.system, "system"), (self.rater, "rater"), (self.criterion_column, "criterion"),
-                              (self.rating_column, "rating"), (self.system_a, "system_a"), (self.system_b, "system_b")):
+        for dropdown, key in (
+            (self.system, "system"),
+            (self.rater, "rater"),
+            (self.criterion_column, "criterion"),
+            (self.rating_column, "rating"),
+            (self.system_a, "system_a"),
+            (self.system_b, "system_b"),
+        ):
             if guess.get(key) in dropdown.options:
                 dropdown.value = guess[key]
         if guess.get("item"):
@@ -276,13 +338,24 @@ class ExperimentCard:
         layout = self.layout.value
         data = layout != "scores"
         raters = layout == "wide" and self.raters_in_columns.value
-        for key, on in (("files", data), ("format", data), ("item", layout in ("wide", "long", "pairwise", "best_worst")),
-                        ("rater", data and not raters), ("raters_in_columns", layout == "wide"),
-                        ("system", layout in ("wide", "long")), ("long", layout == "long"),
-                        ("pairwise", layout == "pairwise"), ("pairwise_score", layout in ("pairwise", "items_in_columns")),
-                        ("shown", layout == "best_worst"), ("best_worst_by", layout == "best_worst"),
-                        ("items", layout == "items_in_columns"), ("criteria", layout in ("wide", "long", "pairwise", "best_worst")),
-                        ("map", data), ("filters", data), ("scores", not data)):
+        for key, on in (
+            ("files", data),
+            ("format", data),
+            ("item", layout in ("wide", "long", "pairwise", "best_worst")),
+            ("rater", data and not raters),
+            ("raters_in_columns", layout == "wide"),
+            ("system", layout in ("wide", "long")),
+            ("long", layout == "long"),
+            ("pairwise", layout == "pairwise"),
+            ("pairwise_score", layout in ("pairwise", "items_in_columns")),
+            ("shown", layout == "best_worst"),
+            ("best_worst_by", layout == "best_worst"),
+            ("items", layout == "items_in_columns"),
+            ("criteria", layout in ("wide", "long", "pairwise", "best_worst")),
+            ("map", data),
+            ("filters", data),
+            ("scores", not data),
+        ):
             set_shown(self.rows[key], on)
         set_shown(self.preview, data)
         for key in ("system", "rater"):
@@ -291,8 +364,11 @@ class ExperimentCard:
             pickers.show(layout, raters)
         if layout == "items_in_columns" and not self.items.value.strip() and self.columns:
             repeated = {c for c in self.columns if self.columns.count(c) > 1}
-            self.items.value = "\n".join(f"{i} | {f'column {i}' if c in repeated else c} | "
-                                         for i, c in enumerate(self.columns, 1) if c != self.guess.get("rater"))
+            self.items.value = "\n".join(
+                f"{i} | {f'column {i}' if c in repeated else c} | "
+                for i, c in enumerate(self.columns, 1)
+                if c != self.guess.get("rater")
+            )
 
     # ------------------------------------------------------------------ criteria
 
@@ -301,7 +377,11 @@ class ExperimentCard:
         when it is renamed or another is added."""
         kept = {row: pickers.state() for row, pickers in self.pickers.items()}
         values = []
-        if self.frames and self.criterion_column.value in self.columns and self.columns.count(self.criterion_column.value) == 1:
+        if (
+            self.frames
+            and self.criterion_column.value in self.columns
+            and self.columns.count(self.criterion_column.value) == 1
+        ):
             values = sorted(set(self.frame()[self.criterion_column.value]) - {""})
         unique = list(dict.fromkeys(self.columns))
         fresh = {}
@@ -328,13 +408,18 @@ class ExperimentCard:
         for row, pickers in self.pickers.items():
             name = row.name.value.strip()
             if reset or pickers.column.value == NONE:
-                chosen = named.get(name) or (alone and (guess.get("choice") if layout == "pairwise" else guess.get("rating"))
-                                             or NONE)
+                chosen = named.get(name) or (
+                    alone and (guess.get("choice") if layout == "pairwise" else guess.get("rating")) or NONE
+                )
                 if chosen in pickers.column.options:
                     pickers.column.value = chosen
             if reset or pickers.value.value == NONE:
                 match = [v for v in pickers.value.options if v.strip().lower() == name.lower()]
-                pickers.value.value = match[0] if match else (pickers.value.options[1] if alone and len(pickers.value.options) == 2 else NONE)
+                pickers.value.value = (
+                    match[0]
+                    if match
+                    else (pickers.value.options[1] if alone and len(pickers.value.options) == 2 else NONE)
+                )
             if reset or NONE in (pickers.best.value, pickers.worst.value):
                 key = slug(name).split("-")[0][:3]
                 for dropdown, word in ((pickers.best, "best"), (pickers.worst, "worst")):
@@ -355,8 +440,12 @@ class ExperimentCard:
         for criterion in criteria:
             boxes = []
             for system in systems:
-                box = w.Text(value=old.get((system, criterion), ""), placeholder=system, tooltip=f"{system} / {criterion}",
-                             layout=w.Layout(width="7em"))
+                box = w.Text(
+                    value=old.get((system, criterion), ""),
+                    placeholder=system,
+                    tooltip=f"{system} / {criterion}",
+                    layout=w.Layout(width="7em"),
+                )
                 box.add_class("qw-ann-score")
                 self.score_inputs[(system, criterion)] = box
                 boxes.append(w.VBox([w.HTML(f"<span class='qra-label'>{escape(system)}</span>"), box]))
@@ -375,8 +464,12 @@ class ExperimentCard:
         if entry:
             frame = select_rows(Table.of(frame, "preview"), entry).frame
         layout = self.layout.value
-        columns = {"wide": [self.system.value], "long": [self.system.value], "pairwise": [self.system_a.value, self.system_b.value],
-                   "best_worst": list(self.shown.value)}.get(layout, [])
+        columns = {
+            "wide": [self.system.value],
+            "long": [self.system.value],
+            "pairwise": [self.system_a.value, self.system_b.value],
+            "best_worst": list(self.shown.value),
+        }.get(layout, [])
         found: dict[str, None] = {}
         for column in columns:
             if column in frame.columns and self.columns.count(column) == 1:
@@ -407,21 +500,28 @@ class ExperimentCard:
         for column in self.answer_columns():
             cells = frame.iloc[:, column - 1] if isinstance(column, int) else frame[column]
             if getattr(cells, "ndim", 1) != 1:
-                raise QRAInputError(f"{self.id.value}: several columns are named {column!r}; use the form layout "
-                                    f"and name them by position")
+                raise QRAInputError(
+                    f"{self.id.value}: several columns are named {column!r}; use the form layout "
+                    f"and name them by position"
+                )
             found.update(dict.fromkeys(v for v in cells.astype(str) if v not in missing))
         layout = self.layout.value
-        numbers = layout in ("wide", "long") or (layout == "items_in_columns" and all(
-            len(i) == 3 and "system" in i for i in self.item_specs()))
+        numbers = layout in ("wide", "long") or (
+            layout == "items_in_columns" and all(len(i) == 3 and "system" in i for i in self.item_specs())
+        )
         answers = [a for a in found if not (numbers and is_number(a))]
-        guesses = dict(line.split(" = ", 1) for line in answer_map_template(answers, layout).splitlines()) if answers else {}
-        self.set_answer_map({a: self.map_entries[a].value if a in self.map_entries else guesses.get(a, "").strip()
-                             for a in answers})
+        guesses = (
+            dict(line.split(" = ", 1) for line in answer_map_template(answers, layout).splitlines()) if answers else {}
+        )
+        self.set_answer_map(
+            {a: self.map_entries[a].value if a in self.map_entries else guesses.get(a, "").strip() for a in answers}
+        )
         if not answers:
             self.view.status.ok(f"{self.id.value}: every answer found is already a number: no map needed.")
         else:
-            self.view.status.ok(f"{self.id.value}: found {len(answers)} answer(s): give each its value in the map "
-                                f"below the pickers.")
+            self.view.status.ok(
+                f"{self.id.value}: found {len(answers)} answer(s): give each its value in the map below the pickers."
+            )
 
     def set_answer_map(self, mapped: dict) -> None:
         """The map's boxes: one per answer, titled with the answer's text."""
@@ -431,13 +531,17 @@ class ExperimentCard:
             box = w.Text(value=str(value), tooltip=str(answer), layout=w.Layout(width="8em"))
             box.add_class("qw-ann-map-entry")
             self.map_entries[str(answer)] = box
-            rows.append(wrap_row(w.HTML(f"<code>{escape(str(answer))}</code> =", layout=w.Layout(min_width="8em")), box))
+            rows.append(
+                wrap_row(w.HTML(f"<code>{escape(str(answer))}</code> =", layout=w.Layout(min_width="8em")), box)
+            )
         replace_children(self.answer_map, rows)
 
     def answer_values(self) -> dict:
         """The map as the spec's ``values`` / ``choices``: numbers become numbers; an empty box is
         left out (the reader then names the answer as unmapped)."""
-        text = "\n".join(f"{answer} = {box.value.strip()}" for answer, box in self.map_entries.items() if box.value.strip())
+        text = "\n".join(
+            f"{answer} = {box.value.strip()}" for answer, box in self.map_entries.items() if box.value.strip()
+        )
         return parse_answer_map(text, f"experiment {self.id.value}: answer map")
 
     def item_specs(self) -> list[dict]:
@@ -448,8 +552,10 @@ class ExperimentCard:
             if not line.strip() or (len(parts) >= 3 and not any(parts[2:])):
                 continue  # a template line left blank: not an item
             if len(parts) not in (3, 4) or not parts[0]:
-                raise QRAInputError(f"{self.id.value}: items, line {number}: write 'column | item | system' or "
-                                    f"'column | item | system A | system B', got {line.strip()!r}")
+                raise QRAInputError(
+                    f"{self.id.value}: items, line {number}: write 'column | item | system' or "
+                    f"'column | item | system A | system B', got {line.strip()!r}"
+                )
             column: str | int = int(parts[0]) if parts[0].isdigit() else parts[0]
             item = {"column": column, "item": parts[1] or str(parts[0])}
             if len(parts) == 3:
@@ -485,13 +591,17 @@ class ExperimentCard:
         return widget.value
 
     def add_filters(self, entry: dict, where: str) -> None:
-        for key, column, values in (("rows", self.filter_column, self.filter_values),
-                                    *(("exclude", column, values) for column, values in self.excludes)):
+        for key, column, values in (
+            ("rows", self.filter_column, self.filter_values),
+            *(("exclude", column, values) for column, values in self.excludes),
+        ):
             if column.value not in (None, NONE):
                 chosen = split_list(values.value)
                 if not chosen:
-                    raise QRAInputError(f"{where}: give the values of {column.value!r} whose rows to "
-                                        f"{'keep' if key == 'rows' else 'drop'}")
+                    raise QRAInputError(
+                        f"{where}: give the values of {column.value!r} whose rows to "
+                        f"{'keep' if key == 'rows' else 'drop'}"
+                    )
                 entry.setdefault(key, {}).setdefault(column.value, []).extend(chosen)
 
     def spec(self, index: int, names: list[str]) -> dict:
@@ -543,8 +653,10 @@ class ExperimentCard:
                 elif not raters and pickers.column.value not in (None, NONE):
                     criteria[name] = pickers.column.value
             if not criteria:
-                raise QRAInputError(f"{where}: choose the {'choice ' if layout == 'pairwise' else ''}column of at least "
-                                    f"one quality criterion")
+                raise QRAInputError(
+                    f"{where}: choose the {'choice ' if layout == 'pairwise' else ''}column of at least "
+                    f"one quality criterion"
+                )
             columns["criteria"] = criteria
             if layout == "pairwise":
                 columns.update(system_a=self.system_a.value, system_b=self.system_b.value)
@@ -553,8 +665,11 @@ class ExperimentCard:
             if len(self.shown.value) < 2:
                 raise QRAInputError(f"{where}: choose the columns of the two or more systems shown")
             columns["shown"] = list(self.shown.value)
-            criteria = {name: {"best": p.best.value, "worst": p.worst.value} for name, p in self.named_pickers()
-                        if NONE not in (p.best.value, p.worst.value)}
+            criteria = {
+                name: {"best": p.best.value, "worst": p.worst.value}
+                for name, p in self.named_pickers()
+                if NONE not in (p.best.value, p.worst.value)
+            }
             if not criteria:
                 raise QRAInputError(f"{where}: choose the best and the worst column of at least one quality criterion")
             columns["criteria"] = criteria
@@ -589,4 +704,3 @@ class ExperimentCard:
         if not scores:
             raise QRAInputError(f"{where}: type at least one system's value in its boxes")
         return scores
-

@@ -52,9 +52,6 @@ def parse_renames(text: str) -> dict[str, str]:
     return renames
 
 
-
-
-
 def spec_text(spec: dict) -> str:
     """An annotation spec as the file the app hands out (JSON, one-space indent, non-ASCII kept)."""
     return json.dumps(spec, indent=1, ensure_ascii=False)
@@ -68,14 +65,18 @@ class AnnotationsView:
 
     def __init__(self, state: AppState, status: Status):
         self.state, self.status = state, status
-        self.upload = w.FileUpload(accept=ACCEPT, multiple=True, description="Upload files: one experiment each", icon="")  # no icon font (nothing from a CDN)
+        self.upload = w.FileUpload(
+            accept=ACCEPT, multiple=True, description="Upload files: one experiment each", icon=""
+        )  # no icon font (nothing from a CDN)
         self.upload.add_class("qra-annotations-upload")
         self.upload.add_class("qw-ann-upload")
         self.study_id = w.Text(value="annotations", layout=w.Layout(width="16em"))
         self.study_name = w.Text(layout=w.Layout(width="30em", max_width="100%"))
         self.missing = w.Text(value="NA, N/A, nan, *", layout=w.Layout(width="16em"))
-        self.renames = w.Textarea(placeholder="name in the file = name in the study (one per line)",
-                                  layout=w.Layout(width="30em", height="6em", max_width="100%"))
+        self.renames = w.Textarea(
+            placeholder="name in the file = name in the study (one per line)",
+            layout=w.Layout(width="30em", height="6em", max_width="100%"),
+        )
         self.study_id.add_class("qra-annotations-study-id")
         self.study_id.add_class("qw-ann-study-id")
         self.renames.add_class("qra-annotations-renames")
@@ -86,12 +87,19 @@ class AnnotationsView:
         self.experiments: list[ExperimentCard] = []
         self.experiments_box = w.VBox()
         self.add_experiment_button = button("Add an experiment", "qw-ann-add-experiment")
-        self.agreement_coding = w.Dropdown(options=[("the chosen system", "system"), ("the answer's position", "position")],
-                                           value="system", layout=w.Layout(width="14em"))
+        self.agreement_coding = w.Dropdown(
+            options=[("the chosen system", "system"), ("the answer's position", "position")],
+            value="system",
+            layout=w.Layout(width="14em"),
+        )
         self.agreement_coding.add_class("qw-ann-agreement-coding")
         self.load = button("Load the annotations", "qw-ann-load", primary=True)
-        self.download = DownloadButton("Download spec", self.spec_file, status=status,
-                                       tooltip="The spec this form describes, to keep beside the annotation files")
+        self.download = DownloadButton(
+            "Download spec",
+            self.spec_file,
+            status=status,
+            tooltip="The spec this form describes, to keep beside the annotation files",
+        )
         self.download.add_class("qw-ann-download-spec")
         self.spec_view = w.HTML()
         self.confirm = Confirm(lambda action: run_reported(self.status, action))
@@ -99,23 +107,36 @@ class AnnotationsView:
         self.add_criterion_button.on_click(lambda _: run_reported(self.status, self.add_criterion, ""))
         self.add_experiment_button.on_click(lambda _: run_reported(self.status, self.add_experiment))
         self.load.on_click(self.on_load)
-        self.widget = w.VBox([
-            w.HTML("<h4>Start from item-level annotations</h4><p>One card per experiment: add its file(s) (CSV, TSV, "
-                   "Excel or .csv.gz; several files with the same columns make one experiment), check the preview, "
-                   "choose the layout, map the columns and the answers; an original known only by its published "
-                   "values is a card with the <i>scores</i> layout. Give each criterion its scale, then load: each "
-                   "system's value is the mean of its ratings (pairwise: its preference score, win rate or "
-                   "Bradley-Terry value; best-worst: its best-worst score), and the ratings and this mapping are "
-                   "saved with the study.</p>"),
-            w.HTML("<h5>Quality criteria</h5>"), self.criteria_box, self.add_criterion_button,
-            w.HTML("<h5>Experiments</h5>"), self.experiments_box,
-            w.HBox([self.add_experiment_button, self.upload], layout=w.Layout(flex_flow="row wrap", grid_gap="0.5em")),
-            w.HTML("<h5>Study</h5>"),
-            labelled("Study id", self.study_id, "10em"), labelled("Study name", self.study_name, "10em"),
-            labelled("Missing-rating marks (empty cells always are)", self.missing, "10em"),
-            labelled("System names", self.renames, "10em"),
-            labelled("Agreement of pairwise and best-worst answers codes", self.agreement_coding, "10em"),
-            w.HBox([self.load, self.download]), self.confirm.widget, self.spec_view])
+        self.widget = w.VBox(
+            [
+                w.HTML(
+                    "<h4>Start from item-level annotations</h4><p>One card per experiment: add its file(s) (CSV, TSV, "
+                    "Excel or .csv.gz; several files with the same columns make one experiment), check the preview, "
+                    "choose the layout, map the columns and the answers; an original known only by its published "
+                    "values is a card with the <i>scores</i> layout. Give each criterion its scale, then load: each "
+                    "system's value is the mean of its ratings (pairwise: its preference score, win rate or "
+                    "Bradley-Terry value; best-worst: its best-worst score), and the ratings and this mapping are "
+                    "saved with the study.</p>"
+                ),
+                w.HTML("<h5>Quality criteria</h5>"),
+                self.criteria_box,
+                self.add_criterion_button,
+                w.HTML("<h5>Experiments</h5>"),
+                self.experiments_box,
+                w.HBox(
+                    [self.add_experiment_button, self.upload], layout=w.Layout(flex_flow="row wrap", grid_gap="0.5em")
+                ),
+                w.HTML("<h5>Study</h5>"),
+                labelled("Study id", self.study_id, "10em"),
+                labelled("Study name", self.study_name, "10em"),
+                labelled("Missing-rating marks (empty cells always are)", self.missing, "10em"),
+                labelled("System names", self.renames, "10em"),
+                labelled("Agreement of pairwise and best-worst answers codes", self.agreement_coding, "10em"),
+                w.HBox([self.load, self.download]),
+                self.confirm.widget,
+                self.spec_view,
+            ]
+        )
         self.widget.add_class("qra-annotations-tab")
         self.add_criterion("")
         self.add_experiment()
@@ -152,14 +173,18 @@ class AnnotationsView:
             card = card or self.add_experiment()
             card.add_files({name: data})
         if len(files) > 1:
-            self.status.ok(f"Read {len(files)} files into {len(files)} experiments: check each card's preview and "
-                           "columns, then load.")
+            self.status.ok(
+                f"Read {len(files)} files into {len(files)} experiments: check each card's preview and "
+                "columns, then load."
+            )
 
     def add_experiment(self) -> ExperimentCard:
         """A new, empty card: the first is the original, the others repeats (ids O, R1, R2, ...)."""
         taken = {card.id.value for card in self.experiments}
         first = not self.experiments
-        experiment_id = "O" if first and "O" not in taken else next(f"R{i}" for i in range(1, 1000) if f"R{i}" not in taken)
+        experiment_id = (
+            "O" if first and "O" not in taken else next(f"R{i}" for i in range(1, 1000) if f"R{i}" not in taken)
+        )
         card = ExperimentCard(self, experiment_id, "original" if first else "repeat")
         self.experiments.append(card)
         replace_children(self.experiments_box, [c.widget for c in self.experiments])
@@ -215,26 +240,39 @@ class AnnotationsView:
         if not study_id:
             raise QRAInputError("study id: must be a non-empty text")
         names = self.spec_names()
-        spec = {"schema": SCHEMA, "version": SCHEMA_VERSION, "id": study_id, "name": self.study_name.value.strip(),
-                "quality_criteria": [row.spec(i) for i, row in enumerate(self.criteria)],
-                "systems": parse_renames(self.renames.value), "missing": self.missing_marks(),
-                "experiments": [card.spec(i, [names[(id(card), n)] for n in card.files])
-                                for i, card in enumerate(self.experiments)]}
+        spec = {
+            "schema": SCHEMA,
+            "version": SCHEMA_VERSION,
+            "id": study_id,
+            "name": self.study_name.value.strip(),
+            "quality_criteria": [row.spec(i) for i, row in enumerate(self.criteria)],
+            "systems": parse_renames(self.renames.value),
+            "missing": self.missing_marks(),
+            "experiments": [
+                card.spec(i, [names[(id(card), n)] for n in card.files]) for i, card in enumerate(self.experiments)
+            ],
+        }
         if any(e.get("layout") in ("pairwise", "best_worst", "items_in_columns") for e in spec["experiments"]):
             spec["agreement_coding"] = self.agreement_coding.value
         roles: dict[str, str] = {}
         for entry in spec["experiments"]:  # one experiment may take several cards (one per criterion's file)
             if roles.setdefault(entry["id"], entry["role"]) != entry["role"]:
-                raise QRAInputError(f"experiment ids: {entry['id']!r} is on two cards with different roles; give each "
-                                    "experiment its own id")
+                raise QRAInputError(
+                    f"experiment ids: {entry['id']!r} is on two cards with different roles; give each "
+                    "experiment its own id"
+                )
         return spec
 
     def missing_marks(self) -> list[str]:
         return ["", *split_list(self.missing.value)]
 
     def spec_link(self, spec: dict) -> str:
-        return download_link(spec_text(spec), download_name(spec["id"], "annotations", "json"),
-                             "application/json", "Download this annotation spec (JSON)")
+        return download_link(
+            spec_text(spec),
+            download_name(spec["id"], "annotations", "json"),
+            "application/json",
+            "Download this annotation spec (JSON)",
+        )
 
     def spec_file(self) -> tuple[str, str, str]:
         """The spec the form describes (checked first), as the file the Download spec button saves in one click."""
@@ -242,16 +280,22 @@ class AnnotationsView:
 
         spec = check_spec(self.spec())
         name = download_name(spec["id"], "annotations", "json")
-        self.status.ok(f"Downloaded the annotation spec as {name}: save it beside the files it names, then "
-                       "`qra-widgets report SPEC.json` gives the same study.")
+        self.status.ok(
+            f"Downloaded the annotation spec as {name}: save it beside the files it names, then "
+            "`qra-widgets report SPEC.json` gives the same study."
+        )
         return name, "application/json", spec_text(spec)
 
     def parsed_frames(self) -> dict:
         """The tables parsed at upload, by spec name, for the load (not parsed again); a card whose
         format or delimiter was chosen by hand is read again through the spec."""
         names = self.spec_names()
-        return {names[(id(card), name)]: frame for card in self.experiments
-                if not card.format.value and card.delimiter.value == "auto" for name, frame in card.frames.items()}
+        return {
+            names[(id(card), name)]: frame
+            for card in self.experiments
+            if not card.format.value and card.delimiter.value == "auto"
+            for name, frame in card.frames.items()
+        }
 
     @guarded(lambda self: self.status)
     def on_load(self, _=None) -> None:

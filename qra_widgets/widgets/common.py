@@ -44,8 +44,9 @@ def run_reported(status: Status, action, *args, **kwargs):
         return None
     except Exception as error:
         log.exception("callback %s failed", getattr(action, "__name__", action))
-        status.error(f"Something went wrong ({type(error).__name__}). The study is unchanged; "
-                     "the details are in the server log.")
+        status.error(
+            f"Something went wrong ({type(error).__name__}). The study is unchanged; the details are in the server log."
+        )
         return None
     return result
 
@@ -53,11 +54,14 @@ def run_reported(status: Status, action, *args, **kwargs):
 def guarded(status_of):
     """Decorate a callback so that no exception escapes it (see :func:`run_reported`).
     ``status_of(self)`` returns the :class:`Status` to write to."""
+
     def decorate(callback):
         @functools.wraps(callback)
         def wrapper(self, *args, **kwargs):
             return run_reported(status_of(self), callback, self, *args, **kwargs)
+
         return wrapper
+
     return decorate
 
 
@@ -65,8 +69,10 @@ def download_link(text: str | bytes, file_name: str, mime: str, label: str) -> s
     """An HTML anchor that downloads ``text`` as ``file_name`` (a data: URI; nothing touches the server's disk)."""
     data = text.encode("utf-8") if isinstance(text, str) else text
     payload = base64.b64encode(data).decode("ascii")
-    return (f"<a class='qra-download' download='{escape(file_name)}' "
-            f"href='data:{mime};base64,{payload}'>{escape(label)}</a>")
+    return (
+        f"<a class='qra-download' download='{escape(file_name)}' "
+        f"href='data:{mime};base64,{payload}'>{escape(label)}</a>"
+    )
 
 
 def safe_file_stem(name: str) -> str:
@@ -100,8 +106,12 @@ def labelled(label: str, widget: w.Widget, width: str = "12em") -> w.HBox:
 
 def button(text: str, css: str = "", primary: bool = False, tooltip: str = "") -> w.Button:
     """A button sized to its label (no icon: nothing is fetched from a CDN)."""
-    widget = w.Button(description=text, tooltip=tooltip or text, button_style="primary" if primary else "",
-                      layout=w.Layout(width="auto", min_width="max-content", align_self="flex-start"))
+    widget = w.Button(
+        description=text,
+        tooltip=tooltip or text,
+        button_style="primary" if primary else "",
+        layout=w.Layout(width="auto", min_width="max-content", align_self="flex-start"),
+    )
     widget.add_class("qra-button")
     if css:
         widget.add_class(css)
@@ -130,7 +140,7 @@ def replace_children(box: w.Box, children) -> None:
 
 
 class Confirm:
-    """"You have unsaved changes: discard them and ...?" with two buttons, shown only when asked.
+    """ "You have unsaved changes: discard them and ...?" with two buttons, shown only when asked.
 
     ``ask(question, action)`` shows it; the first button runs ``action`` (through ``runner``,
     which turns errors into status messages), the second hides it.

@@ -22,8 +22,19 @@ from .results import AssessmentView, ChartsView, CompareView
 from .scores import ScoresView
 from .state import AppState
 
-TITLES = ("Study", "Experiments", "Scores", "Assessment", "Charts", "Compare", "Library", "Overview", "Annotations", "Intervals",
-          "Side by side")
+TITLES = (
+    "Study",
+    "Experiments",
+    "Scores",
+    "Assessment",
+    "Charts",
+    "Compare",
+    "Library",
+    "Overview",
+    "Annotations",
+    "Intervals",
+    "Side by side",
+)
 
 
 def _annotations_view():
@@ -46,10 +57,18 @@ def _sidebyside_view():
 
 #: Each later tab's view class, by the dashboard attribute that holds it (a function, so the
 #: two views with heavier imports are imported when first built).
-VIEWS = {"experiments": lambda: ExperimentsView, "scores": lambda: ScoresView, "assessment": lambda: AssessmentView,
-         "charts": lambda: ChartsView, "compare": lambda: CompareView, "library": lambda: LibraryView,
-         "overview": lambda: OverviewView, "annotations": _annotations_view, "uncertainty": _uncertainty_view,
-         "sidebyside": _sidebyside_view}
+VIEWS = {
+    "experiments": lambda: ExperimentsView,
+    "scores": lambda: ScoresView,
+    "assessment": lambda: AssessmentView,
+    "charts": lambda: ChartsView,
+    "compare": lambda: CompareView,
+    "library": lambda: LibraryView,
+    "overview": lambda: OverviewView,
+    "annotations": _annotations_view,
+    "uncertainty": _uncertainty_view,
+    "sidebyside": _sidebyside_view,
+}
 #: The tab each of those views fills, and the view of each of those tabs.
 VIEW_TITLES = dict(zip(VIEWS, TITLES[1:]))
 TITLE_VIEWS = {title: name for name, title in VIEW_TITLES.items()}
@@ -112,12 +131,16 @@ class Dashboard:
         if state.revision is None:
             saved = "<span class='qra-badge qra-badge-new'>not saved in the library yet</span>"
         elif state.dirty:
-            saved = f"<span class='qra-badge qra-badge-dirty'>unsaved changes · based on revision {state.revision}</span>"
+            saved = (
+                f"<span class='qra-badge qra-badge-dirty'>unsaved changes · based on revision {state.revision}</span>"
+            )
         else:
             saved = f"<span class='qra-badge qra-badge-saved'>saved · revision {state.revision}</span>"
         name = escape(study.name) if study.name else "<i>Untitled study</i>"
-        self.title.value = (f"<div class='qra-title'><span class='qra-brand'>qra-widgets</span> <span class='qra-study-title'>{name}</span> "
-                            f"<code class='qra-id'>{escape(study.id)}</code> {saved}</div>")
+        self.title.value = (
+            f"<div class='qra-title'><span class='qra-brand'>qra-widgets</span> <span class='qra-study-title'>{name}</span> "
+            f"<code class='qra-id'>{escape(study.id)}</code> {saved}</div>"
+        )
 
     @guarded(lambda self: self.status)
     def _on_tab(self, change) -> None:

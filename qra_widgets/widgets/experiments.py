@@ -26,7 +26,9 @@ def uploaded(upload: w.FileUpload) -> tuple[str, bytes]:
     data = bytes(item["content"])
     check_size(len(data), item["name"])
     if len(data) > MAX_UPLOAD_BYTES:
-        raise QRAInputError(f"{item['name']}: is {len(data) / 2**20:.1f} MiB; uploads are limited to {MAX_UPLOAD_BYTES // 2**20} MiB")
+        raise QRAInputError(
+            f"{item['name']}: is {len(data) / 2**20:.1f} MiB; uploads are limited to {MAX_UPLOAD_BYTES // 2**20} MiB"
+        )
     return item["name"], data
 
 
@@ -38,20 +40,36 @@ class PropertyInput:
         self.other = w.Text(placeholder="describe 'other'", layout=w.Layout(width="14em"))
         options = list(prop.options)
         if prop.kind == "single" and len(options) > 40:
-            self.main = w.Combobox(options=options, ensure_option=True, placeholder="type to search", layout=w.Layout(width="26em", max_width="100%"))
+            self.main = w.Combobox(
+                options=options,
+                ensure_option=True,
+                placeholder="type to search",
+                layout=w.Layout(width="26em", max_width="100%"),
+            )
         elif prop.kind == "single":
             self.main = w.Dropdown(options=[NOT_ANSWERED, *options], layout=w.Layout(width="26em", max_width="100%"))
         elif prop.kind == "multiple":
-            self.main = w.SelectMultiple(options=options, rows=min(6, len(options)), layout=w.Layout(width="26em", max_width="100%"))
+            self.main = w.SelectMultiple(
+                options=options, rows=min(6, len(options)), layout=w.Layout(width="26em", max_width="100%")
+            )
         elif prop.kind == "integer":
-            self.main = w.Text(placeholder="a whole number (or why it varies)", layout=w.Layout(width="26em", max_width="100%"))
+            self.main = w.Text(
+                placeholder="a whole number (or why it varies)", layout=w.Layout(width="26em", max_width="100%")
+            )
         else:
             self.main = w.Textarea(layout=w.Layout(width="26em", max_width="100%", height="50px"))
         title = f"{prop.id} {prop.name}" + (f" [{criterion}]" if criterion else "")
         parts = [self.main, self.other] if prop.has_other else [self.main]
-        self.widget = w.HBox([w.HTML(f"<span title='{escape(prop.question)}'>{escape(title)}</span>",
-                                     layout=w.Layout(width="20em", min_width="12em")), *parts],
-                             layout=w.Layout(flex_flow="row wrap", align_items="center"))
+        self.widget = w.HBox(
+            [
+                w.HTML(
+                    f"<span title='{escape(prop.question)}'>{escape(title)}</span>",
+                    layout=w.Layout(width="20em", min_width="12em"),
+                ),
+                *parts,
+            ],
+            layout=w.Layout(flex_flow="row wrap", align_items="center"),
+        )
         self.widget.add_class("qra-property")
 
     def close(self) -> None:
@@ -68,7 +86,9 @@ class PropertyInput:
         elif kind == "single":
             if isinstance(value, str) and value.startswith("Other: "):
                 self.other.value, value = value[7:], self._other_option()
-            self.main.value = value if value is not None else ("" if isinstance(self.main, w.Combobox) else NOT_ANSWERED)
+            self.main.value = (
+                value if value is not None else ("" if isinstance(self.main, w.Combobox) else NOT_ANSWERED)
+            )
         else:
             self.main.value = "" if value is None else str(value)
 
@@ -105,11 +125,15 @@ class ExperimentsView:
         self.update = button("Update the selected experiment", "qra-update-experiment")
         self.remove = button("Remove the selected experiment", "qra-remove-experiment")
         self.save_properties = button("Save properties and conditions", "qra-save-properties", primary=True)
-        self.heds_upload = w.FileUpload(icon="", accept=".json", multiple=False, description="HEDS JSON", layout=w.Layout(width="auto"))
+        self.heds_upload = w.FileUpload(
+            icon="", accept=".json", multiple=False, description="HEDS JSON", layout=w.Layout(width="auto")
+        )
         self.heds_import = button("Import into the selected experiment", "qra-heds-import")
         self.heds_report = w.HTML()
-        self.conditions = w.Textarea(placeholder="one per line: object: Code by = authors\nmethod: Implem. by = sacreBLEU\nprocedure: Test set = WMT14",
-                                     layout=w.Layout(width="100%", max_width="48em", height="90px"))
+        self.conditions = w.Textarea(
+            placeholder="one per line: object: Code by = authors\nmethod: Implem. by = sacreBLEU\nprocedure: Test set = WMT14",
+            layout=w.Layout(width="100%", max_width="48em", height="90px"),
+        )
         self.property_box = w.VBox()
         self._inputs: dict[tuple[str, str | None], PropertyInput] = {}
         self._form_criteria: list[str] | None = None  # the criteria the property form was built for
@@ -124,20 +148,36 @@ class ExperimentsView:
         self.heds_import.on_click(self.on_heds_import)
         self.experiments.observe(self.on_pick, "value")
         state.on("study", self.refresh)
-        form = w.VBox([labelled("Id", self.exp_id), labelled("Label", self.exp_label), labelled("Team", self.exp_team),
-                       labelled("Date", self.exp_date), labelled("Role", self.exp_role),
-                       w.HBox([self.add, self.update, self.remove], layout=w.Layout(flex_flow="row wrap"))])
-        self.widget = w.VBox([
-            w.HTML("<h4>Comparable experiments</h4><p>The original experiment and its repeats. Select one to edit it; "
-                   "changing its id keeps its scores.</p>"),
-            w.HBox([self.experiments, form], layout=w.Layout(flex_flow="row wrap", grid_gap="1em")),
-            w.HTML("<h4>Import a HEDS datasheet</h4><p>A datasheet saved by the HEDS 2 or HEDS 3.0 form (JSON, at most 5 MiB) fills the matching "
-                   "properties of the selected experiment; criteria are matched by name (or to the only criterion).</p>"),
-            w.HBox([self.heds_upload, self.heds_import], layout=w.Layout(flex_flow="row wrap")), self.heds_report,
-            w.HTML("<h4>Conditions of measurement</h4>"), self.conditions,
-            w.HTML("<h4>Experiment properties (QRA++ Table 1; hover a name for its question)</h4>"),
-            self.property_box, self.save_properties,
-        ])
+        form = w.VBox(
+            [
+                labelled("Id", self.exp_id),
+                labelled("Label", self.exp_label),
+                labelled("Team", self.exp_team),
+                labelled("Date", self.exp_date),
+                labelled("Role", self.exp_role),
+                w.HBox([self.add, self.update, self.remove], layout=w.Layout(flex_flow="row wrap")),
+            ]
+        )
+        self.widget = w.VBox(
+            [
+                w.HTML(
+                    "<h4>Comparable experiments</h4><p>The original experiment and its repeats. Select one to edit it; "
+                    "changing its id keeps its scores.</p>"
+                ),
+                w.HBox([self.experiments, form], layout=w.Layout(flex_flow="row wrap", grid_gap="1em")),
+                w.HTML(
+                    "<h4>Import a HEDS datasheet</h4><p>A datasheet saved by the HEDS 2 or HEDS 3.0 form (JSON, at most 5 MiB) fills the matching "
+                    "properties of the selected experiment; criteria are matched by name (or to the only criterion).</p>"
+                ),
+                w.HBox([self.heds_upload, self.heds_import], layout=w.Layout(flex_flow="row wrap")),
+                self.heds_report,
+                w.HTML("<h4>Conditions of measurement</h4>"),
+                self.conditions,
+                w.HTML("<h4>Experiment properties (QRA++ Table 1; hover a name for its question)</h4>"),
+                self.property_box,
+                self.save_properties,
+            ]
+        )
         self.widget.add_class("qra-experiments-tab")
         self.refresh()
 
@@ -173,11 +213,16 @@ class ExperimentsView:
         old, old_inputs = list(self.property_box.children), list(self._inputs.values())
         self._inputs = {}
         for prop in PROPERTIES.values():
-            for criterion in (qcs if prop.per_criterion else [None]):
+            for criterion in qcs if prop.per_criterion else [None]:
                 self._inputs[(prop.id, criterion)] = PropertyInput(prop, criterion)
         general = [i.widget for (pid, _), i in self._inputs.items() if not PROPERTIES[pid].human_only]
         human = [i.widget for (pid, _), i in self._inputs.items() if PROPERTIES[pid].human_only]
-        self.property_box.children = [w.HTML("<b>All evaluations</b>"), *general, w.HTML("<b>Human evaluation only</b>"), *human]
+        self.property_box.children = [
+            w.HTML("<b>All evaluations</b>"),
+            *general,
+            w.HTML("<b>Human evaluation only</b>"),
+            *human,
+        ]
         for field in old_inputs:
             field.close()
         for child in old:
@@ -198,12 +243,17 @@ class ExperimentsView:
 
     def _show_properties(self) -> None:
         """Show the selected experiment's answers in the property form, if it is built and current."""
-        if self._form_criteria != self.state.study.qc_names or self.experiments.value not in self.state.study.experiment_ids:
+        if (
+            self._form_criteria != self.state.study.qc_names
+            or self.experiments.value not in self.state.study.experiment_ids
+        ):
             return
         experiment = self.state.study.experiment(self.experiments.value)
         for (pid, criterion), field in self._inputs.items():
             value = experiment.properties.get(pid)
-            field.show(value.get(criterion) if (criterion and isinstance(value, dict)) else (None if criterion else value))
+            field.show(
+                value.get(criterion) if (criterion and isinstance(value, dict)) else (None if criterion else value)
+            )
 
     # ------------------------------------------------------------------ edits
 
@@ -212,8 +262,13 @@ class ExperimentsView:
 
     @guarded(lambda self: self.status)
     def on_add(self, _=None) -> None:
-        experiment = Experiment(self.exp_id.value.strip(), label=self.exp_label.value, team=self.exp_team.value,
-                                date=self.exp_date.value, role=self.exp_role.value)
+        experiment = Experiment(
+            self.exp_id.value.strip(),
+            label=self.exp_label.value,
+            team=self.exp_team.value,
+            date=self.exp_date.value,
+            role=self.exp_role.value,
+        )
         event = self.state.add_experiment(experiment)
         self.experiments.value = experiment.id
         self.status.ok(event.message)
@@ -221,8 +276,14 @@ class ExperimentsView:
     @guarded(lambda self: self.status)
     def on_update(self, _=None) -> None:
         old, new_id = self._selected(), self.exp_id.value.strip()
-        event = self.state.update_experiment(old.id, id=new_id, label=self.exp_label.value,
-                                             team=self.exp_team.value, date=self.exp_date.value, role=self.exp_role.value)
+        event = self.state.update_experiment(
+            old.id,
+            id=new_id,
+            label=self.exp_label.value,
+            team=self.exp_team.value,
+            date=self.exp_date.value,
+            role=self.exp_role.value,
+        )
         self.experiments.value = new_id
         self.status.ok(event.message)
 
@@ -243,7 +304,9 @@ class ExperimentsView:
                 answers.setdefault(pid, {})[criterion] = value
             else:
                 answers[pid] = value
-        event = self.state.update_experiment(experiment.id, properties=answers, conditions=parse.conditions(self.conditions.value))
+        event = self.state.update_experiment(
+            experiment.id, properties=answers, conditions=parse.conditions(self.conditions.value)
+        )
         self.status.ok(f"Saved {len(answers)} properties of {experiment.display_name!r}. " + event.message)
 
     @guarded(lambda self: self.status)
@@ -253,9 +316,13 @@ class ExperimentsView:
         event, result, unmatched = self.state.import_heds(experiment.id, data, name)
         self.heds_upload.value = ()
         notes = "".join(f"<li>{escape(n)}</li>" for n in result.notes)
-        skipped = f"<li>criteria not in this study (not imported): {escape(', '.join(unmatched))}</li>" if unmatched else ""
-        self.heds_report.value = (f"<p>Imported {len(result.properties)} properties from {escape(name)}. "
-                                  f"{len(result.unmapped)} answered HEDS fields are not QRA++ properties: "
-                                  f"<details><summary>show</summary>{escape(', '.join(result.unmapped))}</details></p>"
-                                  f"<ul>{notes}{skipped}</ul>")
+        skipped = (
+            f"<li>criteria not in this study (not imported): {escape(', '.join(unmatched))}</li>" if unmatched else ""
+        )
+        self.heds_report.value = (
+            f"<p>Imported {len(result.properties)} properties from {escape(name)}. "
+            f"{len(result.unmapped)} answered HEDS fields are not QRA++ properties: "
+            f"<details><summary>show</summary>{escape(', '.join(result.unmapped))}</details></p>"
+            f"<ul>{notes}{skipped}</ul>"
+        )
         self.status.ok(event.message)

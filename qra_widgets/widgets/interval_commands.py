@@ -36,13 +36,22 @@ class IntervalRun:
     basis: Assessment
     stale: Callable[[], bool] = field(default=lambda: False, compare=False, repr=False)
 
-    def compute(self, B: int, seed: int | None = None, *, ci_method: str = "percentile", resample: str = "items",
-                progress: Callable[[int], None] | None = None, cancelled: Callable[[], bool] | None = None):
+    def compute(
+        self,
+        B: int,
+        seed: int | None = None,
+        *,
+        ci_method: str = "percentile",
+        resample: str = "items",
+        progress: Callable[[int], None] | None = None,
+        cancelled: Callable[[], bool] | None = None,
+    ):
         """Run the bootstrap on the snapshot (safe in a background thread: it changes nothing).
 
         ``progress(done)`` is called per chunk of replicates; if ``cancelled()`` is true then, or the
         study was edited meanwhile, the bootstrap stops there and ``None`` is returned.
         """
+
         def check(done: int) -> None:
             if (cancelled is not None and cancelled()) or self.stale():
                 raise _BootstrapCancelled
@@ -50,15 +59,32 @@ class IntervalRun:
                 progress(done)
 
         try:
-            return assess(self.study, conventions=self.conventions, bootstrap=B, seed=seed, ci_method=ci_method,
-                          resample=resample, progress=check)
+            return assess(
+                self.study,
+                conventions=self.conventions,
+                bootstrap=B,
+                seed=seed,
+                ci_method=ci_method,
+                resample=resample,
+                progress=check,
+            )
         except _BootstrapCancelled:
             return None
 
 
-def plan_designs(study: Study, conventions: Conventions, items, raters_per_item, *, B: int = 200, runs: int = 3,
-                 seed: int | None = 0, design: str = "new items", progress: Callable[[int, int], None] | None = None,
-                 cancelled: Callable[[], bool] | None = None):
+def plan_designs(
+    study: Study,
+    conventions: Conventions,
+    items,
+    raters_per_item,
+    *,
+    B: int = 200,
+    runs: int = 3,
+    seed: int | None = 0,
+    design: str = "new items",
+    progress: Callable[[int, int], None] | None = None,
+    cancelled: Callable[[], bool] | None = None,
+):
     """Expected interval widths per design (:func:`~qra_widgets.plan_reproduction`) for ``study``
     (the planner box's query: it changes nothing; give it ``state.study`` and ``state.conventions``).
 
@@ -74,8 +100,10 @@ def plan_designs(study: Study, conventions: Conventions, items, raters_per_item,
 
     study = copy.deepcopy(study)  # safe in a background thread while the study is edited
     if any(comparative_rule(study, qc.name, e) for qc in study.quality_criteria for e in study.ratings.experiments()):
-        raise QRAInputError("plan: pairwise and best-worst judgements are planned by judgements per system pair, not in "
-                            "this box: run `qra-widgets plan SPEC.json` or plan_reproduction(study, judgements_per_pair=...)")
+        raise QRAInputError(
+            "plan: pairwise and best-worst judgements are planned by judgements per system pair, not in "
+            "this box: run `qra-widgets plan SPEC.json` or plan_reproduction(study, judgements_per_pair=...)"
+        )
     designs = [(n, k) for n in items for k in raters_per_item]
     if not designs:
         raise QRAInputError("plan: give at least one number of items and one number of raters per item")
@@ -83,8 +111,11 @@ def plan_designs(study: Study, conventions: Conventions, items, raters_per_item,
     for done, (n, k) in enumerate(designs, 1):
         if cancelled is not None and cancelled():
             return None
-        frames.append(plan_reproduction(study, items=[n], raters_per_item=[k], B=B, runs=runs, seed=seed,
-                                        conventions=conventions, design=design))
+        frames.append(
+            plan_reproduction(
+                study, items=[n], raters_per_item=[k], B=B, runs=runs, seed=seed, conventions=conventions, design=design
+            )
+        )
         if progress is not None:
             progress(done, len(designs))
     return pd.concat(frames, ignore_index=True)
@@ -106,23 +137,42 @@ class IntervalCommands:
         if self.assessment is None:
             raise QRAInputError(f"intervals: the study cannot be assessed yet ({self.assessment_problem})")
         basis = self.assessment
-        return IntervalRun(copy.deepcopy(self.study), self.conventions, basis, stale=lambda: self.assessment is not basis)
+        return IntervalRun(
+            copy.deepcopy(self.study), self.conventions, basis, stale=lambda: self.assessment is not basis
+        )
 
     def apply_intervals(self, run: IntervalRun, result: Assessment | None) -> Event:
         """Show ``result`` (from :meth:`IntervalRun.compute`) unless it was cancelled or is stale."""
         if run.stale():
-            return self._emit(IntervalsDropped("The study changed while the intervals were computed: they were "
-                                               "discarded. Compute them again for the current scores."))
+            return self._emit(
+                IntervalsDropped(
+                    "The study changed while the intervals were computed: they were "
+                    "discarded. Compute them again for the current scores."
+                )
+            )
         if result is None:
             return self._emit(IntervalsDropped("Intervals cancelled; the assessment is shown without them."))
         self.assessment = result
         info = result.bootstrap_info
-        return self._emit(IntervalsComputed(f"{info['ci']:.0%} intervals from {info['B']} bootstrap replicates "
-                                            f"(seed {info['seed']}).", bootstrap=dict(info)))
+        return self._emit(
+            IntervalsComputed(
+                f"{info['ci']:.0%} intervals from {info['B']} bootstrap replicates (seed {info['seed']}).",
+                bootstrap=dict(info),
+            )
+        )
 
-    def run_bootstrap(self, B: int, seed: int | None = None, *, ci_method: str = "percentile", resample: str = "items",
-                      progress: Callable[[int], None] | None = None, cancelled: Callable[[], bool] | None = None) -> Event:
+    def run_bootstrap(
+        self,
+        B: int,
+        seed: int | None = None,
+        *,
+        ci_method: str = "percentile",
+        resample: str = "items",
+        progress: Callable[[int], None] | None = None,
+        cancelled: Callable[[], bool] | None = None,
+    ) -> Event:
         """Compute and show intervals in one call (the app runs the two halves in a thread and the kernel's loop)."""
         run = self.bootstrap_request()
-        return self.apply_intervals(run, run.compute(B, seed, ci_method=ci_method, resample=resample, progress=progress,
-                                                     cancelled=cancelled))
+        return self.apply_intervals(
+            run, run.compute(B, seed, ci_method=ci_method, resample=resample, progress=progress, cancelled=cancelled)
+        )

@@ -41,8 +41,10 @@ def uploaded_files(upload: w.FileUpload) -> dict[str, bytes]:
         raise QRAInputError("upload: choose a file first")
     total = sum(len(item["content"]) for item in upload.value)
     if total > MAX_UPLOAD_TOTAL_BYTES:
-        raise QRAInputError(f"upload: {len(upload.value)} files of {total / 2**20:.1f} MiB together; "
-                            f"the limit is {MAX_UPLOAD_TOTAL_BYTES // 2**20} MiB at once")
+        raise QRAInputError(
+            f"upload: {len(upload.value)} files of {total / 2**20:.1f} MiB together; "
+            f"the limit is {MAX_UPLOAD_TOTAL_BYTES // 2**20} MiB at once"
+        )
     files = {}
     for item in upload.value:
         check_size(len(item["content"]), item["name"])
@@ -55,8 +57,10 @@ def qra3_pair(files: dict[str, bytes]) -> tuple[str, str]:
     csvs = [n for n in files if PurePosixPath(n).suffix.lower() == ".csv"]
     jsons = [n for n in files if PurePosixPath(n).suffix.lower() == ".json"]
     if len(files) != 2 or len(csvs) != 1 or len(jsons) != 1:
-        raise QRAInputError(f"Import QRA3 files: choose two files, QRA3's metrics .csv and its config .json "
-                            f"(got {', '.join(map(repr, files))})")
+        raise QRAInputError(
+            f"Import QRA3 files: choose two files, QRA3's metrics .csv and its config .json "
+            f"(got {', '.join(map(repr, files))})"
+        )
     return csvs[0], jsons[0]
 
 
@@ -68,8 +72,10 @@ def summary_line(report, what: str = "") -> str:
     if report.existed:
         parts.append(f"Already in the library, not overwritten: {ids(report.existed)}.")
     if report.refused:
-        parts.append(f"Refused {len(report.refused)} "
-                     f"({'see below' if len(report.refused) > 1 else report.refused[0][0] + ': ' + report.refused[0][1]}).")
+        parts.append(
+            f"Refused {len(report.refused)} "
+            f"({'see below' if len(report.refused) > 1 else report.refused[0][0] + ': ' + report.refused[0][1]})."
+        )
     if getattr(report, "skipped", None):
         parts.append(f"Skipped {len(report.skipped)} file{'s' if len(report.skipped) != 1 else ''} (see below).")
     return " ".join(parts)
@@ -79,42 +85,60 @@ def report_table(report) -> str:
     """The ImportReport as an escaped HTML table (the first :data:`REPORT_ROWS_SHOWN` rows)."""
     frame = report.to_frame()
     more = len(frame) - REPORT_ROWS_SHOWN
-    table = frame.head(REPORT_ROWS_SHOWN).to_html(index=False, escape=True, border=0, justify="left", classes="qra-import-table")
+    table = frame.head(REPORT_ROWS_SHOWN).to_html(
+        index=False, escape=True, border=0, justify="left", classes="qra-import-table"
+    )
     return table + (f"<p>… and {more} more rows.</p>" if more > 0 else "")
 
 
 class ExamplesBar:
     def __init__(self, state: AppState, status: Status):
         self.state, self.status = state, status
-        self.choice = w.Dropdown(options=[(title, name) for name, title in examples.titles().items()],
-                                 layout=w.Layout(width="38em", max_width="100%"))
+        self.choice = w.Dropdown(
+            options=[(title, name) for name, title in examples.titles().items()],
+            layout=w.Layout(width="38em", max_width="100%"),
+        )
         self.load = button("Load example", "qra-load-example")
         self.new = button("New empty study", "qra-new-study")
         self.confirm = Confirm(lambda action: run_reported(self.status, action))
         self.choice.add_class("qra-example-choice")
         self.load.on_click(self.on_load)
         self.new.on_click(self.on_new)
-        self.widget = w.VBox([w.HBox([labelled("Paper example", self.choice, "8em"), self.load, self.new],
-                                     layout=w.Layout(flex_flow="row wrap", align_items="center")), self.confirm.widget])
+        self.widget = w.VBox(
+            [
+                w.HBox(
+                    [labelled("Paper example", self.choice, "8em"), self.load, self.new],
+                    layout=w.Layout(flex_flow="row wrap", align_items="center"),
+                ),
+                self.confirm.widget,
+            ]
+        )
         self.widget.add_class("qra-examples-bar")
 
     @guarded(lambda self: self.status)
     def on_load(self, _=None) -> None:
         name = self.choice.value
-        guard_unsaved(self.state, self.confirm, "load the example",
-                      lambda: self.status.ok(self.state.load(example=name).message))
+        guard_unsaved(
+            self.state, self.confirm, "load the example", lambda: self.status.ok(self.state.load(example=name).message)
+        )
 
     @guarded(lambda self: self.status)
     def on_new(self, _=None) -> None:
-        guard_unsaved(self.state, self.confirm, "start a new empty study",
-                      lambda: (self.state.load(), self.status.ok("A new empty study: start on the Study tab.")))
+        guard_unsaved(
+            self.state,
+            self.confirm,
+            "start a new empty study",
+            lambda: (self.state.load(), self.status.ok("A new empty study: start on the Study tab.")),
+        )
 
 
 class LibraryView:
     def __init__(self, state: AppState, status: Status):
         self.state, self.status = state, status
         self.studies = w.Select(rows=8, layout=w.Layout(width="44em", max_width="100%"))
-        self.show_deleted = w.Checkbox(description="show deleted studies", value=False, indent=False, layout=w.Layout(width="auto"))
+        self.show_deleted = w.Checkbox(
+            description="show deleted studies", value=False, indent=False, layout=w.Layout(width="auto")
+        )
         self.open = button("Open the selected study", "qra-open")
         self.save = button("Save the study being edited", "qra-save", primary=True)
         self.delete = button("Delete the selected study", "qra-delete")
@@ -132,11 +156,21 @@ class LibraryView:
         self.studies.observe(lambda _: self.show_history(), "value")
         self.show_deleted.observe(lambda _: self.refresh(), "value")
         # file actions: imports into the library, downloads of the open study (built when clicked)
-        self.qra3_upload = w.FileUpload(icon="", accept=".csv,.json", multiple=True, description="metrics.csv + config.json",
-                                        layout=w.Layout(width="auto"))
+        self.qra3_upload = w.FileUpload(
+            icon="",
+            accept=".csv,.json",
+            multiple=True,
+            description="metrics.csv + config.json",
+            layout=w.Layout(width="auto"),
+        )
         self.import_qra3 = button("Import QRA3 files", "qra-import-qra3")
-        self.bulk_upload = w.FileUpload(icon="", accept=BULK_TYPES, multiple=True, description="Study files, zips, QRA3 pairs",
-                                        layout=w.Layout(width="auto"))
+        self.bulk_upload = w.FileUpload(
+            icon="",
+            accept=BULK_TYPES,
+            multiple=True,
+            description="Study files, zips, QRA3 pairs",
+            layout=w.Layout(width="auto"),
+        )
         self.import_many = button("Import many", "qra-import-many")
         self.import_report = w.HTML()
         # a QRA3 run whose study id the library holds: offered under a new id (nothing is overwritten)
@@ -144,21 +178,40 @@ class LibraryView:
         self.new_id = w.Text(layout=w.Layout(width="14em"))
         self.new_id.add_class("qra-import-new-id")
         self.import_as_new = button("Import it under this id", "qra-import-as-new")
-        self.clash = w.VBox([self.clash_text, w.HBox([self.new_id, self.import_as_new])], layout=w.Layout(display="none"))
+        self.clash = w.VBox(
+            [self.clash_text, w.HBox([self.new_id, self.import_as_new])], layout=w.Layout(display="none")
+        )
         self.clash.add_class("qra-import-clash")
         self.pending_qra3: tuple | None = None
         self.import_as_new.on_click(self.on_import_as_new)
-        self.criteria_prompt = CriteriaPrompt(state, status)  # asks the evaluation type and QCET criterion of what came in
+        self.criteria_prompt = CriteriaPrompt(
+            state, status
+        )  # asks the evaluation type and QCET criterion of what came in
         # downloads: one click builds the file from the study or library as it is then, and saves it
-        self.download_qra3 = {name: DownloadButton(f"QRA3 {name}", lambda n=name: self.study_qra3_file(n),
-                                                   status=status, tooltip=f"The study being edited as QRA3's {name}")
-                              for name in QRA3_FILES}
-        self.download_report = DownloadButton("Report (HTML)", self.report_file, status=status,
-                                              tooltip="The study being edited as a one-file offline HTML report")
-        self.download_library_qra3 = {name: DownloadButton(f"{name} of the whole library",
-                                                           lambda n=name: self.library_qra3_file(n), status=status,
-                                                           tooltip=f"Every study of the library in one QRA3 {name}")
-                                      for name in QRA3_FILES}
+        self.download_qra3 = {
+            name: DownloadButton(
+                f"QRA3 {name}",
+                lambda n=name: self.study_qra3_file(n),
+                status=status,
+                tooltip=f"The study being edited as QRA3's {name}",
+            )
+            for name in QRA3_FILES
+        }
+        self.download_report = DownloadButton(
+            "Report (HTML)",
+            self.report_file,
+            status=status,
+            tooltip="The study being edited as a one-file offline HTML report",
+        )
+        self.download_library_qra3 = {
+            name: DownloadButton(
+                f"{name} of the whole library",
+                lambda n=name: self.library_qra3_file(n),
+                status=status,
+                tooltip=f"Every study of the library in one QRA3 {name}",
+            )
+            for name in QRA3_FILES
+        }
         for name, (what, _mime) in QRA3_FILES.items():
             self.download_qra3[name].add_class(f"qra-download-qra3-{what}")
             self.download_library_qra3[name].add_class(f"qra-download-library-qra3-{what}")
@@ -169,39 +222,59 @@ class LibraryView:
         self.import_qra3.on_click(self.on_import_qra3)
         self.import_many.on_click(self.on_import_many)
         column = lambda *children: w.VBox(list(children), layout=w.Layout(align_items="flex-start"))
-        row = lambda *children: w.HBox(list(children), layout=w.Layout(flex_flow="row wrap", align_items="center", grid_gap="0.5em"))
-        self.widget = w.VBox([
-            w.HTML("<h4>Study library</h4><p>Every save is kept as a revision. If someone saved the study after you "
-                   "opened it, your save is refused <i>and kept</i> as a conflict revision you can open below. A new study "
-                   "whose id is already in the library is not saved: change its id first.</p>"),
-            self.save,
-            w.HBox([labelled("Studies", self.studies, "6em"), column(self.open, self.delete, self.restore, self.show_deleted)],
-                   layout=w.Layout(flex_flow="row wrap", grid_gap="1em")),
-            self.confirm.widget,
-            w.HBox([labelled("Revisions", self.history, "6em"), column(self.open_revision)],
-                   layout=w.Layout(flex_flow="row wrap", grid_gap="1em")),
-            w.HTML("<h4>Import into the library</h4><p>Imports never overwrite: a study whose id the library already "
-                   "has is left as it is and reported. <b>QRA3 files</b>: the organisers' <code>metrics.csv</code> and "
-                   "<code>config.json</code> (choose both); every study in them is added and the first one opened. "
-                   "<b>Import many</b>: qra-widgets study files (.json), long score tables (.csv/.tsv/.xlsx; a "
-                   "<code>study</code> column makes one study per value), annotation specs, QRA3 pairs, or a .zip of them.</p>"),
-            labelled("QRA3 files", row(self.qra3_upload, self.import_qra3), "8em"), self.clash,
-            labelled("Many files", row(self.bulk_upload, self.import_many), "8em"),
-            self.import_report, self.criteria_prompt.widget,
-            w.HTML("<h4>Downloads</h4><p>The study being edited as QRA3's two input files (hand both to the organisers "
-                   "as they are) or as a one-file HTML report (template table, charts, conventions; opens offline); or "
-                   "every study in the library as one pair of QRA3 files. Each button saves its file in one "
-                   "click.</p>"),
-            labelled("This study", row(*self.download_qra3.values(), self.download_report), "8em"),
-            labelled("The library", row(*self.download_library_qra3.values()), "8em"),
-        ])
+        row = lambda *children: w.HBox(
+            list(children), layout=w.Layout(flex_flow="row wrap", align_items="center", grid_gap="0.5em")
+        )
+        self.widget = w.VBox(
+            [
+                w.HTML(
+                    "<h4>Study library</h4><p>Every save is kept as a revision. If someone saved the study after you "
+                    "opened it, your save is refused <i>and kept</i> as a conflict revision you can open below. A new study "
+                    "whose id is already in the library is not saved: change its id first.</p>"
+                ),
+                self.save,
+                w.HBox(
+                    [
+                        labelled("Studies", self.studies, "6em"),
+                        column(self.open, self.delete, self.restore, self.show_deleted),
+                    ],
+                    layout=w.Layout(flex_flow="row wrap", grid_gap="1em"),
+                ),
+                self.confirm.widget,
+                w.HBox(
+                    [labelled("Revisions", self.history, "6em"), column(self.open_revision)],
+                    layout=w.Layout(flex_flow="row wrap", grid_gap="1em"),
+                ),
+                w.HTML(
+                    "<h4>Import into the library</h4><p>Imports never overwrite: a study whose id the library already "
+                    "has is left as it is and reported. <b>QRA3 files</b>: the organisers' <code>metrics.csv</code> and "
+                    "<code>config.json</code> (choose both); every study in them is added and the first one opened. "
+                    "<b>Import many</b>: qra-widgets study files (.json), long score tables (.csv/.tsv/.xlsx; a "
+                    "<code>study</code> column makes one study per value), annotation specs, QRA3 pairs, or a .zip of them.</p>"
+                ),
+                labelled("QRA3 files", row(self.qra3_upload, self.import_qra3), "8em"),
+                self.clash,
+                labelled("Many files", row(self.bulk_upload, self.import_many), "8em"),
+                self.import_report,
+                self.criteria_prompt.widget,
+                w.HTML(
+                    "<h4>Downloads</h4><p>The study being edited as QRA3's two input files (hand both to the organisers "
+                    "as they are) or as a one-file HTML report (template table, charts, conventions; opens offline); or "
+                    "every study in the library as one pair of QRA3 files. Each button saves its file in one "
+                    "click.</p>"
+                ),
+                labelled("This study", row(*self.download_qra3.values(), self.download_report), "8em"),
+                labelled("The library", row(*self.download_library_qra3.values()), "8em"),
+            ]
+        )
         self.widget.add_class("qra-library-tab")
 
     @guarded(lambda self: self.status)
     def refresh(self) -> None:
         summaries = self.state.library.list(include_deleted=self.show_deleted.value)
-        self.studies.options = [(f"{s.id} · rev {s.latest}{' (deleted)' if s.deleted else ''} · {s.name}", s.id)
-                                for s in summaries]  # id and revision first: a long name may be cut, they never are
+        self.studies.options = [
+            (f"{s.id} · rev {s.latest}{' (deleted)' if s.deleted else ''} · {s.name}", s.id) for s in summaries
+        ]  # id and revision first: a long name may be cut, they never are
         self.show_history()
 
     @guarded(lambda self: self.status)
@@ -209,8 +282,10 @@ class LibraryView:
         if not self.studies.value:
             self.history.options = []
             return
-        self.history.options = [(f"rev {r.revision}{' CONFLICT' if r.conflict else ''} · {r.saved_at[:19]} · {r.name}", r.revision)
-                                for r in reversed(self.state.library.history(self.studies.value))]
+        self.history.options = [
+            (f"rev {r.revision}{' CONFLICT' if r.conflict else ''} · {r.saved_at[:19]} · {r.name}", r.revision)
+            for r in reversed(self.state.library.history(self.studies.value))
+        ]
 
     def _chosen(self) -> str:
         return selected(self.studies, "library study")
@@ -218,8 +293,12 @@ class LibraryView:
     @guarded(lambda self: self.status)
     def on_open(self, _=None) -> None:
         study_id = self._chosen()
-        guard_unsaved(self.state, self.confirm, f"open {study_id!r}",
-                      lambda: self.status.ok(self.state.open_from_library(study_id).message))
+        guard_unsaved(
+            self.state,
+            self.confirm,
+            f"open {study_id!r}",
+            lambda: self.status.ok(self.state.open_from_library(study_id).message),
+        )
 
     @guarded(lambda self: self.status)
     def on_open_revision(self, _=None) -> None:
@@ -285,8 +364,12 @@ class LibraryView:
             return
         first = report.added[0][1]
         self._show_in_list(first)
-        guard_unsaved(self.state, self.confirm, f"open the imported study {first!r}",
-                      lambda: self.status.ok(f"{message} {self.state.open_from_library(first).message}"))
+        guard_unsaved(
+            self.state,
+            self.confirm,
+            f"open the imported study {first!r}",
+            lambda: self.status.ok(f"{message} {self.state.open_from_library(first).message}"),
+        )
 
     def offer_new_id(self, report, upload: tuple) -> None:
         """A study the library already holds: offer to import this run under a free id."""
@@ -296,8 +379,10 @@ class LibraryView:
         existing = report.existed[0][1]
         self.pending_qra3 = (*upload, existing)
         self.new_id.value = self.state.library.free_id(existing)  # not Yao2022 beside yao2022
-        self.clash_text.value = (f"<p>The library already has a study with the id <b>{escape(existing)}</b> (kept as "
-                                 "it is). Import this run as a new study under another id:</p>")
+        self.clash_text.value = (
+            f"<p>The library already has a study with the id <b>{escape(existing)}</b> (kept as "
+            "it is). Import this run as a new study under another id:</p>"
+        )
         self.clash.layout.display = "flex"
 
     @guarded(lambda self: self.status)
@@ -310,8 +395,10 @@ class LibraryView:
             raise QRAInputError("new study id: must be a non-empty text")
         report = library_actions.import_qra3(self.state.library, metrics, config, names, renames={existing: new_id})
         if report.existed:
-            raise QRAInputError(f"new study id: the library already has {new_id!r}; choose another "
-                                f"(for example {self.state.library.free_id(new_id)!r})")
+            raise QRAInputError(
+                f"new study id: the library already has {new_id!r}; choose another "
+                f"(for example {self.state.library.free_id(new_id)!r})"
+            )
         self.clash.layout.display, self.pending_qra3 = "none", None
         self.status.ok(summary_line(report, f" from {names[0]} + {names[1]} as {new_id!r}"))
         self.criteria_prompt.ask([study_id for _source, study_id in report.added])
@@ -336,9 +423,11 @@ class LibraryView:
         what, mime = QRA3_FILES[name]
         text = library_actions.study_qra3_files(study)[name]
         file_name = download_name(study.id, f"qra3-{what}", PurePosixPath(name).suffix[1:])
-        self.status.ok(f"Downloaded QRA3's {name} of {study.id!r} as {file_name}: give it, with the "
-                       f"{'config.json' if what == 'metrics' else 'metrics.csv'}, to `qra-widgets qra3 --input ... "
-                       "--config ...` or the organisers' tool.")
+        self.status.ok(
+            f"Downloaded QRA3's {name} of {study.id!r} as {file_name}: give it, with the "
+            f"{'config.json' if what == 'metrics' else 'metrics.csv'}, to `qra-widgets qra3 --input ... "
+            "--config ...` or the organisers' tool."
+        )
         return file_name, mime, text
 
     def report_file(self) -> tuple[str, str, str]:
@@ -346,8 +435,9 @@ class LibraryView:
         state = self.state
         page = library_actions.report_html(state.study, state.assessment, state.assessment_problem)
         file_name = download_name(state.study.id, "report", "html")
-        self.status.ok(f"Downloaded the report of {state.study.id!r} as {file_name} "
-                       f"({state.conventions.describe()} conventions).")
+        self.status.ok(
+            f"Downloaded the report of {state.study.id!r} as {file_name} ({state.conventions.describe()} conventions)."
+        )
         return file_name, "text/html", page
 
     def library_qra3_file(self, name: str) -> tuple[str, str, str]:
@@ -355,6 +445,8 @@ class LibraryView:
         files, count = library_actions.library_qra3_files(self.state.library)
         what, mime = QRA3_FILES[name]
         file_name = download_name("library", f"qra3-{what}", PurePosixPath(name).suffix[1:])
-        self.status.ok(f"Downloaded QRA3's {name} of the library as {file_name}: "
-                       f"{count} stud{'y' if count == 1 else 'ies'} with scores.")
+        self.status.ok(
+            f"Downloaded QRA3's {name} of the library as {file_name}: "
+            f"{count} stud{'y' if count == 1 else 'ies'} with scores."
+        )
         return file_name, mime, files[name]

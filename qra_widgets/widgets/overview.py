@@ -27,10 +27,16 @@ from .state import AppState
 ALL = "(all)"
 LEVELS = {"studies": "Studies", "criteria": "Quality criteria", "systems": "Systems"}
 SINGULAR = {"studies": "study", "criteria": "quality criterion", "systems": "system"}
-TYPE_TITLES = {"human": "Human evaluation", "metric": "Automatic metrics", "llm-as-judge": "LLM as judge",
-               "unknown": "Evaluation type not given"}
+TYPE_TITLES = {
+    "human": "Human evaluation",
+    "metric": "Automatic metrics",
+    "llm-as-judge": "LLM as judge",
+    "unknown": "Evaluation type not given",
+}
 EXPERIMENTS_HINT = "n: experiments with results"
-TYPE_III_ALPHA_HINT = "Krippendorff's α between experiments (Type III: do the experiments' ratings of the same items agree?)"
+TYPE_III_ALPHA_HINT = (
+    "Krippendorff's α between experiments (Type III: do the experiments' ratings of the same items agree?)"
+)
 _RANK = ("rank", "#", "rank", False, "rank within the evaluation type, worst first")
 _STUDY = ("study", "Study", "text", False, "")
 _TYPE = ("evaluation_type", "Type", "text", False, "evaluation type")
@@ -40,31 +46,66 @@ _N = ("n", "n", "count", False, EXPERIMENTS_HINT)
 
 def _measure_columns(scope: str = "") -> list[tuple]:
     """Mean CV*, P, W, τ, α and annotator α, the columns a study and a criterion share (``scope`` ends W's and τ's hints)."""
-    return [("mean CV*", "Mean CV*", "CV*", False, "mean of the system-level CV* (lower is better)"),
-            ("P", "P", "P", False, "share of system pairs ranked the same way in every pair of experiments"),
-            ("W", "W", "W", False, f"Kendall's W (three or more experiments){scope}"),
-            ("τ", "τ", "τ", False, f"Kendall's τ (two experiments){scope}"),
-            ("α", "α", "α", False, TYPE_III_ALPHA_HINT),
-            ("annotator α", "Annotator α", "annotator α", False,
-             (f"Krippendorff's α among each experiment's own raters, the mean over the experiments"
-              f"{scope and ' and criteria'} (not the Type III α)"))]
+    return [
+        ("mean CV*", "Mean CV*", "CV*", False, "mean of the system-level CV* (lower is better)"),
+        ("P", "P", "P", False, "share of system pairs ranked the same way in every pair of experiments"),
+        ("W", "W", "W", False, f"Kendall's W (three or more experiments){scope}"),
+        ("τ", "τ", "τ", False, f"Kendall's τ (two experiments){scope}"),
+        ("α", "α", "α", False, TYPE_III_ALPHA_HINT),
+        (
+            "annotator α",
+            "Annotator α",
+            "annotator α",
+            False,
+            (
+                f"Krippendorff's α among each experiment's own raters, the mean over the experiments"
+                f"{scope and ' and criteria'} (not the Type III α)"
+            ),
+        ),
+    ]
 
 
 #: Per level: (column, header, kind, optional, hint); kind "rank", "text" or a measure (its decimals).
 COLUMNS = {
-    "studies": [_RANK, _STUDY, _TYPE,
-                ("criteria", "Criteria", "count", True, "quality criteria of this evaluation type"),
-                *_measure_columns("; a study shows it for one criterion"), _N,
-                ("systems", "Systems", "count", True, ""), ("problem", "Note", "text", True, "")],
-    "criteria": [_RANK, _STUDY, _CRITERION, _TYPE,
-                 ("qcet_name", "QCET criterion", "text", True, "the criterion in the QCET taxonomy"),
-                 *_measure_columns(), _N],
-    "systems": [_RANK, _STUDY, _CRITERION, ("system", "System", "text", False, ""), _TYPE,
-                ("CV*", "CV*", "CV*", False, "coefficient of variation, small-sample corrected (lower is better)"), _N],
+    "studies": [
+        _RANK,
+        _STUDY,
+        _TYPE,
+        ("criteria", "Criteria", "count", True, "quality criteria of this evaluation type"),
+        *_measure_columns("; a study shows it for one criterion"),
+        _N,
+        ("systems", "Systems", "count", True, ""),
+        ("problem", "Note", "text", True, ""),
+    ],
+    "criteria": [
+        _RANK,
+        _STUDY,
+        _CRITERION,
+        _TYPE,
+        ("qcet_name", "QCET criterion", "text", True, "the criterion in the QCET taxonomy"),
+        *_measure_columns(),
+        _N,
+    ],
+    "systems": [
+        _RANK,
+        _STUDY,
+        _CRITERION,
+        ("system", "System", "text", False, ""),
+        _TYPE,
+        ("CV*", "CV*", "CV*", False, "coefficient of variation, small-sample corrected (lower is better)"),
+        _N,
+    ],
 }
 DEFAULT_SORT = {"studies": "mean CV*", "criteria": "mean CV*", "systems": "CV*"}
-FILTER_LABELS = {"evaluation_type": "evaluation type", "qcet": "QCET criterion", "result_type": "result type", "team": "team",
-                 "year": "year", "track": "track", "tag": "tag"}
+FILTER_LABELS = {
+    "evaluation_type": "evaluation type",
+    "qcet": "QCET criterion",
+    "result_type": "result type",
+    "team": "team",
+    "year": "year",
+    "track": "track",
+    "tag": "tag",
+}
 
 
 def _text(value, kind: str) -> str:
@@ -101,8 +142,16 @@ class OverviewView:
         self.sort_key, self.worst_first = "mean CV*", True
         self._seen: tuple = ()
         self.level = w.ToggleButtons(options=[(label, key) for key, label in LEVELS.items()], value="criteria")
-        self.filters = {key: w.Dropdown(options=[ALL], value=ALL, description=label, style={"description_width": "initial"},
-                                        layout=w.Layout(width="240px")) for key, label in FILTER_LABELS.items()}
+        self.filters = {
+            key: w.Dropdown(
+                options=[ALL],
+                value=ALL,
+                description=label,
+                style={"description_width": "initial"},
+                layout=w.Layout(width="240px"),
+            )
+            for key, label in FILTER_LABELS.items()
+        }
         self.update = w.Button(description="Reload", tooltip="Read the library again")
         self.previous, self.next = w.Button(description="◀ previous"), w.Button(description="next ▶")
         self.where = w.HTML()
@@ -125,22 +174,36 @@ class OverviewView:
         self.measure.observe(lambda _: self.show_charts(), "value")
         self.confirm = Confirm(lambda action: run_reported(self.status, action))
         filters = list(self.filters.values())
-        self.widget = w.VBox([
-            self.confirm.widget,
-            w.HTML("<h4>All studies in the library</h4><p>Human evaluations, metrics and LLM-as-judge results are ranked "
-                   "apart, worst first within each (highest CV*, lowest P, W, τ, α). Click a column header to sort, a row "
-                   "to open its study. Read from the results stored with each save.</p>"),
-            w.HBox([self.level, self.update], layout=w.Layout(flex_flow="row wrap", grid_gap="0.5em")),
-            w.HBox(filters, layout=w.Layout(flex_flow="row wrap")),
-            w.HBox([self.previous, self.next, self.where], layout=w.Layout(flex_flow="row wrap", align_items="center")),
-            self.table.widget,
-            w.HTML("<h4>Distributions</h4><p>Human, metric and LLM-as-judge results are shown apart, never pooled.</p>"),
-            self.measure, self.by_qcet, self.by_type, self.by_year,
-            w.HTML("<h4>Why? Properties that go with poorer reproducibility (experiment pairs, QRA++ section 8)</h4>"
-                   "<p>Pair CV* where two experiments of a study answer a property differently minus where they answer it the "
-                   "same, with a 95% interval resampling whole studies. Too few pairs: listed, not ranked.</p>"),
-            self.effects_chart, self.effects,
-        ])
+        self.widget = w.VBox(
+            [
+                self.confirm.widget,
+                w.HTML(
+                    "<h4>All studies in the library</h4><p>Human evaluations, metrics and LLM-as-judge results are ranked "
+                    "apart, worst first within each (highest CV*, lowest P, W, τ, α). Click a column header to sort, a row "
+                    "to open its study. Read from the results stored with each save.</p>"
+                ),
+                w.HBox([self.level, self.update], layout=w.Layout(flex_flow="row wrap", grid_gap="0.5em")),
+                w.HBox(filters, layout=w.Layout(flex_flow="row wrap")),
+                w.HBox(
+                    [self.previous, self.next, self.where], layout=w.Layout(flex_flow="row wrap", align_items="center")
+                ),
+                self.table.widget,
+                w.HTML(
+                    "<h4>Distributions</h4><p>Human, metric and LLM-as-judge results are shown apart, never pooled.</p>"
+                ),
+                self.measure,
+                self.by_qcet,
+                self.by_type,
+                self.by_year,
+                w.HTML(
+                    "<h4>Why? Properties that go with poorer reproducibility (experiment pairs, QRA++ section 8)</h4>"
+                    "<p>Pair CV* where two experiments of a study answer a property differently minus where they answer it the "
+                    "same, with a 95% interval resampling whole studies. Too few pairs: listed, not ranked.</p>"
+                ),
+                self.effects_chart,
+                self.effects,
+            ]
+        )
         self.widget.add_class("qra-overview")
         self.on_update()
 
@@ -170,9 +233,12 @@ class OverviewView:
             show_figure(self.effects_chart, charts.property_effects_chart(effects))
         else:
             clear_figure(self.effects_chart)
-        self.effects.value = (tables.frame_table(effects, caption="Properties and pair CV*") if len(effects) else
-                              "<p>No pair of experiments answers a catalogue property in both: fill in the properties in the "
-                              "Experiments tab to see which ones matter.</p>")
+        self.effects.value = (
+            tables.frame_table(effects, caption="Properties and pair CV*")
+            if len(effects)
+            else "<p>No pair of experiments answers a catalogue property in both: fill in the properties in the "
+            "Experiments tab to see which ones matter.</p>"
+        )
         self.status.ok(f"Overview of {self.data.studies.study.nunique()} studies.")
 
     def _choices(self, key: str) -> list[str]:
@@ -225,7 +291,7 @@ class OverviewView:
         frame = self.sorted_frame()
         pages = max(1, math.ceil(len(frame) / self.PAGE_SIZE))
         self.page = min(max(page, 0), pages - 1)
-        shown = frame.iloc[self.page * self.PAGE_SIZE:(self.page + 1) * self.PAGE_SIZE]
+        shown = frame.iloc[self.page * self.PAGE_SIZE : (self.page + 1) * self.PAGE_SIZE]
         columns = COLUMNS[level]
         per_type = frame["evaluation_type"].value_counts()
         rows, group = [], None
@@ -239,22 +305,46 @@ class OverviewView:
             titles = [self._hover(record, key, kind) for key, _title, kind, _optional, _hint in columns]
             note = record.get("problem") or record.get("note") or ""
             name = record.get("name") or record["study"]
-            where = [f"{label}: {record[key]}" for key, label in (("quality_criterion", "criterion"), ("system", "system"))
-                     if record.get(key)]
+            where = [
+                f"{label}: {record[key]}"
+                for key, label in (("quality_criterion", "criterion"), ("system", "system"))
+                if record.get(key)
+            ]
             if record.get("qcet"):
                 qcet = f"{record['qcet_name']} ({record['qcet']})" if record.get("qcet_name") else record["qcet"]
                 where.append(f"QCET: {qcet}")
             full = " · ".join([f"{name} ({record['study']})", *where, *([note] if note else [])])
-            rows.append({"key": record["study"], "cells": cells, "titles": titles,
-                         "title": f"{full} · click to open it on the Assessment tab"})
+            rows.append(
+                {
+                    "key": record["study"],
+                    "cells": cells,
+                    "titles": titles,
+                    "title": f"{full} · click to open it on the Assessment tab",
+                }
+            )
         ascending = not WORSE_IS_HIGHER.get(self.sort_key, False)
-        self.table.show([{"key": key, "title": title, "numeric": kind not in ("text",), "sortable": kind != "rank",
-                          "optional": optional, "hint": hint} for key, title, kind, optional, hint in columns],
-                        rows, {"key": self.sort_key, "ascending": ascending if self.worst_first else not ascending}, layout=level)
+        self.table.show(
+            [
+                {
+                    "key": key,
+                    "title": title,
+                    "numeric": kind not in ("text",),
+                    "sortable": kind != "rank",
+                    "optional": optional,
+                    "hint": hint,
+                }
+                for key, title, kind, optional, hint in columns
+            ],
+            rows,
+            {"key": self.sort_key, "ascending": ascending if self.worst_first else not ascending},
+            layout=level,
+        )
         self.previous.disabled, self.next.disabled = self.page == 0, self.page >= pages - 1
         order = "worst first" if self.worst_first else "best first"
-        self.where.value = (f"<span class='qra-overview-where'>page {self.page + 1} of {pages} · {len(frame)} "
-                            f"{LEVELS[level].lower()} · by {escape(self.sort_key)}, {order}</span>")
+        self.where.value = (
+            f"<span class='qra-overview-where'>page {self.page + 1} of {pages} · {len(frame)} "
+            f"{LEVELS[level].lower()} · by {escape(self.sort_key)}, {order}</span>"
+        )
 
     @staticmethod
     def _hover(record: dict, key: str, kind: str) -> str:

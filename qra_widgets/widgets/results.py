@@ -27,8 +27,9 @@ def show_figure(output: w.Output, figure: go.Figure | dict) -> None:
     in one state update, as ``Output.append_display_data`` does, so this works from any
     callback (no kernel output capture) and the page never shows a half-cleared chart."""
     spec = figure if isinstance(figure, dict) else figure.to_plotly_json()
-    output.outputs = ({"output_type": "display_data", "metadata": {},
-                       "data": {"application/vnd.plotly.v1+json": spec}},)
+    output.outputs = (
+        {"output_type": "display_data", "metadata": {}, "data": {"application/vnd.plotly.v1+json": spec}},
+    )
 
 
 def clear_figure(output: w.Output) -> None:
@@ -51,19 +52,26 @@ class AssessmentView:
     table, a paper example's published numbers, the report sentence and downloads (built
     when clicked, never on every edit)."""
 
-    DOWNLOADS: ClassVar[dict[str, tuple[str, str]]] = {"Markdown": ("md", "text/markdown"), "LaTeX": ("tex", "application/x-tex"), "CSV (tidy)": ("csv", "text/csv"),
-                 "JSON (tidy)": ("json", "application/json")}
+    DOWNLOADS: ClassVar[dict[str, tuple[str, str]]] = {
+        "Markdown": ("md", "text/markdown"),
+        "LaTeX": ("tex", "application/x-tex"),
+        "CSV (tidy)": ("csv", "text/csv"),
+        "JSON (tidy)": ("json", "application/json"),
+    }
 
     def __init__(self, state: AppState, status: Status):
         self.state, self.status = state, status
         self.cards = w.HTML()
         self.cards.add_class("qra-headline")
-        self.conventions = w.Dropdown(options=[("QRA++ (papers as published)", "qrapp"), ("QRA3 (organisers' tool)", "qra3")],
-                                      value="qrapp" if state.conventions.name == "qrapp" else "qra3",
-                                      layout=w.Layout(width="auto"))
+        self.conventions = w.Dropdown(
+            options=[("QRA++ (papers as published)", "qrapp"), ("QRA3 (organisers' tool)", "qra3")],
+            value="qrapp" if state.conventions.name == "qrapp" else "qra3",
+            layout=w.Layout(width="auto"),
+        )
         self.conventions.add_class("qra-conventions")
-        self.compare_presets = w.Checkbox(description="show both presets side by side", value=False, indent=False,
-                                          layout=w.Layout(width="auto"))
+        self.compare_presets = w.Checkbox(
+            description="show both presets side by side", value=False, indent=False, layout=w.Layout(width="auto")
+        )
         self.compare_presets.add_class("qra-compare-presets")
         self.presets = w.HTML()
         self.presets.add_class("qra-presets")
@@ -75,9 +83,12 @@ class AssessmentView:
         self.narrative_system = w.Dropdown(layout=w.Layout(width="auto"))
         self.narrative = w.HTML()
         self.narrative.add_class("qra-narrative")
-        self.download_buttons = {name: DownloadButton(name, lambda n=name: self.download(n), status=status,
-                                                      tooltip=f"Download the assessment as {name}")
-                                 for name in self.DOWNLOADS}
+        self.download_buttons = {
+            name: DownloadButton(
+                name, lambda n=name: self.download(n), status=status, tooltip=f"Download the assessment as {name}"
+            )
+            for name in self.DOWNLOADS
+        }
         for name, widget in self.download_buttons.items():
             widget.add_class(f"qra-download-{self.DOWNLOADS[name][0]}")
         self.conventions.observe(self.on_conventions, "value")
@@ -85,17 +96,26 @@ class AssessmentView:
         self.narrative_qc.observe(lambda _: self.sync_systems(), "value")
         self.narrative_system.observe(lambda _: self.show_narrative(), "value")
         state.on("scores", self.refresh)
-        self.widget = w.VBox([
-            self.cards,
-            w.HBox([labelled("Conventions", self.conventions, "8em"), self.compare_presets],
-                   layout=w.Layout(flex_flow="row wrap", align_items="center", grid_gap="1em")),
-            self.presets,
-            self.table, self.published,  # the table's caption is its title (printed once)
-            w.HTML("<h4>Report sentence (Belz 2021, §5)</h4>"),
-            w.HBox([labelled("Criterion", self.narrative_qc, "6em"), labelled("System", self.narrative_system, "5em")],
-                   layout=w.Layout(flex_flow="row wrap")), self.narrative,
-            w.HTML("<h4>Download the assessment</h4>"),
-            w.HBox(list(self.download_buttons.values()), layout=w.Layout(flex_flow="row wrap"))])
+        self.widget = w.VBox(
+            [
+                self.cards,
+                w.HBox(
+                    [labelled("Conventions", self.conventions, "8em"), self.compare_presets],
+                    layout=w.Layout(flex_flow="row wrap", align_items="center", grid_gap="1em"),
+                ),
+                self.presets,
+                self.table,
+                self.published,  # the table's caption is its title (printed once)
+                w.HTML("<h4>Report sentence (Belz 2021, §5)</h4>"),
+                w.HBox(
+                    [labelled("Criterion", self.narrative_qc, "6em"), labelled("System", self.narrative_system, "5em")],
+                    layout=w.Layout(flex_flow="row wrap"),
+                ),
+                self.narrative,
+                w.HTML("<h4>Download the assessment</h4>"),
+                w.HBox(list(self.download_buttons.values()), layout=w.Layout(flex_flow="row wrap")),
+            ]
+        )
         self.widget.add_class("qra-assessment-tab")
         self.refresh()
 
@@ -113,7 +133,9 @@ class AssessmentView:
         self.cards.value = tables.headline_cards(result)
         self.table.value = tables.template_table(result, css="qw-assessment-table")  # the class browser tests read
         records = self.state.study.metadata.get("published_values") or []
-        self.published.value = ("<h4>Published beside computed</h4>" + tables.published_comparison(result, records)) if records else ""
+        self.published.value = (
+            ("<h4>Published beside computed</h4>" + tables.published_comparison(result, records)) if records else ""
+        )
         set_options(self.narrative_qc, list(dict.fromkeys(qc for qc, _ in result.cv)))
         self.sync_systems()
         self.show_presets()
@@ -134,7 +156,9 @@ class AssessmentView:
     @guarded(lambda self: self.status)
     def sync_systems(self) -> None:
         result = self.state.assessment
-        set_options(self.narrative_system, [s for q, s in (result.cv if result else {}) if q == self.narrative_qc.value])
+        set_options(
+            self.narrative_system, [s for q, s in (result.cv if result else {}) if q == self.narrative_qc.value]
+        )
         self.show_narrative()
 
     @guarded(lambda self: self.status)
@@ -177,17 +201,22 @@ class ChartsView:
         self._cv_figure = None  # its go.Figure, built when first asked for (an empty study imports no plotly)
         self.cv_chart = w.Output()
         self.cv_chart.add_class("qra-cv-chart")
-        self.guides = w.Checkbox(description="Show the QRA++ §6.1 guide lines (12 human, 1 metric)", value=False, indent=False,
-                                 layout=w.Layout(width="auto"))
+        self.guides = w.Checkbox(
+            description="Show the QRA++ §6.1 guide lines (12 human, 1 metric)",
+            value=False,
+            indent=False,
+            layout=w.Layout(width="auto"),
+        )
         self.score_qc = w.Dropdown(layout=w.Layout(width="auto"))
         self.p_and_w = w.Output()
         self.p_and_w.add_class("qra-pw-chart")
         self.scores = w.Output()
         self.scores.add_class("qra-scores-chart")
         self.empty = w.HTML()
-        self.save_buttons = {name: DownloadButton(f"Save the {name} chart as HTML", lambda n=name: self.chart_file(n),
-                                                  status=status)
-                             for name in ("CV*", "P and W", "scores")}
+        self.save_buttons = {
+            name: DownloadButton(f"Save the {name} chart as HTML", lambda n=name: self.chart_file(n), status=status)
+            for name in ("CV*", "P and W", "scores")
+        }
         for i, widget in enumerate(self.save_buttons.values()):
             widget.add_class(f"qra-save-chart-{i}")
         self.saved = w.HTML()
@@ -195,8 +224,18 @@ class ChartsView:
         self.score_qc.observe(lambda _: self.show_scores(), "value")
         state.on("study", self.on_structure)
         state.on("scores", self.refresh)
-        self.widget = w.VBox([self.empty, self.guides, self.cv_chart, self.p_and_w, labelled("Scores of criterion", self.score_qc),
-                              self.scores, w.HBox(list(self.save_buttons.values()), layout=w.Layout(flex_flow="row wrap")), self.saved])
+        self.widget = w.VBox(
+            [
+                self.empty,
+                self.guides,
+                self.cv_chart,
+                self.p_and_w,
+                labelled("Scores of criterion", self.score_qc),
+                self.scores,
+                w.HBox(list(self.save_buttons.values()), layout=w.Layout(flex_flow="row wrap")),
+                self.saved,
+            ]
+        )
         self.widget.add_class("qra-charts")
         set_options(self.score_qc, self.state.study.qc_names)
         self.refresh()
@@ -219,7 +258,10 @@ class ChartsView:
         result = self.state.assessment
         if result is None:
             return {}
-        figures = {"CV*": charts.cv_by_system(result, guides=self.guides.value), "P and W": charts.p_and_w_by_qc(result)}
+        figures = {
+            "CV*": charts.cv_by_system(result, guides=self.guides.value),
+            "P and W": charts.p_and_w_by_qc(result),
+        }
         if self.score_qc.value:
             figures["scores"] = charts.scores_by_experiment(self.state.study, self.score_qc.value)
         return figures
@@ -256,7 +298,9 @@ class ChartsView:
         """The interactive HTML of one chart: ``<study id>-<chart>-chart-<date>.html``, built when clicked."""
         figure = self.figures().get(name)
         if figure is None:
-            raise QRAInputError(f"save the {name} chart: nothing to save yet ({self.state.assessment_problem or 'no scores'})")
+            raise QRAInputError(
+                f"save the {name} chart: nothing to save yet ({self.state.assessment_problem or 'no scores'})"
+            )
         what = {"CV*": "cv", "P and W": "p-and-w", "scores": f"scores-{self.score_qc.value}"}[name]
         return download_name(self.state.study.id, f"{what}-chart", "html"), "text/html", charts.to_html(figure)
 
@@ -271,23 +315,36 @@ class CompareView:
         self.table = w.HTML()
         self.chart = w.Output()
         self.heatmap = w.Output()
-        self.save_heatmap = DownloadButton("Save the heatmap as HTML", lambda: self.chart_file("heatmap"), status=status)
+        self.save_heatmap = DownloadButton(
+            "Save the heatmap as HTML", lambda: self.chart_file("heatmap"), status=status
+        )
         self.save_heatmap.add_class("qra-save-heatmap")
-        self.save_comparison = DownloadButton("Save the comparison chart as HTML", lambda: self.chart_file("subsets"),
-                                              status=status)
+        self.save_comparison = DownloadButton(
+            "Save the comparison chart as HTML", lambda: self.chart_file("subsets"), status=status
+        )
         self.save_comparison.add_class("qra-save-comparison")
         self.saved = w.HTML()
         self.figures: dict[str, go.Figure] = {}
         self.run.on_click(self.on_run)
         state.on("study", self.refresh)
-        self.widget = w.VBox([
-            w.HTML("<h4>How similar are the experiments?</h4>"), self.heatmap,
-            w.HTML("<h4>Subsets of experiments (QRA++ Table 6)</h4><p>Group the experiments by the value of one or more "
-                   "properties or conditions; each group with at least two experiments is assessed.</p>"),
-            w.HBox([labelled("Group by", self.attribute, "6em"), self.run], layout=w.Layout(flex_flow="row wrap", align_items="flex-end")),
-            self.table, self.chart,
-            w.HBox([self.save_heatmap, self.save_comparison], layout=w.Layout(flex_flow="row wrap")), self.saved,
-        ])
+        self.widget = w.VBox(
+            [
+                w.HTML("<h4>How similar are the experiments?</h4>"),
+                self.heatmap,
+                w.HTML(
+                    "<h4>Subsets of experiments (QRA++ Table 6)</h4><p>Group the experiments by the value of one or more "
+                    "properties or conditions; each group with at least two experiments is assessed.</p>"
+                ),
+                w.HBox(
+                    [labelled("Group by", self.attribute, "6em"), self.run],
+                    layout=w.Layout(flex_flow="row wrap", align_items="flex-end"),
+                ),
+                self.table,
+                self.chart,
+                w.HBox([self.save_heatmap, self.save_comparison], layout=w.Layout(flex_flow="row wrap")),
+                self.saved,
+            ]
+        )
         self.refresh()
 
     def refresh(self, event=None) -> None:
@@ -300,7 +357,11 @@ class CompareView:
         else:  # nothing to compare: no chart (a new study's first render needs no pandas, plotly or plotly.js)
             self.figures = {}
             clear_figure(self.heatmap)
-        self.table.value = "" if names else "<p>Give the experiments properties or conditions (Experiments tab) to compare subsets.</p>"
+        self.table.value = (
+            ""
+            if names
+            else "<p>Give the experiments properties or conditions (Experiments tab) to compare subsets.</p>"
+        )
         clear_figure(self.chart)
 
     @guarded(lambda self: self.status)
@@ -310,8 +371,9 @@ class CompareView:
             return
         comparison = compare_subsets(self.state.study, by=list(self.attribute.value))
         skipped = "".join(f"<li>{escape(g)}: {escape(r)}</li>" for g, r in comparison.skipped.items())
-        self.table.value = (tables.frame_table(comparison.table, index=True, headers={"index": "Measure"})
-                            + (f"<p>Not assessed:</p><ul>{skipped}</ul>" if skipped else ""))
+        self.table.value = tables.frame_table(comparison.table, index=True, headers={"index": "Measure"}) + (
+            f"<p>Not assessed:</p><ul>{skipped}</ul>" if skipped else ""
+        )
         if comparison.assessments:
             self.figures["subsets"] = charts.subset_comparison(comparison)
             show_figure(self.chart, self.figures["subsets"])
@@ -322,6 +384,9 @@ class CompareView:
     def chart_file(self, name: str) -> tuple[str, str, str]:
         """The interactive HTML of the heatmap or the subset chart: ``<study id>-<chart>-<date>.html``."""
         if name not in self.figures:
-            raise QRAInputError("save the heatmap: add experiments first" if name == "heatmap" else
-                                "save the comparison chart: run a comparison first")
+            raise QRAInputError(
+                "save the heatmap: add experiments first"
+                if name == "heatmap"
+                else "save the comparison chart: run a comparison first"
+            )
         return download_name(self.state.study.id, name, "html"), "text/html", charts.to_html(self.figures[name])

@@ -51,15 +51,20 @@ class ScoreGrid:
                 children.append(cell)
             self.grid_cells.append(line)
         columns = f"minmax(9em, max-content) repeat({len(experiments)}, minmax(6em, 9em))"
-        self.table = w.GridBox(children, layout=w.Layout(grid_template_columns=columns, grid_gap="2px 6px", overflow="auto"))
+        self.table = w.GridBox(
+            children, layout=w.Layout(grid_template_columns=columns, grid_gap="2px 6px", overflow="auto")
+        )
         self.table.add_class(f"qra-grid-{qc_index}")
         self.previous = button("◀ Previous systems", "qra-page-previous")
         self.next = button("Next systems ▶", "qra-page-next")
         self.where = w.HTML()
         self.previous.on_click(lambda _: self.show_page(self.page - 1))
         self.next.on_click(lambda _: self.show_page(self.page + 1))
-        pager = [w.HBox([self.previous, self.where, self.next], layout=w.Layout(align_items="center"))] \
-            if len(state.study.systems) > PAGE_ROWS else []
+        pager = (
+            [w.HBox([self.previous, self.where, self.next], layout=w.Layout(align_items="center"))]
+            if len(state.study.systems) > PAGE_ROWS
+            else []
+        )
         self.widget = w.VBox([w.HTML(f"<h5 class='qra-grid-title'>{escape(qc)}</h5>"), self.table, *pager])
         self.bind()
 
@@ -72,7 +77,7 @@ class ScoreGrid:
         return max(1, -(-len(self.state.study.systems) // PAGE_ROWS))
 
     def page_systems(self) -> list[str]:
-        return self.state.study.systems[self.page * PAGE_ROWS:(self.page + 1) * PAGE_ROWS]
+        return self.state.study.systems[self.page * PAGE_ROWS : (self.page + 1) * PAGE_ROWS]
 
     @guarded(lambda self: self.status)
     def show_page(self, page: int) -> None:
@@ -114,7 +119,11 @@ class ScoreGrid:
     def cells(self) -> dict[tuple[str, str], w.Text]:
         """The visible cells by (system, experiment id)."""
         ids = self.state.study.experiment_ids
-        return {(system, ids[j]): self.grid_cells[i][j] for i, system in enumerate(self.page_systems()) for j in range(len(ids))}
+        return {
+            (system, ids[j]): self.grid_cells[i][j]
+            for i, system in enumerate(self.page_systems())
+            for j in range(len(ids))
+        }
 
     def cell(self, system: str, experiment: str) -> w.Text:
         """The cell of ``system`` in ``experiment``, turning to its page first."""
@@ -166,13 +175,22 @@ class ScoresView:
         self.problems = w.HTML()
         self.problems.add_class("qra-cell-problems")
         self.paste_target = w.Dropdown(layout=w.Layout(width="auto"))
-        self.paste_text = w.Textarea(placeholder="paste cells copied from a spreadsheet (rows = systems, columns = experiments)",
-                                     layout=w.Layout(width="100%", max_width="48em", height="80px"))
+        self.paste_text = w.Textarea(
+            placeholder="paste cells copied from a spreadsheet (rows = systems, columns = experiments)",
+            layout=w.Layout(width="100%", max_width="48em", height="80px"),
+        )
         self.paste_button = button("Fill the grid from the pasted cells", "qra-paste")
-        self.scores_upload = w.FileUpload(icon="", accept=".csv,.tsv,.txt,.xlsx", multiple=False, description="Scores file",
-                                          layout=w.Layout(width="auto"))
+        self.scores_upload = w.FileUpload(
+            icon="",
+            accept=".csv,.tsv,.txt,.xlsx",
+            multiple=False,
+            description="Scores file",
+            layout=w.Layout(width="auto"),
+        )
         self.scores_button = button("Load scores from the file", "qra-scores-upload-button")
-        self.labels_upload = w.FileUpload(icon="", accept=".csv,.tsv,.txt", multiple=False, description="Labels CSV", layout=w.Layout(width="auto"))
+        self.labels_upload = w.FileUpload(
+            icon="", accept=".csv,.tsv,.txt", multiple=False, description="Labels CSV", layout=w.Layout(width="auto")
+        )
         self.labels_button = button("Add Type III labels from the file", "qra-labels-upload-button")
         self.labels_info = w.HTML()
         self.scale_prompt = w.VBox(layout=w.Layout(display="none"))
@@ -188,20 +206,32 @@ class ScoresView:
         self.scale_cancel.on_click(self.on_cancel_scales)
         state.on("study", self.on_study)
         state.on("scores", self.on_scores)
-        self.widget = w.VBox([
-            w.HTML("<h4>Scores</h4><p>Type a score and press Enter (or leave the cell). Empty = not scored. "
-                   "Invalid entries are kept and marked; the study keeps its last valid value.</p>"),
-            self.empty, self.grid_box, self.problems,
-            w.HTML("<h4>Paste from a spreadsheet</h4>"), labelled("Paste into criterion", self.paste_target), self.paste_text,
-            self.paste_button,
-            w.HTML("<h4>Upload</h4><p>Scores: long CSV or Excel with columns <code>experiment, quality_criterion, system, "
-                   "score</code> (optional <code>scale_min</code>, <code>scale_max</code>, <code>role</code>): it replaces the "
-                   "study's systems, experiments and scores. Without scale columns the criteria keep their scales, and "
-                   "you are asked for the scale of a new criterion. Labels: long CSV with <code>experiment, "
-                   "quality_criterion, system, item, label</code>. Files up to 5 MiB.</p>"),
-            w.HBox([self.scores_upload, self.scores_button], layout=w.Layout(flex_flow="row wrap")), self.scale_prompt,
-            w.HBox([self.labels_upload, self.labels_button], layout=w.Layout(flex_flow="row wrap")), self.labels_info,
-        ])
+        self.widget = w.VBox(
+            [
+                w.HTML(
+                    "<h4>Scores</h4><p>Type a score and press Enter (or leave the cell). Empty = not scored. "
+                    "Invalid entries are kept and marked; the study keeps its last valid value.</p>"
+                ),
+                self.empty,
+                self.grid_box,
+                self.problems,
+                w.HTML("<h4>Paste from a spreadsheet</h4>"),
+                labelled("Paste into criterion", self.paste_target),
+                self.paste_text,
+                self.paste_button,
+                w.HTML(
+                    "<h4>Upload</h4><p>Scores: long CSV or Excel with columns <code>experiment, quality_criterion, system, "
+                    "score</code> (optional <code>scale_min</code>, <code>scale_max</code>, <code>role</code>): it replaces the "
+                    "study's systems, experiments and scores. Without scale columns the criteria keep their scales, and "
+                    "you are asked for the scale of a new criterion. Labels: long CSV with <code>experiment, "
+                    "quality_criterion, system, item, label</code>. Files up to 5 MiB.</p>"
+                ),
+                w.HBox([self.scores_upload, self.scores_button], layout=w.Layout(flex_flow="row wrap")),
+                self.scale_prompt,
+                w.HBox([self.labels_upload, self.labels_button], layout=w.Layout(flex_flow="row wrap")),
+                self.labels_info,
+            ]
+        )
         self.widget.add_class("qra-scores-tab")
         self.rebuild()
 
@@ -228,7 +258,9 @@ class ScoresView:
     def rebuild(self) -> None:
         study = self.state.study
         old = self.grids
-        self.grids = [ScoreGrid(self.state, i, qc, self.show_problems, self.status) for i, qc in enumerate(study.qc_names)]
+        self.grids = [
+            ScoreGrid(self.state, i, qc, self.show_problems, self.status) for i, qc in enumerate(study.qc_names)
+        ]
         self.grid_box.children = [g.widget for g in self.grids]
         for grid in old:
             grid.close()
@@ -237,10 +269,19 @@ class ScoresView:
     def _show_extras(self) -> None:
         study = self.state.study
         if not study.qc_names or not study.systems or not study.experiments:
-            missing = [what for what, present in (("a quality criterion", study.qc_names), ("systems", study.systems),
-                                                  ("experiments", study.experiments)) if not present]
-            self.empty.value = (f"<p class='qra-hint'>The grid appears once the study has {', '.join(missing)} "
-                                "(Study and Experiments tabs), or upload a scores file below.</p>")
+            missing = [
+                what
+                for what, present in (
+                    ("a quality criterion", study.qc_names),
+                    ("systems", study.systems),
+                    ("experiments", study.experiments),
+                )
+                if not present
+            ]
+            self.empty.value = (
+                f"<p class='qra-hint'>The grid appears once the study has {', '.join(missing)} "
+                "(Study and Experiments tabs), or upload a scores file below.</p>"
+            )
         else:
             self.empty.value = ""
         set_options(self.paste_target, study.qc_names)
@@ -249,8 +290,11 @@ class ScoresView:
 
     def show_problems(self) -> None:
         names = {e.id: e.display_name for e in self.state.study.experiments}  # a removed experiment: its id
-        items = [f"<li>{escape(g.qc)} / {escape(s)} / {escape(names.get(e, e))}: {escape(p[1])}</li>"
-                 for g in self.grids for (s, e), p in g.problems.items()]
+        items = [
+            f"<li>{escape(g.qc)} / {escape(s)} / {escape(names.get(e, e))}: {escape(p[1])}</li>"
+            for g in self.grids
+            for (s, e), p in g.problems.items()
+        ]
         self.problems.value = f"<ul class='qra-invalid-list'>{''.join(items)}</ul>" if items else ""
 
     def grid(self, qc: str) -> ScoreGrid:
@@ -266,7 +310,11 @@ class ScoresView:
             raise QRAInputError("paste: add a quality criterion first")
         study, qc = self.state.study, self.paste_target.value
         rows = parse.pasted_block(self.paste_text.value, study.systems, [e.display_name for e in study.experiments])
-        cells = {(qc, study.systems[i], study.experiments[j].id): text for i, row in enumerate(rows) for j, text in enumerate(row)}
+        cells = {
+            (qc, study.systems[i], study.experiments[j].id): text
+            for i, row in enumerate(rows)
+            for j, text in enumerate(row)
+        }
         self.state.set_scores(cells)
         self.status.ok(f"Pasted {len(cells)} cells into {qc!r}.")
 
@@ -277,7 +325,9 @@ class ScoresView:
         self.scores_upload.value = ()
         if isinstance(result, PendingScores):
             self.ask_scales(result)
-            self.status.ok(f"{name}: give the scale of {', '.join(map(repr, result.new_criteria))} before the scores are used.")
+            self.status.ok(
+                f"{name}: give the scale of {', '.join(map(repr, result.new_criteria))} before the scores are used."
+            )
             return
         self.hide_scales()
         self.status.ok(result.message)
@@ -291,12 +341,21 @@ class ScoresView:
             low.add_class("qra-scale-min")
             high.add_class("qra-scale-max")
             self.scale_inputs[qc] = (low, high)
-            rows.append(w.HBox([w.HTML(f"<b>{escape(qc)}</b>", layout=w.Layout(width="12em")),
-                                labelled("lowest possible score", low, "11em"), labelled("highest (optional)", high, "10em")],
-                               layout=w.Layout(flex_flow="row wrap")))
-        question = w.HTML(f"<p class='qra-warning'>{escape(pending.source)} has no <code>scale_min</code> column and "
-                          "these criteria are new to the study. CV* subtracts the scale minimum (QRA 2022 §3.1), so it "
-                          "must be known: what scale were they rated on?</p>")
+            rows.append(
+                w.HBox(
+                    [
+                        w.HTML(f"<b>{escape(qc)}</b>", layout=w.Layout(width="12em")),
+                        labelled("lowest possible score", low, "11em"),
+                        labelled("highest (optional)", high, "10em"),
+                    ],
+                    layout=w.Layout(flex_flow="row wrap"),
+                )
+            )
+        question = w.HTML(
+            f"<p class='qra-warning'>{escape(pending.source)} has no <code>scale_min</code> column and "
+            "these criteria are new to the study. CV* subtracts the scale minimum (QRA 2022 §3.1), so it "
+            "must be known: what scale were they rated on?</p>"
+        )
         replace_children(self.scale_prompt, [question, *rows, w.HBox([self.scale_apply, self.scale_cancel])])
         self.scale_prompt.layout.display = "flex"
 
@@ -309,9 +368,13 @@ class ScoresView:
     def on_apply_scales(self, _=None) -> None:
         from ..io import parse
 
-        scales = {qc: (parse.required_number(low.value, f"{qc}: lowest possible score"),
-                       parse.optional_number(high.value, f"{qc}: highest possible score"))
-                  for qc, (low, high) in self.scale_inputs.items()}
+        scales = {
+            qc: (
+                parse.required_number(low.value, f"{qc}: lowest possible score"),
+                parse.optional_number(high.value, f"{qc}: highest possible score"),
+            )
+            for qc, (low, high) in self.scale_inputs.items()
+        }
         event = self.state.import_scores(scales=scales)
         self.hide_scales()
         self.status.ok(event.message)

@@ -48,15 +48,29 @@ def verdict_table(frame) -> str:
 
     if not len(frame):
         return "<p>No reproduction to compare with the original.</p>"
-    columns = [("system", "System"), ("experiment", "Reproduction"), ("original_value", "Original"), ("value", "Reproduction value"),
-               ("pi_low", "PI low"), ("pi_high", "PI high"), ("inside_pi", "Inside PI"), ("tost_p", "TOST p"),
-               ("equivalent", "Equivalent"), ("order_kept", "Order kept"), ("note", "Note")]
+    columns = [
+        ("system", "System"),
+        ("experiment", "Reproduction"),
+        ("original_value", "Original"),
+        ("value", "Reproduction value"),
+        ("pi_low", "PI low"),
+        ("pi_high", "PI high"),
+        ("inside_pi", "Inside PI"),
+        ("tost_p", "TOST p"),
+        ("equivalent", "Equivalent"),
+        ("order_kept", "Order kept"),
+        ("note", "Note"),
+    ]
     rows = []
     for record in frame.to_dict("records"):
         cells = []
         for key, _ in columns:
             value = record[key]
-            value = None if value is None or (not isinstance(value, (str, float, int, bool)) and str(value) == "<NA>") else value
+            value = (
+                None
+                if value is None or (not isinstance(value, (str, float, int, bool)) and str(value) == "<NA>")
+                else value
+            )
             cells.append(_cell(value))
         rows.append(cells)
     return table(pd.DataFrame(rows, columns=[title for _, title in columns]), css="qra-template qra-verdicts")
@@ -67,17 +81,22 @@ def pooled_summary(frame) -> str:
     lines = []
     for record in frame[frame.row == "pooled"].to_dict("records"):
         prediction = frame[(frame.row == "prediction") & (frame.system == record["system"])].iloc[0]
-        pi = (f"prediction interval [{prediction.ci_low:.3f}, {prediction.ci_high:.3f}]" if not math.isnan(prediction.ci_low)
-              else escape(prediction.note or "no prediction interval"))
+        pi = (
+            f"prediction interval [{prediction.ci_low:.3f}, {prediction.ci_high:.3f}]"
+            if not math.isnan(prediction.ci_low)
+            else escape(prediction.note or "no prediction interval")
+        )
         if math.isnan(record["value"]):
             lines.append(f"<li>{escape(str(record['system']))}: {escape(record['note'])}</li>")
             continue
-        lines.append(f"<li><b>{escape(str(record['system']))}</b>: pooled {record['value']:.3f} "
-                     f"[{record['ci_low']:.3f}, {record['ci_high']:.3f}] ({escape(record['estimator'])}, "
-                     f"{escape(charts.CI_LABELS.get(record['ci_method'], record['ci_method']))} interval, k = {record['k']}); "
-                     f"{pi}; τ² = {record['tau2']:.4g} [{record['tau2_low']:.4g}, {record['tau2_high']:.4g}], "
-                     f"I² = {record['i2']:.0f}% [{record['i2_low']:.0f}, {record['i2_high']:.0f}], Q({record['q_df']}) = {record['q']:.2f}, "
-                     f"p = {record['q_p']:.3g}</li>")
+        lines.append(
+            f"<li><b>{escape(str(record['system']))}</b>: pooled {record['value']:.3f} "
+            f"[{record['ci_low']:.3f}, {record['ci_high']:.3f}] ({escape(record['estimator'])}, "
+            f"{escape(charts.CI_LABELS.get(record['ci_method'], record['ci_method']))} interval, k = {record['k']}); "
+            f"{pi}; τ² = {record['tau2']:.4g} [{record['tau2_low']:.4g}, {record['tau2_high']:.4g}], "
+            f"I² = {record['i2']:.0f}% [{record['i2_low']:.0f}, {record['i2_high']:.0f}], Q({record['q_df']}) = {record['q']:.2f}, "
+            f"p = {record['q_p']:.3g}</li>"
+        )
     return "<ul>" + "".join(lines) + "</ul>"
 
 
@@ -86,8 +105,11 @@ def influence_note(influence) -> str:
     marked = influence[influence["influential"].fillna(False).astype(bool)] if len(influence) else influence
     if not len(marked):
         return ""
-    names = ", ".join(f"{escape(str(r.system))} · {escape(str(r.label))} (deleted residual {r.deleted_residual:.2f}, "
-                      f"pooled without it {r.estimate:.3f})" for r in marked.itertuples())
+    names = ", ".join(
+        f"{escape(str(r.system))} · {escape(str(r.label))} (deleted residual {r.deleted_residual:.2f}, "
+        f"pooled without it {r.estimate:.3f})"
+        for r in marked.itertuples()
+    )
     return f"<p class='qra-note qra-influential'>Influential (leave one out; ringed): {names}.</p>"
 
 
@@ -115,21 +137,41 @@ class SideBySideView:
             control.observe(self.on_change, names="value")
         self.ranks_button.on_click(self.on_ranks)
         state.on("scores", self.refresh)
-        self.widget = w.VBox([
-            w.HTML("<h4>Reproductions side by side</h4><p>Each experiment's value with its 95% interval (from the items' "
-                   "mean ratings), the random-effects pooled estimate, and the prediction interval for a new reproduction.</p>"),
-            w.HBox([labelled("Criterion", self.criterion, "6em"), labelled("System", self.system, "5em"),
-                    labelled("Estimator", self.method, "6em"), labelled("Interval", self.ci_method, "5em")], layout=w.Layout(flex_flow="row wrap")),
-            self.summary, self.forest,
-            w.HTML("<h4>Consistency with the original</h4><p>Inside the prediction interval of Patil, Peng &amp; Leek (2016), "
-                   "and equivalent within ±margin (two one-sided tests, α = 0.05). The margin is in the criterion's scale units.</p>"),
-            labelled("Margin (±)", self.margin, "7em"), self.verdicts,
-            w.HTML("<h4>Replication success by criterion</h4><p>Each reproduction (and the reproductions pooled) against "
-                   "the original by seven criteria; the effect is the system's difference from the middle of the scale. "
-                   "Green: success by that criterion, red: not, blank: no standard error. Hover a cell for its numbers.</p>"),
-            self.verdict_matrix,
-            w.HTML("<h4>Rank intervals</h4>"), self.ranks_button, self.ranks_note, self.ranks,
-        ])
+        self.widget = w.VBox(
+            [
+                w.HTML(
+                    "<h4>Reproductions side by side</h4><p>Each experiment's value with its 95% interval (from the items' "
+                    "mean ratings), the random-effects pooled estimate, and the prediction interval for a new reproduction.</p>"
+                ),
+                w.HBox(
+                    [
+                        labelled("Criterion", self.criterion, "6em"),
+                        labelled("System", self.system, "5em"),
+                        labelled("Estimator", self.method, "6em"),
+                        labelled("Interval", self.ci_method, "5em"),
+                    ],
+                    layout=w.Layout(flex_flow="row wrap"),
+                ),
+                self.summary,
+                self.forest,
+                w.HTML(
+                    "<h4>Consistency with the original</h4><p>Inside the prediction interval of Patil, Peng &amp; Leek (2016), "
+                    "and equivalent within ±margin (two one-sided tests, α = 0.05). The margin is in the criterion's scale units.</p>"
+                ),
+                labelled("Margin (±)", self.margin, "7em"),
+                self.verdicts,
+                w.HTML(
+                    "<h4>Replication success by criterion</h4><p>Each reproduction (and the reproductions pooled) against "
+                    "the original by seven criteria; the effect is the system's difference from the middle of the scale. "
+                    "Green: success by that criterion, red: not, blank: no standard error. Hover a cell for its numbers.</p>"
+                ),
+                self.verdict_matrix,
+                w.HTML("<h4>Rank intervals</h4>"),
+                self.ranks_button,
+                self.ranks_note,
+                self.ranks,
+            ]
+        )
         self.widget.add_class("qra-sidebyside")
         self.verdicts.add_class("qra-verdicts-box")
         self._updating = False
@@ -171,30 +213,45 @@ class SideBySideView:
             self.verdicts.value = ""
             return
         system = None if self.system.value == ALL_SYSTEMS else self.system.value
-        frame = forest(assessment, quality_criterion=self.criterion.value, system=system, method=self.method.value,
-                       ci_method=self.ci_method.value)
-        influence = leave_one_out(assessment, quality_criterion=self.criterion.value, system=system,
-                                  method=self.method.value, ci_method=self.ci_method.value)
+        frame = forest(
+            assessment,
+            quality_criterion=self.criterion.value,
+            system=system,
+            method=self.method.value,
+            ci_method=self.ci_method.value,
+        )
+        influence = leave_one_out(
+            assessment,
+            quality_criterion=self.criterion.value,
+            system=system,
+            method=self.method.value,
+            ci_method=self.ci_method.value,
+        )
         self.summary.value = pooled_summary(frame) + influence_note(influence)
         show_figure(self.forest, charts.forest_figure_json(frame, influence=influence))
         clear_figure(self.verdict_matrix)
         if not any(e.role == "original" for e in self.state.study.experiments):
-            self.verdicts.value = "<p>Mark one experiment as the original (Experiments tab) to compare the reproductions with it.</p>"
+            self.verdicts.value = (
+                "<p>Mark one experiment as the original (Experiments tab) to compare the reproductions with it.</p>"
+            )
             return
         if not (self.margin.value > 0):
             self.verdicts.value = "<p>Give a margin above 0.</p>"
             return
         if self.state.study.quality_criterion(self.criterion.value).scale_max is None:
             return  # no scale middle to measure an effect from (replication_success needs null= or baseline=)
-        success = replication_success(assessment, quality_criterion=self.criterion.value, margin=float(self.margin.value),
-                                      system=system)
+        success = replication_success(
+            assessment, quality_criterion=self.criterion.value, margin=float(self.margin.value), system=system
+        )
         if len(success):
             show_figure(self.verdict_matrix, charts.verdict_figure_json(success))
         verdicts = consistency(assessment, margin=float(self.margin.value), quality_criterion=self.criterion.value)
         if system is not None:
             verdicts = verdicts[verdicts.system == system]
-        self.verdicts.value = (f"<p class='qra-note'>Margin ±{self.margin.value:g} (scale units of "
-                               f"{escape(self.criterion.value)}).</p>" + verdict_table(verdicts))
+        self.verdicts.value = (
+            f"<p class='qra-note'>Margin ±{self.margin.value:g} (scale units of "
+            f"{escape(self.criterion.value)}).</p>" + verdict_table(verdicts)
+        )
 
     @guarded(lambda self: self.status)
     def on_ranks(self, _=None) -> None:
@@ -202,5 +259,7 @@ class SideBySideView:
             self.ranks_note.value = "<p>Nothing to rank yet.</p>"
             return
         frame = rank_intervals(self.state.study, quality_criterion=self.criterion.value, B=RANK_B, seed=RANK_SEED)
-        self.ranks_note.value = f"<p class='qra-note'>Bootstrap over each system's items, B = {RANK_B}, seed {RANK_SEED}.</p>"
+        self.ranks_note.value = (
+            f"<p class='qra-note'>Bootstrap over each system's items, B = {RANK_B}, seed {RANK_SEED}.</p>"
+        )
         show_figure(self.ranks, charts.rank_intervals_json(frame))

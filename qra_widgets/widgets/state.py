@@ -115,7 +115,10 @@ class AppState(IntervalCommands):
         """Assess the study again; what an edit left unchanged (a criterion's rows, a system's
         CV*) is taken over from the current assessment (``assess(..., reuse=...)``), not recomputed."""
         try:
-            self.assessment, self.assessment_problem = assess(self.study, conventions=self.conventions, reuse=self.assessment), ""
+            self.assessment, self.assessment_problem = (
+                assess(self.study, conventions=self.conventions, reuse=self.assessment),
+                "",
+            )
         except QRAInputError as error:
             self.assessment, self.assessment_problem = None, str(error)
 
@@ -126,8 +129,9 @@ class AppState(IntervalCommands):
 
     # ------------------------------------------------------------------ whole studies
 
-    def load(self, study: Study | None = None, revision: int | None = None, *, example: str | None = None,
-             message: str = "") -> Event:
+    def load(
+        self, study: Study | None = None, revision: int | None = None, *, example: str | None = None, message: str = ""
+    ) -> Event:
         """Make (a copy of) ``study`` the one being edited: from a file, the library, or the
         bundled ``example`` of that name; with neither, start again from a really empty study
         (whose id follows its name until someone chooses one)."""
@@ -135,8 +139,11 @@ class AppState(IntervalCommands):
             from .. import examples
 
             study = examples.load(example)
-            return self.load(study, None, message=message or f"Loaded the example {study.name!r}. Save it in the Library "
-                                                             "to keep your changes.")
+            return self.load(
+                study,
+                None,
+                message=message or f"Loaded the example {study.name!r}. Save it in the Library to keep your changes.",
+            )
         if study is None:
             self.load(blank_study(), message=message or "A new empty study.")
             self.id_edited = False
@@ -172,15 +179,20 @@ class AppState(IntervalCommands):
         except IdTakenError as taken:
             raise QRAInputError(
                 f"save: the library already has a study with the id {taken.study_id!r}. Change the id on the Study tab "
-                f"(for example to {taken.suggestion!r}) or open the existing study from the Library.") from None
+                f"(for example to {taken.suggestion!r}) or open the existing study from the Library."
+            ) from None
         except ConflictError as conflict:
             raise QRAInputError(str(conflict)) from None
         self.revision, self.dirty = revision, False
-        return self._emit(SavedState(f"Saved {self.study.name or self.study.id!r} as revision {revision}.", revision=revision))
+        return self._emit(
+            SavedState(f"Saved {self.study.name or self.study.id!r} as revision {revision}.", revision=revision)
+        )
 
     # ------------------------------------------------------------------ details and conventions
 
-    def set_details(self, *, name: str | None = None, description: str | None = None, study_id: str | None = None) -> Event:
+    def set_details(
+        self, *, name: str | None = None, description: str | None = None, study_id: str | None = None
+    ) -> Event:
         """Name, description and id.  While nobody has chosen an id for a study never saved, it
         follows the name; a changed id makes it a new study in the library."""
         study = self.study
@@ -273,8 +285,9 @@ class AppState(IntervalCommands):
         experiment = self.study.experiment(experiment_id)
         result, filled, unmatched = merge_heds(self.study, experiment_id, heds_from_bytes(data, source), source)
         said = f" Filled from the sheet: {'; '.join(filled)}." if filled else ""
-        event = self._changed(StructureChanged(f"HEDS datasheet imported into {experiment.display_name!r}.{said}",
-                                               what="properties"))
+        event = self._changed(
+            StructureChanged(f"HEDS datasheet imported into {experiment.display_name!r}.{said}", what="properties")
+        )
         return event, result, unmatched
 
     # ------------------------------------------------------------------ scores
@@ -289,7 +302,9 @@ class AppState(IntervalCommands):
         said = "Score updated." if len(values) == 1 else f"Filled {len(values)} cells."
         return self._changed(ScoresChanged(said, cells=tuple(values)))
 
-    def import_scores(self, data: bytes | None = None, source: str = "", scales: dict[str, tuple[float, float | None]] | None = None):
+    def import_scores(
+        self, data: bytes | None = None, source: str = "", scales: dict[str, tuple[float, float | None]] | None = None
+    ):
         """Replace the scores from a long CSV/TSV/Excel table (``experiment, quality_criterion,
         system, score``, optional ``scale_min``, ``scale_max``, ``role``, ``source``).
 
@@ -331,8 +346,11 @@ class AppState(IntervalCommands):
         from ..io import LABEL_COLUMNS, add_labels_table, read_table
 
         add_labels_table(self.study, read_table(data, source, LABEL_COLUMNS), source)
-        return self._changed(StructureChanged(f"Added labels from {source}: the study now has {len(self.study.labels)} labels.",
-                                              what="labels"))
+        return self._changed(
+            StructureChanged(
+                f"Added labels from {source}: the study now has {len(self.study.labels)} labels.", what="labels"
+            )
+        )
 
     # --- the library's classification of criteria (imports and downloads are library_actions, not commands)
 
@@ -347,8 +365,10 @@ class AppState(IntervalCommands):
         if self.study.id in revisions and not self.dirty:
             self.open_from_library(self.study.id)
         elif self.study.id in revisions:
-            note = (f" {self.study.id!r} is open with unsaved changes: its saved revision {revisions[self.study.id]} "
-                    "has them, the open copy not.")
+            note = (
+                f" {self.study.id!r} is open with unsaved changes: its saved revision {revisions[self.study.id]} "
+                "has them, the open copy not."
+            )
         count = sum(len(c) for c in answers.values())
         return f"Saved the evaluation type and QCET criterion of {count} criteri{'on' if count == 1 else 'a'}.{note}"
 
@@ -360,10 +380,16 @@ class AppState(IntervalCommands):
         ``frames`` ({name: table}) are files the tab already parsed at upload: not parsed again."""
         from ..io.annotations import load_annotations
 
-        study = load_annotations(spec, files=dict(files), frames=frames)  # uploads only: a name not uploaded is refused, never read
-        return self.load(study, None, message=f"Loaded {answers_said(study.ratings)} from {len(study.experiments)} "
-                                              f"experiment{'' if len(study.experiments) == 1 else 's'} "
-                                              f"({', '.join(study.experiment_ids)}). Save it in the Library to keep it.")
+        study = load_annotations(
+            spec, files=dict(files), frames=frames
+        )  # uploads only: a name not uploaded is refused, never read
+        return self.load(
+            study,
+            None,
+            message=f"Loaded {answers_said(study.ratings)} from {len(study.experiments)} "
+            f"experiment{'' if len(study.experiments) == 1 else 's'} "
+            f"({', '.join(study.experiment_ids)}). Save it in the Library to keep it.",
+        )
 
 
 def answers_said(ratings) -> str:

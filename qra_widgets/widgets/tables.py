@@ -36,8 +36,10 @@ def headline_cards(assessment) -> str:
     rows = assessment.rows
 
     def card(title: str, value: str, detail: str, css: str) -> str:
-        return (f"<div class='qra-card {css}'><div class='qra-card-title'>{escape_html(title)}</div>"
-                f"<div class='qra-card-value'>{escape_html(value)}</div><div class='qra-card-detail'>{escape_html(detail)}</div></div>")
+        return (
+            f"<div class='qra-card {css}'><div class='qra-card-title'>{escape_html(title)}</div>"
+            f"<div class='qra-card-value'>{escape_html(value)}</div><div class='qra-card-detail'>{escape_html(detail)}</div></div>"
+        )
 
     def study_value(measure: str) -> str:
         found = [r.value for r in rows if r.level == "study" and r.measure == measure]
@@ -52,8 +54,11 @@ def headline_cards(assessment) -> str:
         row = agreement[0]
         rank = (shown(row), f"{symbol[row.measure]} · {row.quality_criterion}")
     elif agreement:
-        rank = (" / ".join(shown(r) for r in agreement[:3]),
-                "per criterion: " + ", ".join(f"{r.quality_criterion} {symbol[r.measure]} {shown(r)}" for r in agreement[:3]))
+        rank = (
+            " / ".join(shown(r) for r in agreement[:3]),
+            "per criterion: "
+            + ", ".join(f"{r.quality_criterion} {symbol[r.measure]} {shown(r)}" for r in agreement[:3]),
+        )
     else:
         rank = ("n/a", "needs scores of two or more systems")
     cards = [
@@ -74,36 +79,65 @@ def published_comparison(assessment, records: list[dict]) -> str:
     rows, sources = [], []
     for record in records:
         try:
-            computed = assessment.value(record["measure"], record["level"], record.get("quality_criterion"), record.get("system"))
+            computed = assessment.value(
+                record["measure"], record["level"], record.get("quality_criterion"), record.get("system")
+            )
         except QRAInputError:
             continue
         where = " / ".join(p for p in (record.get("quality_criterion"), record.get("system")) if p) or "whole study"
-        rows.append((f"{MEASURE_LABELS.get(record['measure'], record['measure'])} · {where}", computed, record["published"],
-                     record.get("note", "")))
+        rows.append(
+            (
+                f"{MEASURE_LABELS.get(record['measure'], record['measure'])} · {where}",
+                computed,
+                record["published"],
+                record.get("note", ""),
+            )
+        )
         sources.append(record.get("source", ""))
     if not rows:
         return ""
     import pandas as pd
 
     shown = published_table(rows)
-    states = ["qra-match" if row["match"] else ("qra-explained" if row["note"] else "qra-mismatch")
-              for _, row in shown.iterrows()]
-    checks = ["✓ same" if row["match"] else ("differs: " + row["note"] if row["note"] else "differs (no documented reason)")
-              for _, row in shown.iterrows()]
-    frame = pd.DataFrame({"Value": shown["what"], "Published": shown["published"], "Computed": shown["computed"],
-                          "Where": sources, "Check": checks})
-    return (table(frame, css="qra-template qra-published", numeric=("Published", "Computed"), row_classes=states)
-            + "<p class='qra-hint'>Computed values are rounded to the digits the paper printed.</p>")
+    states = [
+        "qra-match" if row["match"] else ("qra-explained" if row["note"] else "qra-mismatch")
+        for _, row in shown.iterrows()
+    ]
+    checks = [
+        "✓ same" if row["match"] else ("differs: " + row["note"] if row["note"] else "differs (no documented reason)")
+        for _, row in shown.iterrows()
+    ]
+    frame = pd.DataFrame(
+        {
+            "Value": shown["what"],
+            "Published": shown["published"],
+            "Computed": shown["computed"],
+            "Where": sources,
+            "Check": checks,
+        }
+    )
+    return (
+        table(frame, css="qra-template qra-published", numeric=("Published", "Computed"), row_classes=states)
+        + "<p class='qra-hint'>Computed values are rounded to the digits the paper printed.</p>"
+    )
 
 
 def side_by_side(first, second) -> str:
     """QC- and study-level values of the same study under two conventions, with the difference."""
+
     def keyed(assessment):
         frame = assessment.to_frame()
         frame = frame[frame.level != "system"]
         # a study-level row has no criterion: None on pandas 2, NaN in pandas 3's str column (truthy)
-        return {(r.result_type, r.measure, r.level, r.quality_criterion if isinstance(r.quality_criterion, str) else ""): r.value
-                for r in frame.itertuples()}
+        return {
+            (
+                r.result_type,
+                r.measure,
+                r.level,
+                r.quality_criterion if isinstance(r.quality_criterion, str) else "",
+            ): r.value
+            for r in frame.itertuples()
+        }
 
     import pandas as pd
 
@@ -114,23 +148,34 @@ def side_by_side(first, second) -> str:
     for key in dict.fromkeys([*a, *b]):
         _, measure, _level, qc = key
         va, vb = a.get(key, float("nan")), b.get(key, float("nan"))
-        differs = not (math.isnan(va) and math.isnan(vb)) and (math.isnan(va) or math.isnan(vb) or number(va, measure) != number(vb, measure))
+        differs = not (math.isnan(va) and math.isnan(vb)) and (
+            math.isnan(va) or math.isnan(vb) or number(va, measure) != number(vb, measure)
+        )
         rows.append([MEASURE_LABELS.get(measure, measure), qc or "whole study", shown(va, measure), shown(vb, measure)])
         differing.append("qra-differs" if differs else "")
     frame = pd.DataFrame(rows, columns=["Measure", "Level", name_a, name_b])
-    return (table(frame, css="qra-template qra-side-by-side", numeric=(name_a, name_b), row_classes=differing)
-            + "<p class='qra-hint'>Highlighted rows differ at the printed precision.</p>")
+    return (
+        table(frame, css="qra-template qra-side-by-side", numeric=(name_a, name_b), row_classes=differing)
+        + "<p class='qra-hint'>Highlighted rows differ at the printed precision.</p>"
+    )
 
 
 HEADERS = COLUMN_TITLES  # human column headers (the app and the HTML report share them)
 
 
-def frame_table(frame, *, caption: str = "", headers: dict | None = None, decimals: int = 3, index: bool = False,
-                css: str = "") -> str:
+def frame_table(
+    frame, *, caption: str = "", headers: dict | None = None, decimals: int = 3, index: bool = False, css: str = ""
+) -> str:
     """Any frame in the app's one table style (the template's): :func:`qra_widgets.report.html.table`
     with human headers (:data:`HEADERS`)."""
-    return table(frame.reset_index() if index else frame, headers={**HEADERS, **(headers or {})}, decimals=decimals,
-                 css=f"qra-template {css}", caption=caption, scroll=True)
+    return table(
+        frame.reset_index() if index else frame,
+        headers={**HEADERS, **(headers or {})},
+        decimals=decimals,
+        css=f"qra-template {css}",
+        caption=caption,
+        scroll=True,
+    )
 
 
 def interval_template(assessment) -> str:

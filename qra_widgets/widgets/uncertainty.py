@@ -32,8 +32,13 @@ from .state import AppState, IntervalsComputed, IntervalsDropped
 
 #: Simulated reproductions per design in the Plan box (AppState.plan's default).
 PLAN_RUNS = 3
-AGREEMENT_NAMES = {"alpha": "Krippendorff's α", "fleiss_kappa": "Fleiss' κ", "kappa": "Cohen's κ",
-                   "ac1": "Gwet's AC1", "bp": "Brennan–Prediger"}
+AGREEMENT_NAMES = {
+    "alpha": "Krippendorff's α",
+    "fleiss_kappa": "Fleiss' κ",
+    "kappa": "Cohen's κ",
+    "ac1": "Gwet's AC1",
+    "bp": "Brennan–Prediger",
+}
 
 
 def _kernel_loop():
@@ -93,11 +98,23 @@ def agreement_table(assessment) -> str:
         low, high = record.get("ci_low", math.nan), record.get("ci_high", math.nan)
         if not (math.isnan(low) or math.isnan(high)):
             text += f" [{low:.3f}, {high:.3f}]" + marks.get(record.get("ci_note", ""), "")
-        rows.append([str(record["experiment"]), str(record["quality_criterion"]),
-                     AGREEMENT_NAMES.get(record["measure"], str(record["measure"])), text, record["n_items"], record["n_raters"]])
+        rows.append(
+            [
+                str(record["experiment"]),
+                str(record["quality_criterion"]),
+                AGREEMENT_NAMES.get(record["measure"], str(record["measure"])),
+                text,
+                record["n_items"],
+                record["n_raters"],
+            ]
+        )
     shown = pd.DataFrame(rows, columns=["Experiment", "Criterion", "Measure", "Value", "Items", "Raters"])
-    return table(shown, css="qra-template qra-agreement", caption="Annotator agreement within each experiment",
-                 numeric=("Value",))
+    return table(
+        shown,
+        css="qra-template qra-agreement",
+        caption="Annotator agreement within each experiment",
+        numeric=("Value",),
+    )
 
 
 def interval_table(assessment) -> str:
@@ -110,10 +127,16 @@ class UncertaintyView:
         self.state, self.status = state, status
         self.replicates = w.BoundedIntText(value=2000, min=10, max=100_000, layout=w.Layout(width="8em"))
         self.seed = w.IntText(value=1, layout=w.Layout(width="8em"))
-        self.method = w.Dropdown(options=[("percentile", "percentile"), ("BCa (Efron & Tibshirani 1993)", "bca")],
-                                 value="percentile", layout=w.Layout(width="auto"))
-        self.resample = w.Dropdown(options=[("items", "items"), ("items and raters", "items+raters"), ("systems", "systems")],
-                                   value="items", layout=w.Layout(width="auto"))
+        self.method = w.Dropdown(
+            options=[("percentile", "percentile"), ("BCa (Efron & Tibshirani 1993)", "bca")],
+            value="percentile",
+            layout=w.Layout(width="auto"),
+        )
+        self.resample = w.Dropdown(
+            options=[("items", "items"), ("items and raters", "items+raters"), ("systems", "systems")],
+            value="items",
+            layout=w.Layout(width="auto"),
+        )
         self.compute = button("Compute intervals", "qra-compute-intervals", primary=True)
         self.cancel = button("Cancel", "qra-cancel-intervals")
         self.cancel.disabled = True
@@ -130,7 +153,9 @@ class UncertaintyView:
         self.plan_items = w.Text(value="100, 200, 400", layout=w.Layout(width="12em"))
         self.plan_raters = w.Text(value="2, 3", layout=w.Layout(width="8em"))
         self.plan_replicates = w.BoundedIntText(value=200, min=10, max=10_000, layout=w.Layout(width="7em"))
-        self.plan_design = w.Dropdown(options=["new items", "same items"], value="new items", layout=w.Layout(width="9em"))
+        self.plan_design = w.Dropdown(
+            options=["new items", "same items"], value="new items", layout=w.Layout(width="9em")
+        )
         self.plan_button = button("Plan", "qra-plan")
         self.plan_progress = w.IntProgress(value=0, min=0, max=1, layout=w.Layout(width="20em"))
         self.plan_table = w.HTML()
@@ -144,25 +169,52 @@ class UncertaintyView:
         self.plan_button.on_click(self.on_plan)
         state.on("scores", self.refresh)
         state.on("study", self.on_study)
-        self.widget = w.VBox([
-            w.HTML("<h4>How sure is each number?</h4><p>A bootstrap resamples the items within each system (the same items "
-                   "jointly when the experiments rated the same ones) and recomputes every measure. The same seed gives the "
-                   "same intervals. Editing a score stops a running computation; intervals are never shown for scores "
-                   "they were not computed from.</p>"),
-            w.HBox([labelled("Replicates (B)", self.replicates, "8em"), labelled("Seed", self.seed, "3em"),
-                    labelled("Interval", self.method, "5em"), labelled("Resample", self.resample, "6em")],
-                   layout=w.Layout(flex_flow="row wrap", grid_gap="0.5em")),
-            w.HBox([self.compute, self.cancel, self.progress], layout=w.Layout(flex_flow="row wrap", align_items="center")),
-            self.message, self.intervals, self.cv_chart, self.agreement,
-            w.HTML("<h4>Plan a reproduction</h4><p>From the original experiment's ratings: the expected width of the 95% "
-                   "interval of CV* and of the new team's α, for each number of items and of raters per item, with its "
-                   "spread over the simulated reproductions (sd, 10th and 90th percentile). <i>same items</i>: the "
-                   "reproduction rates the original's items.</p>"),
-            w.HBox([labelled("Items", self.plan_items, "4em"), labelled("Raters per item", self.plan_raters, "8em"),
-                    labelled("Design", self.plan_design, "4em"),
-                    labelled("Replicates", self.plan_replicates, "6em"), self.plan_button, self.plan_progress],
-                   layout=w.Layout(flex_flow="row wrap", align_items="center", grid_gap="0.5em")),
-            self.plan_table, self.plan_chart])
+        self.widget = w.VBox(
+            [
+                w.HTML(
+                    "<h4>How sure is each number?</h4><p>A bootstrap resamples the items within each system (the same items "
+                    "jointly when the experiments rated the same ones) and recomputes every measure. The same seed gives the "
+                    "same intervals. Editing a score stops a running computation; intervals are never shown for scores "
+                    "they were not computed from.</p>"
+                ),
+                w.HBox(
+                    [
+                        labelled("Replicates (B)", self.replicates, "8em"),
+                        labelled("Seed", self.seed, "3em"),
+                        labelled("Interval", self.method, "5em"),
+                        labelled("Resample", self.resample, "6em"),
+                    ],
+                    layout=w.Layout(flex_flow="row wrap", grid_gap="0.5em"),
+                ),
+                w.HBox(
+                    [self.compute, self.cancel, self.progress],
+                    layout=w.Layout(flex_flow="row wrap", align_items="center"),
+                ),
+                self.message,
+                self.intervals,
+                self.cv_chart,
+                self.agreement,
+                w.HTML(
+                    "<h4>Plan a reproduction</h4><p>From the original experiment's ratings: the expected width of the 95% "
+                    "interval of CV* and of the new team's α, for each number of items and of raters per item, with its "
+                    "spread over the simulated reproductions (sd, 10th and 90th percentile). <i>same items</i>: the "
+                    "reproduction rates the original's items.</p>"
+                ),
+                w.HBox(
+                    [
+                        labelled("Items", self.plan_items, "4em"),
+                        labelled("Raters per item", self.plan_raters, "8em"),
+                        labelled("Design", self.plan_design, "4em"),
+                        labelled("Replicates", self.plan_replicates, "6em"),
+                        self.plan_button,
+                        self.plan_progress,
+                    ],
+                    layout=w.Layout(flex_flow="row wrap", align_items="center", grid_gap="0.5em"),
+                ),
+                self.plan_table,
+                self.plan_chart,
+            ]
+        )
         self.widget.add_class("qra-uncertainty-tab")
         self.refresh()
 
@@ -181,7 +233,9 @@ class UncertaintyView:
         elif result is not None and not result.bootstrap_info and self.message.value and event is not None:
             message = ""  # an edit dropped the intervals the message announced
         if result is None:
-            self.intervals.value = f"<p class='qra-not-assessed'>Not assessed yet: {escape(self.state.assessment_problem)}</p>"
+            self.intervals.value = (
+                f"<p class='qra-not-assessed'>Not assessed yet: {escape(self.state.assessment_problem)}</p>"
+            )
             clear_figure(self.cv_chart)
         elif result.bootstrap_info:
             self.intervals.value = interval_table(result)
@@ -213,9 +267,14 @@ class UncertaintyView:
         job = self.job
 
         def work():
-            return run.compute(B, seed, ci_method=method, resample=resample,
-                               progress=lambda done: setattr(self.progress, "value", done),
-                               cancelled=lambda: job.cancel.is_set())
+            return run.compute(
+                B,
+                seed,
+                ci_method=method,
+                resample=resample,
+                progress=lambda done: setattr(self.progress, "value", done),
+                cancelled=lambda: job.cancel.is_set(),
+            )
 
         def done(result):
             self.compute.disabled, self.cancel.disabled = False, True
@@ -250,9 +309,17 @@ class UncertaintyView:
         self.plan_table.value = "<p>Simulating reproductions…</p>"
 
         def work():
-            return plan_designs(self.state.study, self.state.conventions, items, raters, B=B, runs=PLAN_RUNS,
-                                design=design, progress=lambda done, _total: setattr(self.plan_progress, "value", done),
-                                cancelled=lambda: self.plan_job.cancel.is_set())
+            return plan_designs(
+                self.state.study,
+                self.state.conventions,
+                items,
+                raters,
+                B=B,
+                runs=PLAN_RUNS,
+                design=design,
+                progress=lambda done, _total: setattr(self.plan_progress, "value", done),
+                cancelled=lambda: self.plan_job.cancel.is_set(),
+            )
 
         def done(result):
             self.plan_button.disabled = False
@@ -265,8 +332,9 @@ class UncertaintyView:
         self.plan_job.start(work, done)
 
     def show_plan(self, frame) -> None:
-        shown = frame.drop(columns=["runs"]).round({c: 3 for c in ("expected_ci_width", "expected_half_width", "ci_width_sd",
-                                                                   "ci_width_p10", "ci_width_p90")})
+        shown = frame.drop(columns=["runs"]).round(
+            {c: 3 for c in ("expected_ci_width", "expected_half_width", "ci_width_sd", "ci_width_p10", "ci_width_p90")}
+        )
         self.plan_table.value = tables.frame_table(shown, caption="Expected 95% interval width of each design")
         show_figure(self.plan_chart, charts.plan_chart(frame))
 

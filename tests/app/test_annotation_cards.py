@@ -15,17 +15,29 @@ from qra_widgets.widgets.annotations import AnnotationsView
 from qra_widgets.widgets.common import Status
 from qra_widgets.widgets.state import AppState
 
-PAIRS = ("task_number,worker,pos,ix,system_a,system_b,chose_b\n"
-         "1,w1,0,1,x,y,True\n" "1,w1,1,2,y,z,False\n" "2,w2,0,1,x,y,False\n" "2,w2,1,2,y,z,True\n"
-         "3,w3,0,3,z,x,True\n")
-RATERS = "item,system,ann1,ann2\n" "i1,x,3,4\n" "i2,y,2,2\n" "i3,x,5,4\n" "i4,y,1,2\n"
+PAIRS = (
+    "task_number,worker,pos,ix,system_a,system_b,chose_b\n"
+    "1,w1,0,1,x,y,True\n"
+    "1,w1,1,2,y,z,False\n"
+    "2,w2,0,1,x,y,False\n"
+    "2,w2,1,2,y,z,True\n"
+    "3,w3,0,3,z,x,True\n"
+)
+RATERS = "item,system,ann1,ann2\ni1,x,3,4\ni2,y,2,2\ni3,x,5,4\ni4,y,1,2\n"
 
 
 def chosen(card, data: str, name: str = "file.csv") -> None:
     """What the card's file chooser sends (ipywidgets 8 value)."""
     raw = data.encode()
-    card.upload.value = ({"name": name, "type": "text/csv", "size": len(raw), "content": memoryview(raw),
-                          "last_modified": datetime.datetime(2024, 1, 1)},)
+    card.upload.value = (
+        {
+            "name": name,
+            "type": "text/csv",
+            "size": len(raw),
+            "content": memoryview(raw),
+            "last_modified": datetime.datetime(2024, 1, 1),
+        },
+    )
 
 
 def form(criterion: str = "Q", low: str = "1", high: str = "5") -> AnnotationsView:
@@ -39,8 +51,19 @@ def test_every_layout_keeps_its_pickers_open_and_each_label_names_the_layout():
     view = form()
     card = view.experiments[0]
     chosen(card, PAIRS)
-    pickers = [card.item, card.rater, card.system, card.system_a, card.system_b, card.shown, card.criterion_column,
-               card.rating_column, card.answer_map, card.fill_map, *(p.column for p in card.pickers.values())]
+    pickers = [
+        card.item,
+        card.rater,
+        card.system,
+        card.system_a,
+        card.system_b,
+        card.shown,
+        card.criterion_column,
+        card.rating_column,
+        card.answer_map,
+        card.fill_map,
+        *(p.column for p in card.pickers.values()),
+    ]
     for label, layout in LAYOUT_CHOICES * 2:
         assert label.endswith(f"({layout})")
         card.layout.value = layout
@@ -48,7 +71,11 @@ def test_every_layout_keeps_its_pickers_open_and_each_label_names_the_layout():
         assert all(widget.comm is not None for widget in pickers), layout
         # the criterion's class sits on the one picker this layout shows (a test's selector finds it)
         mine = next(iter(card.pickers.values()))
-        classed = [part for part in (mine.column, mine.value, mine.best_worst_row) if "qw-ann-col-criterion-q" in part._dom_classes]
+        classed = [
+            part
+            for part in (mine.column, mine.value, mine.best_worst_row)
+            if "qw-ann-col-criterion-q" in part._dom_classes
+        ]
         assert len(classed) == (1 if layout in ("wide", "long", "pairwise", "best_worst") else 0), layout
         assert all(part.layout.display != "none" and part.comm is not None for part in classed), layout
     card.layout.value = "pairwise"
@@ -69,8 +96,11 @@ def test_a_pairwise_file_is_guessed_from_its_content():
 def test_two_cards_keep_two_files_of_one_name_and_each_file_is_parsed_once(monkeypatch):
     calls = []
     original = annotation_experiment.ExperimentCard.parse
-    monkeypatch.setattr(annotation_experiment.ExperimentCard, "parse",
-                        lambda self, name, data: calls.append(name) or original(self, name, data))
+    monkeypatch.setattr(
+        annotation_experiment.ExperimentCard,
+        "parse",
+        lambda self, name, data: calls.append(name) or original(self, name, data),
+    )
     from qra_widgets.io import annotations as io_annotations
 
     reads = []
@@ -102,12 +132,24 @@ def test_a_scores_card_has_a_box_per_system_and_criterion_filled_from_the_other_
     assert all("qw-ann-score" in box._dom_classes for box in original.score_inputs.values())
     for (system, _), box in original.score_inputs.items():
         box.value = {"x": "10", "y": "-5", "z": ""}[system]
-    assert view.spec()["experiments"][0] == {"id": "O", "role": "original", "scores": {"Meaning": {"x": 10.0, "y": -5.0}}}
+    assert view.spec()["experiments"][0] == {
+        "id": "O",
+        "role": "original",
+        "scores": {"Meaning": {"x": 10.0, "y": -5.0}},
+    }
 
 
-@pytest.mark.parametrize(("format_", "delimiter", "written"), [
-    ("", "auto", {}), ("csv", ";", {"format": "csv", "delimiter": ";"}), ("", "\t", {"delimiter": "\t"}),
-    ("jsonl", ",", {"format": "jsonl"}), ("xlsx", "auto", {"format": "xlsx"}), ("json", "auto", {"format": "json"})])
+@pytest.mark.parametrize(
+    ("format_", "delimiter", "written"),
+    [
+        ("", "auto", {}),
+        ("csv", ";", {"format": "csv", "delimiter": ";"}),
+        ("", "\t", {"delimiter": "\t"}),
+        ("jsonl", ",", {"format": "jsonl"}),
+        ("xlsx", "auto", {"format": "xlsx"}),
+        ("json", "auto", {"format": "json"}),
+    ],
+)
 def test_format_and_delimiter_are_written_with_issue_29s_key_names(format_, delimiter, written):
     view = form()
     card = view.experiments[0]
@@ -128,8 +170,11 @@ def test_raters_in_columns_constant_and_row_keys_are_written_as_issue_29_names_t
     card.constants["system"].value = "corpus"
     card.item.value = (ROW,)
     columns = view.spec()["experiments"][0]["columns"]
-    assert columns == {"system": {"constant": "corpus"}, "item": {"row": True},
-                       "criteria": {"Q": {"raters": {"ann1": "ann1", "ann2": "ann2"}}}}
+    assert columns == {
+        "system": {"constant": "corpus"},
+        "item": {"row": True},
+        "criteria": {"Q": {"raters": {"ann1": "ann1", "ann2": "ann2"}}},
+    }
     card.raters_in_columns.value = False
     card.rater.value = CONSTANT
     card.constants["rater"].value = "ann1"
@@ -143,10 +188,22 @@ def test_an_mturk_best_worst_batch_is_guessed_from_its_headers_and_content():
     from qra_widgets.widgets.annotation_cards import guess_layout
 
     # the columns of Puduppully & Lapata's MTurk batches (Lab 1 and Lab 2), two HITs
-    frame = pd.DataFrame({"HITId": ["h1", "h2"], "WorkerId": ["w1", "w2"], "Input.code": ["c1", "c2"],
-                          "Input.system1": ["sys0", "sys1"], "Input.system2": ["sys1", "sys0"],
-                          "Answer.best_coh": ["A", "B"], "Answer.worst_coh": ["B", "A"]})
+    frame = pd.DataFrame(
+        {
+            "HITId": ["h1", "h2"],
+            "WorkerId": ["w1", "w2"],
+            "Input.code": ["c1", "c2"],
+            "Input.system1": ["sys0", "sys1"],
+            "Input.system2": ["sys1", "sys0"],
+            "Answer.best_coh": ["A", "B"],
+            "Answer.worst_coh": ["B", "A"],
+        }
+    )
     guess = guess_layout(frame, ["Coherence"])
     assert (guess["layout"], guess["shown"], guess["best"], guess["worst"]) == (
-        "best_worst", ["Input.system1", "Input.system2"], "Answer.best_coh", "Answer.worst_coh")
+        "best_worst",
+        ["Input.system1", "Input.system2"],
+        "Answer.best_coh",
+        "Answer.worst_coh",
+    )
     assert (guess["rater"], guess["item"]) == ("WorkerId", "Input.code")

@@ -19,14 +19,22 @@ from qra_widgets.widgets.common import Status
 from qra_widgets.widgets.state import AppState
 
 FIELD_SPECS = Path(__file__).parents[1] / "field"
-PAIRS = ("item,rater,left,right,answer\n"
-         "i1,r1,x,y,A\n" "i1,r2,x,y,A\n" "i2,r1,y,z,B\n" "i2,r2,y,z,same\n" "i3,r1,x,z,A\n" "i3,r2,x,z,B\n")
+PAIRS = (
+    "item,rater,left,right,answer\ni1,r1,x,y,A\ni1,r2,x,y,A\ni2,r1,y,z,B\ni2,r2,y,z,same\ni3,r1,x,z,A\ni3,r2,x,z,B\n"
+)
 
 
 def upload(view: AnnotationsView, name: str, data: bytes) -> None:
     """The file chooser of the first card (ipywidgets 8 value)."""
-    view.experiments[0].upload.value = ({"name": name, "type": "text/csv", "size": len(data), "content": memoryview(data),
-                          "last_modified": datetime.datetime(2024, 1, 1)},)
+    view.experiments[0].upload.value = (
+        {
+            "name": name,
+            "type": "text/csv",
+            "size": len(data),
+            "content": memoryview(data),
+            "last_modified": datetime.datetime(2024, 1, 1),
+        },
+    )
 
 
 def downloaded_spec(view: AnnotationsView) -> dict:
@@ -57,14 +65,20 @@ def test_a_pairwise_file_is_mapped_in_the_form_and_the_downloaded_spec_gives_the
     card.fill_answer_map()
     # every answer found has its box, titled with the answer, with the obvious guesses filled in
     assert {answer: (box.value, box.tooltip) for answer, box in card.map_entries.items()} == {
-        "A": ("a", "A"), "B": ("b", "B"), "same": ("tie", "same")}
+        "A": ("a", "A"),
+        "B": ("b", "B"),
+        "same": ("tie", "same"),
+    }
     assert "qw-ann-map-entry" in card.map_entries["A"]._dom_classes
     view.agreement_coding.value = "position"
     view.study_id.value = "pairs"
     view.on_load()
     study = view.state.study
-    assert study.scores == {("Preference", "x", "O"): 50.0, ("Preference", "y", "O"): -75.0,
-                            ("Preference", "z", "O"): 25.0}
+    assert study.scores == {
+        ("Preference", "x", "O"): 50.0,
+        ("Preference", "y", "O"): -75.0,
+        ("Preference", "z", "O"): 25.0,
+    }
     assert study.ratings.choices.coding == {"O": "position"}
     spec = downloaded_spec(view)
     assert spec["experiments"][0]["choices"] == {"A": "a", "B": "b", "same": "tie"}
@@ -87,7 +101,7 @@ def test_an_unmapped_answer_in_the_form_is_named_with_the_answers_found():
 
 
 def test_best_worst_columns_and_the_qcet_suggestion():
-    data = "hit,worker,s1,s2,best,worst\n" "h1,r1,x,y,A,B\n" "h1,r2,x,y,B,A\n" "h2,r1,y,z,A,B\n"
+    data = "hit,worker,s1,s2,best,worst\nh1,r1,x,y,A,B\nh1,r2,x,y,B,A\nh2,r1,y,z,A,B\n"
     view = AnnotationsView(AppState(), Status())
     upload(view, "bws.csv", data.encode())
     card = view.experiments[0]
@@ -126,7 +140,9 @@ def test_the_luxvu_google_forms_export_through_the_form_equals_its_field_spec(fi
     criterion = view.criteria[0]
     criterion.name.value, criterion.scale_min.value, criterion.scale_max.value = "Preference", "-100", "100"
     card.rater.value = "Zeitstempel"
-    card.items.value = "\n".join(f"{i['column']} | {i['item']} | {i['system_a']} | {i['system_b']}" for i in entry["items"])
+    card.items.value = "\n".join(
+        f"{i['column']} | {i['item']} | {i['system_a']} | {i['system_b']}" for i in entry["items"]
+    )
     card.fill_answer_map()
     assert sorted(card.map_entries) == sorted(entry["choices"])
     card.set_answer_map(entry["choices"])

@@ -31,8 +31,15 @@ GROUPS = (("direct", "001, 002"), ("extra", "009, 010"), ("augmented", "003, 004
 
 def upload(view: AnnotationsView, name: str, data: bytes) -> None:
     """What the browser's FileUpload sends (ipywidgets 8 value)."""
-    view.upload.value = ({"name": name, "type": "text/csv", "size": len(data), "content": memoryview(data),
-                          "last_modified": datetime.datetime(2024, 1, 1)},)
+    view.upload.value = (
+        {
+            "name": name,
+            "type": "text/csv",
+            "size": len(data),
+            "content": memoryview(data),
+            "last_modified": datetime.datetime(2024, 1, 1),
+        },
+    )
 
 
 def said(view) -> str:
@@ -90,9 +97,16 @@ def test_the_spec_is_saved_with_the_study_in_the_library(tmp_path):
     state.save()
     reopened = state.library.open("vanmiltenburg2024-fluency")
     assert reopened.ratings.spec == state.study.ratings.spec
-    assert reopened.ratings.spec["quality_criteria"] == [{"name": "Fluency", "scale_min": 1.0, "label_level": "ordinal",
-                                                          "evaluation_type": "human", "scale_max": 4.0,
-                                                          "qcet_id": "QOG-w-3"}]  # QCET's Fluency, suggested by name
+    assert reopened.ratings.spec["quality_criteria"] == [
+        {
+            "name": "Fluency",
+            "scale_min": 1.0,
+            "label_level": "ordinal",
+            "evaluation_type": "human",
+            "scale_max": 4.0,
+            "qcet_id": "QOG-w-3",
+        }
+    ]  # QCET's Fluency, suggested by name
     assert reopened.scores[("Fluency", "GeDi", "direct")] == pytest.approx(2.570, abs=1e-12)
 
 

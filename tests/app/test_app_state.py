@@ -42,8 +42,19 @@ def test_appstate_has_at_most_25_public_methods_each_a_command():
     properties = [n for n, v in inspect.getmembers(AppState) if not n.startswith("_") and isinstance(v, property)]
     assert len(methods) <= 25, methods
     assert properties == ["library"]
-    assert not {"set_score", "complete_pending", "new_study", "load_example", "suggest_id", "reassess",
-                "experiment_label", "assessment_with", "compute_intervals", "is_stale", "plan"} & set(methods)
+    assert not {
+        "set_score",
+        "complete_pending",
+        "new_study",
+        "load_example",
+        "suggest_id",
+        "reassess",
+        "experiment_label",
+        "assessment_with",
+        "compute_intervals",
+        "is_stale",
+        "plan",
+    } & set(methods)
 
 
 def test_load_without_a_study_starts_a_new_one_whose_id_follows_its_name(state):
@@ -68,9 +79,15 @@ def test_each_command_emits_one_typed_event_on_its_channels(state):
     assert state.events == [("scores", "ScoresChanged"), ("saved", "ScoresChanged")]
     state.events.clear()
     assert isinstance(state.rename_system("SVM", "SVM-2"), StructureChanged)
-    assert state.events == [("study", "StructureChanged"), ("scores", "StructureChanged"), ("saved", "StructureChanged")]
+    assert state.events == [
+        ("study", "StructureChanged"),
+        ("scores", "StructureChanged"),
+        ("saved", "StructureChanged"),
+    ]
     state.events.clear()
-    assert isinstance(state.set_conventions("qra3"), ConventionsChanged) and state.events == [("scores", "ConventionsChanged")]
+    assert isinstance(state.set_conventions("qra3"), ConventionsChanged) and state.events == [
+        ("scores", "ConventionsChanged")
+    ]
     state.events.clear()
     assert isinstance(state.load(example="qra2022_pass"), StudyLoaded)
     assert [c for c, _ in state.events] == ["study", "scores", "saved"]
@@ -115,7 +132,9 @@ def test_changing_an_experiment_id_keeps_its_scores_and_the_other_edits(state):
     assert event.message == "Updated experiment 'Li et al. 2024'."
     experiment = state.study.experiment("li-2024")
     assert (experiment.label, experiment.team, experiment.date) == ("Li et al. 2024", "Li", "2024")
-    assert {(q, s, "li-2024"): v for (q, s, _), v in scores.items()} == {k: v for k, v in state.study.scores.items() if k[2] == "li-2024"}
+    assert {(q, s, "li-2024"): v for (q, s, _), v in scores.items()} == {
+        k: v for k, v in state.study.scores.items() if k[2] == "li-2024"
+    }
     assert "Li2024" not in state.study.experiment_ids
     with pytest.raises(QRAInputError, match="'August2022' is already used"):
         state.update_experiment("li-2024", id="August2022", label="changed")
@@ -146,7 +165,9 @@ def test_upload_without_scale_columns_keeps_the_criteria_scales(state):
 def test_upload_refuses_a_score_below_the_kept_minimum(state):
     example(state)
     before = dict(state.study.scores)
-    with pytest.raises(QRAInputError, match="scores.csv: score of 's2' in 'B' on 'Fluency': 0.5 is below the scale minimum 1.0"):
+    with pytest.raises(
+        QRAInputError, match="scores.csv: score of 's2' in 'B' on 'Fluency': 0.5 is below the scale minimum 1.0"
+    ):
         state.import_scores(CSV.replace(b"2.2", b"0.5"), "scores.csv")
     assert state.study.scores == before
 
@@ -226,7 +247,14 @@ def test_structure_commands_add_rename_and_remove_parts_and_keep_the_scores_cons
     state.add_system("B")
     state.add_experiment(Experiment("o", role="original"))
     state.add_experiment(Experiment("r"))
-    state.set_scores({("Quality", "A", "o"): "3", ("Quality", "B", "o"): "4", ("Quality", "A", "r"): "3.5", ("Quality", "B", "r"): "4.5"})
+    state.set_scores(
+        {
+            ("Quality", "A", "o"): "3",
+            ("Quality", "B", "o"): "4",
+            ("Quality", "A", "r"): "3.5",
+            ("Quality", "B", "r"): "4.5",
+        }
+    )
     assert state.assessment.value("P", "qc", "Quality") == 1.0
     state.update_criterion("Quality", QualityCriterion("Overall", 1, 5))
     assert ("Overall", "A", "o") in state.study.scores
@@ -241,12 +269,21 @@ def test_structure_commands_add_rename_and_remove_parts_and_keep_the_scores_cons
 def test_a_refused_score_names_the_experiment_as_users_see_it_and_carries_the_bare_reason():
     from qra_widgets.errors import ScoreError
 
-    study = qw.Study("s", quality_criteria=[QualityCriterion("Fluency", 1, 5)], systems=["A"],
-                     experiments=[Experiment("E1", label="Original 2022", role="original"), Experiment("E2")])
+    study = qw.Study(
+        "s",
+        quality_criteria=[QualityCriterion("Fluency", 1, 5)],
+        systems=["A"],
+        experiments=[Experiment("E1", label="Original 2022", role="original"), Experiment("E2")],
+    )
     state = AppState(study)
-    with pytest.raises(ScoreError, match=r"^score for 'A' in experiment 'Original 2022' on 'Fluency': 9.0 is above") as caught:
+    with pytest.raises(
+        ScoreError, match=r"^score for 'A' in experiment 'Original 2022' on 'Fluency': 9.0 is above"
+    ) as caught:
         state.set_scores({("Fluency", "A", "E1"): "9"})
-    assert (caught.value.key, caught.value.reason) == (("Fluency", "A", "E1"), "9.0 is above the scale maximum 5.0 of 'Fluency'")
+    assert (caught.value.key, caught.value.reason) == (
+        ("Fluency", "A", "E1"),
+        "9.0 is above the scale maximum 5.0 of 'Fluency'",
+    )
     with pytest.raises(ScoreError, match=r"^A / Original 2022 on 'Fluency': 0.0 is below"):
         state.set_scores({("Fluency", "A", "E2"): "3", ("Fluency", "A", "E1"): "0"})
     assert state.study.scores == {} and not state.dirty  # nothing of the paste was kept
@@ -254,33 +291,53 @@ def test_a_refused_score_names_the_experiment_as_users_see_it_and_carries_the_ba
 
 # ----------------------------------------------------------------------------- annotations: what the message counts
 
-DIRECT = "item,rater,system,score\n" "i1,r1,x,50\n" "i1,r2,x,-50\n" "i2,r1,y,0\n" "i2,r2,y,100\n"
-PAIRS = ("item,rater,left,right,answer\n"
-         "i1,r1,x,y,A\n" "i1,r2,x,y,A\n" "i2,r1,y,z,B\n" "i2,r2,y,z,same\n" "i3,r1,x,z,A\n" "i3,r2,x,z,B\n")
-PAIRWISE = {"id": "R1", "layout": "pairwise", "file": "pairs.csv", "choices": {"A": "a", "B": "b", "same": "tie"},
-            "columns": {"item": "item", "rater": "rater", "system_a": "left", "system_b": "right", "choice": "answer"}}
+DIRECT = "item,rater,system,score\ni1,r1,x,50\ni1,r2,x,-50\ni2,r1,y,0\ni2,r2,y,100\n"
+PAIRS = (
+    "item,rater,left,right,answer\ni1,r1,x,y,A\ni1,r2,x,y,A\ni2,r1,y,z,B\ni2,r2,y,z,same\ni3,r1,x,z,A\ni3,r2,x,z,B\n"
+)
+PAIRWISE = {
+    "id": "R1",
+    "layout": "pairwise",
+    "file": "pairs.csv",
+    "choices": {"A": "a", "B": "b", "same": "tie"},
+    "columns": {"item": "item", "rater": "rater", "system_a": "left", "system_b": "right", "choice": "answer"},
+}
 
 
 def test_loading_annotations_counts_a_pairwise_judgement_once_beside_the_direct_ratings(state):
-    spec = {"schema": "qra-widgets/annotations", "version": 1, "id": "mixed",
-            "quality_criteria": [{"name": "Preference", "scale_min": -100, "scale_max": 100}],
-            "experiments": [
-                {"id": "O", "role": "original", "file": "direct.csv",
-                 "columns": {"system": "system", "item": "item", "rater": "rater",
-                             "criteria": {"Preference": "score"}}},
-                PAIRWISE]}
+    spec = {
+        "schema": "qra-widgets/annotations",
+        "version": 1,
+        "id": "mixed",
+        "quality_criteria": [{"name": "Preference", "scale_min": -100, "scale_max": 100}],
+        "experiments": [
+            {
+                "id": "O",
+                "role": "original",
+                "file": "direct.csv",
+                "columns": {"system": "system", "item": "item", "rater": "rater", "criteria": {"Preference": "score"}},
+            },
+            PAIRWISE,
+        ],
+    }
     event = state.load_annotations(spec, {"direct.csv": DIRECT.encode(), "pairs.csv": PAIRS.encode()})
     assert len(state.study.ratings) == 4 + 2 * 6  # each judgement is stored as a rating of both systems shown
-    assert event.message == ("Loaded 4 ratings and 6 comparative judgements from 2 experiments (O, R1). "
-                             "Save it in the Library to keep it.")
+    assert event.message == (
+        "Loaded 4 ratings and 6 comparative judgements from 2 experiments (O, R1). Save it in the Library to keep it."
+    )
 
 
 def test_an_entry_of_reported_scores_needs_no_upload(state):
-    spec = {"schema": "qra-widgets/annotations", "version": 1, "id": "pairs-only",
-            "quality_criteria": [{"name": "Preference", "scale_min": -100, "scale_max": 100}],
-            "experiments": [
-                {"id": "O", "role": "original", "scores": {"Preference": {"x": 40, "y": -20, "z": -20}}},
-                PAIRWISE]}
+    spec = {
+        "schema": "qra-widgets/annotations",
+        "version": 1,
+        "id": "pairs-only",
+        "quality_criteria": [{"name": "Preference", "scale_min": -100, "scale_max": 100}],
+        "experiments": [
+            {"id": "O", "role": "original", "scores": {"Preference": {"x": 40, "y": -20, "z": -20}}},
+            PAIRWISE,
+        ],
+    }
     event = state.load_annotations(spec, {"pairs.csv": PAIRS.encode()})
     assert event.message.startswith("Loaded 6 comparative judgements from 2 experiments (O, R1).")
     with pytest.raises(QRAInputError, match="'pairs.csv': not among the uploaded files"):
@@ -298,5 +355,6 @@ def test_the_hosking_pairwise_reproduction_loads_as_3600_judgements(state, field
     name = spec["experiments"][1]["file"]
     event = state.load_annotations(spec, {name: (field_data / name).read_bytes()})
     assert len(state.study.ratings) == 7200
-    assert event.message == ("Loaded 3600 comparative judgements from 2 experiments (O, R1). "
-                             "Save it in the Library to keep it.")
+    assert event.message == (
+        "Loaded 3600 comparative judgements from 2 experiments (O, R1). Save it in the Library to keep it."
+    )

@@ -20,9 +20,16 @@ QRA3 = field_path("qra3")  # the published Yao 2022 QRA3 run (ReproNLP 2026), ne
 
 def qra3_upload() -> tuple[dict, ...]:
     """The published QRA3 metrics and config files as a FileUpload widget's value holds them."""
-    return tuple({"name": name, "content": (QRA3 / name).read_bytes(), "type": "", "size": 1,
-                  "last_modified": datetime.now(timezone.utc)}
-                 for name in ("metrics-4-studies.csv", "config-4-studies.json"))
+    return tuple(
+        {
+            "name": name,
+            "content": (QRA3 / name).read_bytes(),
+            "type": "",
+            "size": 1,
+            "last_modified": datetime.now(timezone.utc),
+        }
+        for name in ("metrics-4-studies.csv", "config-4-studies.json")
+    )
 
 
 @pytest.mark.parametrize(
@@ -47,8 +54,9 @@ def test_a_criterion_name_suggests_its_evaluation_type_and_qcet_criterion(name, 
 @needs_field_data
 def test_qra3_studies_without_types_are_listed_with_suggestions_and_classified_as_a_new_revision(tmp_path):
     library = StudyLibrary(tmp_path / "lib.sqlite3")
-    report = import_qra3(library, (QRA3 / "metrics-4-studies.csv").read_bytes(),
-                         (QRA3 / "config-4-studies.json").read_bytes())
+    report = import_qra3(
+        library, (QRA3 / "metrics-4-studies.csv").read_bytes(), (QRA3 / "config-4-studies.json").read_bytes()
+    )
     added = [study_id for _source, study_id in report.added]
     frame = unclassified_criteria(library, added)
     yao = frame[frame.study == "Yao2022"].set_index("quality_criterion")
@@ -109,7 +117,8 @@ def test_classifying_the_open_study_reloads_it_unless_it_has_unsaved_changes(tmp
     assert (fluency.evaluation_type, fluency.qcet_id, state.revision, state.dirty) == ("metric", "QOG-w-3", 2, False)
     state.set_scores({("Fluency", "SVM", "Li2024"): 3.5})
     message = state.classify_criteria({"qrapp-example1": {"Fluency": ("human", "QOG-w-3")}})
-    assert message.endswith("'qrapp-example1' is open with unsaved changes: its saved revision 3 has them, "
-                            "the open copy not.")
+    assert message.endswith(
+        "'qrapp-example1' is open with unsaved changes: its saved revision 3 has them, the open copy not."
+    )
     assert state.study.quality_criterion("Fluency").evaluation_type == "metric" and state.dirty
     assert state.library.open("qrapp-example1").quality_criterion("Fluency").evaluation_type == "human"

@@ -47,8 +47,14 @@ def add_labels(study, _key, _):
             study.labels[("SARI", "NTS_def", f"i{item}", experiment)] = (item + e * (item == 2)) % 3
 
 
-EDITS = {"score": set_score, "clear a score": clear_score, "scale": rescale, "rename a system": rename,
-         "findings": add_finding, "labels": add_labels}
+EDITS = {
+    "score": set_score,
+    "clear a score": clear_score,
+    "scale": rescale,
+    "rename a system": rename,
+    "findings": add_finding,
+    "labels": add_labels,
+}
 
 
 @pytest.mark.parametrize("edit", EDITS)
@@ -96,7 +102,9 @@ def big_study(systems=40, experiments=4):
     names = [f"s{i}" for i in range(systems)]
     exps = [qw.Experiment(f"e{j}") for j in range(experiments)]
     scores = {("Q", s, e.id): float(rng.uniform(1, 5)) for s in names for e in exps}
-    return qw.Study("big", quality_criteria=[QualityCriterion("Q", 1, 5)], systems=names, experiments=exps, scores=scores)
+    return qw.Study(
+        "big", quality_criteria=[QualityCriterion("Q", 1, 5)], systems=names, experiments=exps, scores=scores
+    )
 
 
 def test_an_edit_of_a_200_system_study_recomputes_one_cv_and_the_pairs_of_its_experiment(monkeypatch):
@@ -126,8 +134,9 @@ def test_an_edit_of_a_200_system_study_recomputes_one_cv_and_the_pairs_of_its_ex
     assert calls == {"cv_star": 0, "rank_counts": 0}  # nothing changed: nothing recomputed
 
 
-@pytest.mark.parametrize("study", ["qra2022_nts", "qrapp_example1", big_study()],
-                         ids=["nts", "qrapp_example1", "40 systems"])
+@pytest.mark.parametrize(
+    "study", ["qra2022_nts", "qrapp_example1", big_study()], ids=["nts", "qrapp_example1", "40 systems"]
+)
 def test_the_charts_json_is_the_figures_json(study, example_study):
     study = example_study(study) if isinstance(study, str) else study
     result = qw.assess(study)

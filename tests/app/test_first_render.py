@@ -28,7 +28,15 @@ print(json.dumps({"modules": modules, "models": models,
 
 def probe() -> dict:
     environment = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
-    done = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, env=environment, cwd=ROOT, timeout=120, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE],
+        capture_output=True,
+        text=True,
+        env=environment,
+        cwd=ROOT,
+        timeout=120,
+        check=True,
+    )
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 

@@ -41,6 +41,8 @@ def test_the_downloads_are_the_library_csv_and_json():
     state = AppState(examples.load("qrapp_example1"))
     view = AssessmentView(state, Status())
     _name, mime, text = view.download("CSV (tidy)")
-    assert mime == "text/csv" and text == state.assessment.to_csv() and text.startswith("# signature: conventions:qrapp|")
+    assert (
+        mime == "text/csv" and text == state.assessment.to_csv() and text.startswith("# signature: conventions:qrapp|")
+    )
     _name, mime, text = view.download("JSON (tidy)")
     assert json.loads(text)["signature"] == state.assessment.conventions.signature()

@@ -30,8 +30,16 @@ PAIR = [("metrics-4-studies.csv", METRICS), ("config-4-studies.json", CONFIG)]
 
 
 def upload(widget, files):
-    widget.value = tuple({"name": name, "type": "", "size": len(data), "last_modified": datetime.now(timezone.utc),
-                          "content": memoryview(data)} for name, data in files)
+    widget.value = tuple(
+        {
+            "name": name,
+            "type": "",
+            "size": len(data),
+            "last_modified": datetime.now(timezone.utc),
+            "content": memoryview(data),
+        }
+        for name, data in files
+    )
 
 
 def status(app) -> str:
@@ -50,8 +58,9 @@ def cv(state, system):
 def test_qra3_import_adds_yao2022_opens_it_and_reproduces_the_organisers_cv(app):
     upload(app.library.qra3_upload, PAIR)
     app.library.import_qra3.click()
-    assert status(app) == ("Imported 1 study from metrics-4-studies.csv + config-4-studies.json: 'Yao2022'. "
-                           "Opened 'Yao2022' (revision 1).")
+    assert status(app) == (
+        "Imported 1 study from metrics-4-studies.csv + config-4-studies.json: 'Yao2022'. Opened 'Yao2022' (revision 1)."
+    )
     assert [s.id for s in app.state.library.list()] == ["Yao2022"]
     assert (app.state.study.id, app.state.revision, app.state.dirty) == ("Yao2022", 1, False)
     assert app.state.conventions.describe() == "qra3"  # the study carries its config's conventions
@@ -68,8 +77,10 @@ def test_qra3_import_of_an_existing_id_is_refused_and_the_library_unchanged(app)
     before = app.state.library.export_json("Yao2022")
     upload(app.library.qra3_upload, PAIR)
     app.library.import_qra3.click()
-    assert status(app) == ("Imported no study from metrics-4-studies.csv + config-4-studies.json. "
-                           "Already in the library, not overwritten: 'Yao2022'.")
+    assert status(app) == (
+        "Imported no study from metrics-4-studies.csv + config-4-studies.json. "
+        "Already in the library, not overwritten: 'Yao2022'."
+    )
     assert [r.revision for r in app.state.library.history("Yao2022")] == [1]
     assert app.state.library.export_json("Yao2022") == before
     assert app.state.library.open("Yao2022").scores[("Readability", "GT", "O")] == 4.0
@@ -83,7 +94,9 @@ def test_a_second_qra3_run_with_the_same_study_id_is_offered_a_new_id_and_asked_
     app.library.import_qra3.click()
     # the import asks what kind of evaluation Readability is (QRA3 files do not say)
     assert app.library.criteria_prompt.widget.layout.display == "flex"
-    assert [(study, qc) for study, qc, _kind, _qcet in app.library.criteria_prompt.fields] == [("Yao2022", "Readability")]
+    assert [(study, qc) for study, qc, _kind, _qcet in app.library.criteria_prompt.fields] == [
+        ("Yao2022", "Readability")
+    ]
     upload(app.library.qra3_upload, PAIR)  # the same run again: the id is taken
     app.library.import_qra3.click()
     assert app.library.clash.layout.display == "flex" and app.library.new_id.value == "yao2022-2"
@@ -111,13 +124,18 @@ def test_qra3_import_keeps_unsaved_work_until_the_user_agrees(app, qrapp_example
 
 
 @needs_field_data
-@pytest.mark.parametrize("files, message", [
-    ([("metrics.csv", METRICS.replace(b"4.946280991735537", b"four")), ("config.json", CONFIG)],
-     "metrics.csv: row 2, column Result: 'four' is not a finite number"),
-    ([("metrics.csv", METRICS), ("config.json", CONFIG[:40])], "config.json: not valid JSON"),
-    ([("metrics.csv", METRICS)], "choose two files, QRA3's metrics .csv and its config .json (got 'metrics.csv')"),
-    ([("metrics.csv", METRICS), ("other.csv", METRICS)], "choose two files"),
-])
+@pytest.mark.parametrize(
+    "files, message",
+    [
+        (
+            [("metrics.csv", METRICS.replace(b"4.946280991735537", b"four")), ("config.json", CONFIG)],
+            "metrics.csv: row 2, column Result: 'four' is not a finite number",
+        ),
+        ([("metrics.csv", METRICS), ("config.json", CONFIG[:40])], "config.json: not valid JSON"),
+        ([("metrics.csv", METRICS)], "choose two files, QRA3's metrics .csv and its config .json (got 'metrics.csv')"),
+        ([("metrics.csv", METRICS), ("other.csv", METRICS)], "choose two files"),
+    ],
+)
 def test_bad_qra3_files_give_one_line_and_import_nothing(app, files, message):
     upload(app.library.qra3_upload, files)
     app.library.import_qra3.click()
@@ -156,22 +174,39 @@ def zipped(files: dict[str, bytes]) -> bytes:
 def test_import_many_reports_added_refused_and_existing(app, qrapp_example1, example_study):
     example1 = study_to_json(qrapp_example1).encode()
     app.state.library.save(example_study("qra2022_pass"))
-    long_csv = (b"study,experiment,quality_criterion,system,score,scale_min\n"
-                b"s1,A,Q,x,3,1\ns1,B,Q,x,3.5,1\ns2,A,Q,x,2,1\ns2,B,Q,x,2.5,1\n")
-    archive = zipped({"studies/example1.json": example1,
-                      "studies/pass.json": study_to_json(example_study("qra2022_pass")).encode(),
-                      "studies/broken.json": b"{\"schema\": "})
+    long_csv = (
+        b"study,experiment,quality_criterion,system,score,scale_min\n"
+        b"s1,A,Q,x,3,1\ns1,B,Q,x,3.5,1\ns2,A,Q,x,2,1\ns2,B,Q,x,2.5,1\n"
+    )
+    archive = zipped(
+        {
+            "studies/example1.json": example1,
+            "studies/pass.json": study_to_json(example_study("qra2022_pass")).encode(),
+            "studies/broken.json": b'{"schema": ',
+        }
+    )
     upload(app.library.bulk_upload, [("batch.zip", archive), ("long.csv", long_csv), *PAIR, ("notes.pdf", b"%PDF")])
     app.library.import_many.click()
-    assert status(app) == ("Imported 4 studies from 5 files: 'Yao2022', 'qrapp-example1', 's1', 's2'. "
-                           "Already in the library, not overwritten: 'qra2022-pass'. Refused 2 (see below).")
+    assert status(app) == (
+        "Imported 4 studies from 5 files: 'Yao2022', 'qrapp-example1', 's1', 's2'. "
+        "Already in the library, not overwritten: 'qra2022-pass'. Refused 2 (see below)."
+    )
     assert sorted(s.id for s in app.state.library.list()) == ["Yao2022", "qra2022-pass", "qrapp-example1", "s1", "s2"]
     assert [r.revision for r in app.state.library.history("qra2022-pass")] == [1]
     table = app.library.import_report.value
     assert table.count("<td>added</td>") == 4 and table.count("<td>refused</td>") == 2
     assert table.count("<td>already existed</td>") == 1
-    assert "unknown file type '.pdf'; use .json, .csv, .tsv, .xlsx or .zip" in table and "broken.json: not valid JSON" in table
-    assert [value for _label, value in app.library.studies.options] == ["Yao2022", "qra2022-pass", "qrapp-example1", "s1", "s2"]
+    assert (
+        "unknown file type '.pdf'; use .json, .csv, .tsv, .xlsx or .zip" in table
+        and "broken.json: not valid JSON" in table
+    )
+    assert [value for _label, value in app.library.studies.options] == [
+        "Yao2022",
+        "qra2022-pass",
+        "qrapp-example1",
+        "s1",
+        "s2",
+    ]
     assert app.library.bulk_upload.value == ()
 
 
@@ -212,9 +247,14 @@ def test_qra3_downloads_take_one_click_each_and_reimport_to_the_same_study(app, 
     config_name, config = saved(app.library.download_qra3["config.json"])
     assert config_name == f"Yao2022-qra3-config-{day}.json"
     assert metrics.decode().splitlines()[:2] == [
-        "Key,Study,Experiment,System,Criterion,Result", "Yao2022,Yao2022,O,GT,Readability,4.946280991735537"]
+        "Key,Study,Experiment,System,Criterion,Result",
+        "Yao2022,Yao2022,O,GT,Readability,4.946280991735537",
+    ]
     assert json.loads(config)["Yao2022"]["criteria"]["R"] == {
-        "map": "Readability", "apply_over_correction": False, "normal_data": True}
+        "map": "Readability",
+        "apply_over_correction": False,
+        "normal_data": True,
+    }
     other = AppState(library_path=tmp_path / "other.sqlite3")
     report = library_actions.import_qra3(other.library, metrics, config)
     assert report.added == [("metrics.csv + config.json", "Yao2022")]
@@ -234,18 +274,19 @@ def test_report_download_is_one_offline_html_with_the_template_table(app):
     assert status(app) == f"Downloaded the report of 'Yao2022' as {name} (qra3 conventions)."
     page = data.decode()
     assert "<h2>QRA++ template</h2>" in page
-    template = page[page.index("<h2>QRA++ template</h2>"):]
-    template = template[:template.index("</table>")]
+    template = page[page.index("<h2>QRA++ template</h2>") :]
+    template = template[: template.index("</table>")]
     assert "12.01" in template and "15.29" in template  # QRA3's GT and QC-level CV* (table.csv)
     assert "qra3" in page
     assert '<script src="http' not in page and "<script src='http" not in page
 
 
 def test_downloads_of_an_empty_study_say_why_and_save_nothing(app):
-    for download, message in ((app.library.download_qra3["metrics.csv"], "⚠ QRA3 files: the study has no scores yet"),
-                              (app.library.download_report, "⚠ report: nothing to report yet ("),
-                              (app.library.download_library_qra3["config.json"],
-                               "⚠ QRA3 files: the library has no study with scores yet")):
+    for download, message in (
+        (app.library.download_qra3["metrics.csv"], "⚠ QRA3 files: the study has no scores yet"),
+        (app.library.download_report, "⚠ report: nothing to report yet ("),
+        (app.library.download_library_qra3["config.json"], "⚠ QRA3 files: the library has no study with scores yet"),
+    ):
         assert download.click() is None
         assert status(app).startswith(message) and download.output.outputs == ()
 
@@ -265,10 +306,16 @@ def test_library_qra3_download_holds_every_study(app, qrapp_example1):
     assert status(app) == f"Downloaded QRA3's config.json of the library as {config_name}: 2 studies with scores."
 
 
-@pytest.mark.parametrize("files, message", [
-    ([("big.zip", b"0" * (21 * 2**20))], "⚠ big.zip: is 21.0 MiB; the limit is 20 MiB"),
-    ([(f"part{i}.csv", b"0" * (15 * 2**20)) for i in range(3)], "⚠ upload: 3 files of 45.0 MiB together; the limit is 40 MiB at once"),
-])
+@pytest.mark.parametrize(
+    "files, message",
+    [
+        ([("big.zip", b"0" * (21 * 2**20))], "⚠ big.zip: is 21.0 MiB; the limit is 20 MiB"),
+        (
+            [(f"part{i}.csv", b"0" * (15 * 2**20)) for i in range(3)],
+            "⚠ upload: 3 files of 45.0 MiB together; the limit is 40 MiB at once",
+        ),
+    ],
+)
 def test_oversized_uploads_are_refused_before_parsing(app, files, message):
     upload(app.library.bulk_upload, files)
     app.library.import_many.click()
@@ -283,8 +330,19 @@ def test_the_cli_export_and_the_library_download_write_the_same_qra3_files(app, 
     app.state.save()
     _name, metrics = app.library.download_qra3["metrics.csv"].click()
     _name, config = app.library.download_qra3["config.json"].click()
-    assert main(["export-qra3", "qrapp-example1", "--db", str(tmp_path / "library.sqlite3"),
-                 "--out-dir", str(tmp_path / "out")]) == 0
+    assert (
+        main(
+            [
+                "export-qra3",
+                "qrapp-example1",
+                "--db",
+                str(tmp_path / "library.sqlite3"),
+                "--out-dir",
+                str(tmp_path / "out"),
+            ]
+        )
+        == 0
+    )
     assert capsys.readouterr().out.count("wrote ") == 2
     assert (tmp_path / "out" / "metrics.csv").read_bytes() == metrics
     assert (tmp_path / "out" / "config.json").read_bytes() == config

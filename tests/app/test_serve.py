@@ -22,19 +22,27 @@ def test_qra_widgets_app_runs_plain_voila_with_its_settings():
     command = voila_command(8866, no_browser=True)
     assert command[1:3] == ["-m", "qra_widgets.serve"]
     assert command[3].endswith("app.ipynb")
-    for setting in ("--preheat_kernel=True", f"--pool_size={serve.POOL_SIZE}", "--MappingKernelManager.cull_idle_timeout=600",
-                    "--VoilaConfiguration.template=qra", "--VoilaConfiguration.show_tracebacks=False",
-                    "--VoilaConfiguration.strip_sources=True", "--Voila.ip=127.0.0.1",
-                    f"--VoilaExecutor.iopub_timeout={serve.IOPUB_TIMEOUT}",
-                    "--Voila.identity_provider_class=qra_widgets.serve.XSRFCookieIdentityProvider"):
+    for setting in (
+        "--preheat_kernel=True",
+        f"--pool_size={serve.POOL_SIZE}",
+        "--MappingKernelManager.cull_idle_timeout=600",
+        "--VoilaConfiguration.template=qra",
+        "--VoilaConfiguration.show_tracebacks=False",
+        "--VoilaConfiguration.strip_sources=True",
+        "--Voila.ip=127.0.0.1",
+        f"--VoilaExecutor.iopub_timeout={serve.IOPUB_TIMEOUT}",
+        "--Voila.identity_provider_class=qra_widgets.serve.XSRFCookieIdentityProvider",
+    ):
         assert setting in command, setting
 
 
 def test_the_page_loads_only_the_extensions_the_app_needs():
     command = voila_command(8866, no_browser=True)
     allow = next(part for part in command if part.startswith("--VoilaConfiguration.extension_allowlist="))
-    assert allow == ("--VoilaConfiguration.extension_allowlist=['@jupyter-widgets/jupyterlab-manager', "
-                     "'@voila-dashboards/widgets-manager7', '@voila-dashboards/widgets-manager8', 'jupyterlab-plotly']")
+    assert allow == (
+        "--VoilaConfiguration.extension_allowlist=['@jupyter-widgets/jupyterlab-manager', "
+        "'@voila-dashboards/widgets-manager7', '@voila-dashboards/widgets-manager8', 'jupyterlab-plotly']"
+    )
 
 
 @pytest.fixture
@@ -138,8 +146,9 @@ def kernel(tmp_path):
     stderr_path = tmp_path / "kernel-stderr.log"
     with open(stderr_path, "w") as stderr:
         manager = KernelManager(kernel_name="python3")
-        manager.start_kernel(stderr=stderr, stdout=stderr, env={**__import__("os").environ,
-                                                                 "PYTHONPATH": str(Path(__file__).parents[2])})
+        manager.start_kernel(
+            stderr=stderr, stdout=stderr, env={**__import__("os").environ, "PYTHONPATH": str(Path(__file__).parents[2])}
+        )
     client = manager.client()
     client.start_channels()
     try:
@@ -179,7 +188,9 @@ warnings.warn("undefined measure (marker-7432)", UserWarning)
 def test_in_a_kernel_without_configure_the_traceback_goes_to_the_front_end(kernel):
     """The problem: Python's last-resort handler writes to the kernel's stderr stream."""
     client, _stderr = kernel
-    streamed = "".join(m["content"].get("text", "") for m in _run(client, FAILING_CALLBACK) if m["msg_type"] == "stream")
+    streamed = "".join(
+        m["content"].get("text", "") for m in _run(client, FAILING_CALLBACK) if m["msg_type"] == "stream"
+    )
     assert "marker-7431" in streamed
 
 

@@ -44,11 +44,20 @@ def test_update_sets_the_studys_criterion_and_keeps_its_other_fields(qrapp_examp
     after = criterion(app)
     assert (after.evaluation_type, after.qcet_id) == ("metric", "QOG-w-1")
     assert (after.scale_min, after.scale_max, after.label_level, after.description) == (
-        before.scale_min, before.scale_max, before.label_level, before.description)
-    assert app.state.dirty and app.status.value == "<span class='qra-ok'>Updated quality criterion &#x27;Fluency&#x27;.</span>"
+        before.scale_min,
+        before.scale_max,
+        before.label_level,
+        before.description,
+    )
+    assert (
+        app.state.dirty
+        and app.status.value == "<span class='qra-ok'>Updated quality criterion &#x27;Fluency&#x27;.</span>"
+    )
     assert original.quality_criterion("Fluency").evaluation_type == "human"  # the caller's study is a copy
     cv = lambda frame: frame[frame.measure == "CV*"].value.round(6).tolist()
-    assert cv(app.state.assessment.to_frame()) == cv(qw.assess(original).to_frame())  # re-assessed; scores and CV* unchanged
+    assert cv(app.state.assessment.to_frame()) == cv(
+        qw.assess(original).to_frame()
+    )  # re-assessed; scores and CV* unchanged
 
 
 def test_new_criterion_from_the_form_carries_its_type():
@@ -63,8 +72,12 @@ def test_new_criterion_from_the_form_carries_its_type():
 
 def test_picking_a_criterion_after_a_heds_import_shows_the_filled_type():
     """A HEDS 3.0 sheet (the official form's fixture) fills the open fields; the form shows them."""
-    study = qw.Study("s", quality_criteria=[qw.QualityCriterion("Fluency", 1, 5), qw.QualityCriterion("Informativeness", 1, 5)],
-                     systems=["A"], experiments=[qw.Experiment("E1", role="original")])
+    study = qw.Study(
+        "s",
+        quality_criteria=[qw.QualityCriterion("Fluency", 1, 5), qw.QualityCriterion("Informativeness", 1, 5)],
+        systems=["A"],
+        experiments=[qw.Experiment("E1", role="original")],
+    )
     app = Dashboard(study)
     pick(app, "Informativeness")
     assert app.study_view.qc_evaluation.value == "unknown"
@@ -87,7 +100,10 @@ def test_overview_splits_on_the_type_set_in_the_form(tmp_path, example_study):
         app.study_view.update_qc.click()
         app.state.save()
     data = qw.overview(library)
-    assert dict(zip(data.criteria.study, data.criteria.evaluation_type)) == {"fluency-human": "human", "fluency-metric": "metric"}
+    assert dict(zip(data.criteria.study, data.criteria.evaluation_type)) == {
+        "fluency-human": "human",
+        "fluency-metric": "metric",
+    }
     assert list(data.filter(evaluation_type="metric").criteria.study) == ["fluency-metric"]
     values = data.values("CV*")
     assert sorted(values.groupby("evaluation_type").size().items()) == [("human", 3), ("metric", 3)]  # 3 systems each

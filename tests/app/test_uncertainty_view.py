@@ -79,7 +79,9 @@ def test_the_template_shows_value_and_interval_and_the_chart_has_error_bars(stud
     text = html.unescape(view.intervals.value)
     found = re.search(r"<td>SVM</td>\s*<td>CV\*</td>\s*<td class='qra-num'>([\d.]+) \[([\d.]+), ([\d.]+)\]</td>", text)
     assert found, text[:2000]
-    assert [float(v) for v in found.groups()] == pytest.approx([cv, low, high], abs=0.005)  # 2 decimals, as QRA++ prints CV*
+    assert [float(v) for v in found.groups()] == pytest.approx(
+        [cv, low, high], abs=0.005
+    )  # 2 decimals, as QRA++ prints CV*
     assert "seed 11" in text
     figure = shown_figure(view.cv_chart)
     bar = figure["data"][0]
@@ -93,8 +95,10 @@ def test_the_annotator_agreement_table_is_the_libraries(study, direct, qrapp_exa
     frame = qw.assess(study).annotator_agreement()
     alpha = frame[(frame.experiment == "direct") & (frame.measure == "alpha")].iloc[0]
     assert (alpha.n_items, alpha.n_raters) == (300, 2)  # 300 items, raters 001 and 002
-    row = re.search(r"<td>direct</td><td>Fluency</td><td>Krippendorff's α</td><td class='qra-num'>([^<]+)</td>",
-                    html.unescape(view.agreement.value))
+    row = re.search(
+        r"<td>direct</td><td>Fluency</td><td>Krippendorff's α</td><td class='qra-num'>([^<]+)</td>",
+        html.unescape(view.agreement.value),
+    )
     assert row.group(1) == f"{alpha.value:.3f}"
     compute(view)  # after the bootstrap, with its interval
     agreement = direct.annotator_agreement()
@@ -176,15 +180,17 @@ def test_the_planner_is_plan_reproduction_design_by_design(study):
     view.on_plan()
     view.plan_job.join(300)
     assert view.plan_progress.value == 4 and view.plan_button.disabled is False
-    expected = [plan_reproduction(study, items=[n], raters_per_item=[k], B=50, runs=3, seed=0)
-                for n in (40, 80) for k in (2, 3)]
+    expected = [
+        plan_reproduction(study, items=[n], raters_per_item=[k], B=50, runs=3, seed=0) for n in (40, 80) for k in (2, 3)
+    ]
     [frame] = shown
     for (_, row), design in zip(frame.groupby(["items", "raters_per_item"], sort=False), expected):
         np.testing.assert_array_equal(row.expected_ci_width.to_numpy(), design.expected_ci_width.to_numpy())
     assert view.plan_table.value.count("<tr") == 1 + len(frame) == 1 + 8  # CV* and alpha per design
     figure = shown_figure(view.plan_chart)
-    assert {trace["name"] for trace in figure["data"]} == {f"{m} (Fluency), {k} raters per item" for m in ("CV*", "alpha")
-                                                           for k in (2, 3)}
+    assert {trace["name"] for trace in figure["data"]} == {
+        f"{m} (Fluency), {k} raters per item" for m in ("CV*", "alpha") for k in (2, 3)
+    }
     view.plan_items.value = "40, many"
     view.on_plan()
     assert "plan: items: 'many' is not a whole number" in html.unescape(view.status.value)
@@ -199,5 +205,9 @@ def test_the_plan_box_plans_the_same_items_design_when_asked(study):
     assert view.plan_button.disabled is False
     expected = plan_reproduction(study, items=[40], raters_per_item=[2], B=30, runs=3, seed=0, design="same items")
     assert "same items" in view.plan_table.value and "ci_width_p90" in view.plan_table.value
-    np.testing.assert_array_equal(plan_designs(view.state.study, view.state.conventions, [40], [2], B=30, design="same items").expected_ci_width.to_numpy(),
-                                  expected.expected_ci_width.to_numpy())
+    np.testing.assert_array_equal(
+        plan_designs(
+            view.state.study, view.state.conventions, [40], [2], B=30, design="same items"
+        ).expected_ci_width.to_numpy(),
+        expected.expected_ci_width.to_numpy(),
+    )

@@ -30,13 +30,24 @@ def build_by_hand(app):
         view.system_name.value = system
         view.add_system.click()
     for exp_id, role in (("original", "original"), ("repeat-1", "repeat")):
-        app.experiments.exp_id.value, app.experiments.exp_label.value, app.experiments.exp_role.value = exp_id, exp_id, role
+        app.experiments.exp_id.value, app.experiments.exp_label.value, app.experiments.exp_role.value = (
+            exp_id,
+            exp_id,
+            role,
+        )
         app.experiments.add.click()
 
 
 def upload(widget, name, data: bytes):
-    widget.value = ({"name": name, "type": "", "size": len(data), "last_modified": datetime.now(timezone.utc),
-                     "content": memoryview(data)},)
+    widget.value = (
+        {
+            "name": name,
+            "type": "",
+            "size": len(data),
+            "last_modified": datetime.now(timezone.utc),
+            "content": memoryview(data),
+        },
+    )
 
 
 def test_example_loads_into_table_and_chart(app):
@@ -69,6 +80,7 @@ def test_editing_a_cell_updates_study_table_and_chart(app):
 def test_the_cv_chart_sent_to_the_browser_is_the_current_figure(app):
     """What the page draws is the Plotly JSON in the chart's Output, redrawn whole on each
     change (a FigureWidget's view could miss the update that added its traces and stay blank)."""
+
     def drawn_bar_heights():
         [output] = app.charts.cv_chart.outputs
         figure = output["data"]["application/vnd.plotly.v1+json"]
@@ -83,9 +95,14 @@ def test_the_cv_chart_sent_to_the_browser_is_the_current_figure(app):
     assert heights[0] != 19.96 and heights[1:] == [29.9, 30.76]
 
 
-@pytest.mark.parametrize("typed, reason", [("3,5", "'3,5' is not a number (use '.' as the decimal point)"),
-                                           ("N/A", "'N/A' is not a number"),
-                                           ("0.5", "0.5 is below the scale minimum 1.0")])
+@pytest.mark.parametrize(
+    "typed, reason",
+    [
+        ("3,5", "'3,5' is not a number (use '.' as the decimal point)"),
+        ("N/A", "'N/A' is not a number"),
+        ("0.5", "0.5 is below the scale minimum 1.0"),
+    ],
+)
 def test_invalid_cells_are_marked_inline_and_nothing_is_lost(app, typed, reason):
     load_example(app)
     cell = app.scores.grid("Fluency").cells[("GeDi", "Li2024")]
@@ -130,12 +147,16 @@ def test_uploading_a_long_scores_csv_and_a_labels_csv_fills_the_study(app):
     assert "κ" in app.assessment.table.value
 
 
-@pytest.mark.parametrize("name, data, message", [
-    ("bad.csv", b"experiment;quality_criterion;system;score\nA;Q;s1;3,5\n", "'3,5' is not a number"),
-    ("bad.csv", b"\xff\xfe\x00garbage", "is not UTF-8 text"),
-    ("bad.csv", b"a,b\n1,2\n", "missing column(s)"),
-    ("big.csv", b"x" * (5 * 2**20 + 1), "uploads are limited to 5 MiB"),
-], ids=["decimal-comma", "not-utf8", "wrong-columns", "oversized"])
+@pytest.mark.parametrize(
+    "name, data, message",
+    [
+        ("bad.csv", b"experiment;quality_criterion;system;score\nA;Q;s1;3,5\n", "'3,5' is not a number"),
+        ("bad.csv", b"\xff\xfe\x00garbage", "is not UTF-8 text"),
+        ("bad.csv", b"a,b\n1,2\n", "missing column(s)"),
+        ("big.csv", b"x" * (5 * 2**20 + 1), "uploads are limited to 5 MiB"),
+    ],
+    ids=["decimal-comma", "not-utf8", "wrong-columns", "oversized"],
+)
 def test_malformed_uploads_show_a_message_and_keep_the_study(app, name, data, message):
     load_example(app)
     before = dict(app.state.study.scores)
@@ -191,7 +212,11 @@ def test_the_experiments_tab_records_properties_conditions_and_heds_answers(app)
     view.conditions.value = "procedure: Performed by = us\nobject: Code by = them"
     view.save_properties.click()
     experiment = app.state.study.experiment("repro-2")
-    assert experiment.properties == {"H2.1": ["Text: sentence", "Other: tables"], "H3.2.1": 12, "H4.2.1": {"Quality": "Subjective"}}
+    assert experiment.properties == {
+        "H2.1": ["Text: sentence", "Other: tables"],
+        "H3.2.1": 12,
+        "H4.2.1": {"Quality": "Subjective"},
+    }
     assert experiment.conditions == {"procedure": {"Performed by": "us"}, "object": {"Code by": "them"}}
     view.conditions.value = "hardware = GPU"
     view.save_properties.click()
@@ -201,7 +226,7 @@ def test_the_experiments_tab_records_properties_conditions_and_heds_answers(app)
     imported = app.state.study.experiment("repro-2").properties
     assert imported["H3.2.1"] == 2 and imported["H4.3.8"] == {"Quality": "Direct quality estimation"}
     assert "answered HEDS fields are not QRA++ properties" in view.heds_report.value
-    upload(view.heds_upload, "broken.json", b"{\"heds-x\": 5")
+    upload(view.heds_upload, "broken.json", b'{"heds-x": 5')
     view.heds_import.click()
     assert "not valid JSON" in app.status.value
 
@@ -225,7 +250,10 @@ def test_library_save_conflict_history_delete_restore(app, tmp_path):
     assert [label.split(" · ")[0] for label, _ in app.library.history.options] == ["rev 3 CONFLICT", "rev 2", "rev 1"]
     app.library.history.value = 3
     app.library.open_revision.click()  # the refused edit is still unsaved here: the app asks first
-    assert "unsaved changes" in app.library.confirm.question.value and app.state.study.scores[("Fluency", "SVM", "Li2024")] == 3.9
+    assert (
+        "unsaved changes" in app.library.confirm.question.value
+        and app.state.study.scores[("Fluency", "SVM", "Li2024")] == 3.9
+    )
     app.library.confirm.yes.click()
     assert app.state.study.scores[("Fluency", "SVM", "Li2024")] == 3.9
     app.library.save.click()  # the user resolves the conflict by saving their version on top
@@ -268,8 +296,16 @@ def test_user_names_are_escaped_in_the_app(app):
     app.study_view.systems.value = "SVM"
     app.study_view.system_name.value = "<img src=x onerror=alert(2)>"
     app.study_view.rename_system.click()
-    for page in (app.title.value, app.assessment.table.value, app.assessment.narrative.value,
-                 *[c.value for c in app.scores.grid_box.children[0].children[1].children if hasattr(c, "value") and "img" in str(c.value)]):
+    for page in (
+        app.title.value,
+        app.assessment.table.value,
+        app.assessment.narrative.value,
+        *[
+            c.value
+            for c in app.scores.grid_box.children[0].children[1].children
+            if hasattr(c, "value") and "img" in str(c.value)
+        ],
+    ):
         assert "<script>" not in page and "<img src=x" not in page
     assert "&lt;img src=x" in app.assessment.table.value
 
@@ -313,8 +349,10 @@ def test_dashboard_is_importable_from_the_package_without_loading_widgets_early(
     import subprocess
     import sys
 
-    code = ("import sys, qra_widgets; assert 'ipywidgets' not in sys.modules and 'plotly' not in sys.modules; "
-            "from qra_widgets import Dashboard; assert Dashboard.__name__ == 'Dashboard'")
+    code = (
+        "import sys, qra_widgets; assert 'ipywidgets' not in sys.modules and 'plotly' not in sys.modules; "
+        "from qra_widgets import Dashboard; assert Dashboard.__name__ == 'Dashboard'"
+    )
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
@@ -338,7 +376,10 @@ def test_load_example_asks_before_discarding_unsaved_changes(app):
     load_example(app, "qra2022_pass")
     assert app.state.study.id == "qrapp-example1" and app.examples.confirm.widget.layout.display == "flex"
     app.examples.confirm.no.click()
-    assert app.state.study.scores[("Fluency", "SVM", "Li2024")] == 3.5 and app.examples.confirm.widget.layout.display == "none"
+    assert (
+        app.state.study.scores[("Fluency", "SVM", "Li2024")] == 3.5
+        and app.examples.confirm.widget.layout.display == "none"
+    )
     load_example(app, "qra2022_pass")
     app.examples.confirm.yes.click()
     assert app.state.study.id == "qra2022-pass"
@@ -398,7 +439,10 @@ def test_experiment_id_change_from_the_form_keeps_scores(app):
     view.experiments.value = "Li2024"
     view.exp_id.value, view.exp_label.value = "li", "Li et al."
     view.update.click()
-    assert app.state.study.experiment("li").label == "Li et al." and app.state.study.scores[("Fluency", "SVM", "li")] == 3.02
+    assert (
+        app.state.study.experiment("li").label == "Li et al."
+        and app.state.study.scores[("Fluency", "SVM", "li")] == 3.02
+    )
     assert view.experiments.value == "li"
 
 
@@ -418,7 +462,10 @@ def test_template_table_is_the_reports_template_and_says_why_a_value_is_undefine
     assert "<li>CV* (system, Fluency / SVM): CV* needs at least 2 values</li>" in table
     assert "<tbody class='qra-type qra-type-I'>" in table and "<tbody class='qra-type qra-type-IV'>" in table
     markdown = app.state.assessment.to_markdown()
-    assert "| Type IV | P | n/a | 1 | 1 |" in markdown and "<td>Type IV</td><td>P</td><td class='qra-num'>n/a</td>" in table
+    assert (
+        "| Type IV | P | n/a | 1 | 1 |" in markdown
+        and "<td>Type IV</td><td>P</td><td class='qra-num'>n/a</td>" in table
+    )
     cards = app.assessment.cards.value
     assert "CV* (study)" in cards and "P (study)" in cards and "W / τ" not in cards
     assert "<div class='qra-card-title'>W</div>" in cards  # QRA++ Example 1: three experiments, so W
@@ -442,7 +489,11 @@ def test_conventions_picker_and_both_presets_side_by_side(app):
     assert app.state.assessment.value("CV*", "system", "Fluency", "SVM") < qrapp  # no (1 + 1/(4n)) factor
     app.assessment.compare_presets.value = True
     side = app.assessment.presets.value
-    assert "qra-side-by-side" in side and "<th scope='col' class='qra-num'>qrapp</th>" in side and "<th scope='col' class='qra-num'>qra3</th>" in side
+    assert (
+        "qra-side-by-side" in side
+        and "<th scope='col' class='qra-num'>qrapp</th>" in side
+        and "<th scope='col' class='qra-num'>qra3</th>" in side
+    )
 
 
 def test_library_tab_never_shows_the_server_path(app, tmp_path):
@@ -478,8 +529,14 @@ def big_study(systems=200, experiments=8):
     names = [f"system {i:03d}" for i in range(systems)]
     exps = [Experiment(f"e{j}", role="original" if j == 0 else "repeat") for j in range(experiments)]
     scores = {("Quality", s, e.id): float(rng.uniform(1, 5)) for s in names for e in exps}
-    return Study("big", name="200 systems", quality_criteria=[QualityCriterion("Quality", 1, 5)], systems=names,
-                 experiments=exps, scores=scores)
+    return Study(
+        "big",
+        name="200 systems",
+        quality_criteria=[QualityCriterion("Quality", 1, 5)],
+        systems=names,
+        experiments=exps,
+        scores=scores,
+    )
 
 
 def test_a_200_system_study_builds_a_page_of_cells_not_thousands(app):
@@ -490,7 +547,10 @@ def test_a_200_system_study_builds_a_page_of_cells_not_thousands(app):
     assert sum(1 for w in _all_widgets(grid.widget) if isinstance(w, ipywidgets.Text)) == 20 * 8
     assert grid.where.value == "systems 1–20 of 200"
     cell = grid.cell("system 150", "e3")  # turns to the page holding the system
-    assert grid.where.value == "systems 141–160 of 200" and cell.value == f"{app.state.study.scores[('Quality', 'system 150', 'e3')]:g}"
+    assert (
+        grid.where.value == "systems 141–160 of 200"
+        and cell.value == f"{app.state.study.scores[('Quality', 'system 150', 'e3')]:g}"
+    )
     cell.value = "2.5"
     assert app.state.study.scores[("Quality", "system 150", "e3")] == 2.5
 
@@ -511,7 +571,12 @@ def test_replaced_widgets_are_closed(app, example_study):
 def test_grids_follow_a_study_built_by_hand(app):
     build_by_hand(app)
     grid = app.scores.grid("Quality")
-    assert sorted(grid.cells) == [("System A", "original"), ("System A", "repeat-1"), ("System B", "original"), ("System B", "repeat-1")]
+    assert sorted(grid.cells) == [
+        ("System A", "original"),
+        ("System A", "repeat-1"),
+        ("System B", "original"),
+        ("System B", "repeat-1"),
+    ]
     grid.cell("System B", "repeat-1").value = "4"
     assert app.state.study.scores == {("Quality", "System B", "repeat-1"): 4.0}
 
@@ -539,8 +604,12 @@ def test_new_empty_study_asks_first_and_is_empty(app):
 def test_uploads_and_buttons_use_no_icon_font(app):
     import ipywidgets
 
-    icons = {w.icon for w in _all_widgets(app.widget) if isinstance(w, (ipywidgets.Button, ipywidgets.FileUpload))
-             if not any(w is b for b in _all_widgets(app.overview.widget))}
+    icons = {
+        w.icon
+        for w in _all_widgets(app.widget)
+        if isinstance(w, (ipywidgets.Button, ipywidgets.FileUpload))
+        if not any(w is b for b in _all_widgets(app.overview.widget))
+    }
     assert icons == {""}
 
 
@@ -550,4 +619,3 @@ def test_the_agreement_card_names_w_and_tau_apart(app, qrapp_table4_illustrative
     cards = tables.headline_cards(qw.assess(qrapp_table4_illustrative))  # QRA++ Table 4: two criteria, n = 2
     assert "<div class='qra-card-title'>τ</div>" in cards
     assert "per criterion: Overall quality τ -1.000, Socio-political acceptability τ 0.816" in cards
-

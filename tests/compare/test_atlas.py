@@ -41,7 +41,9 @@ def test_manifest_pins_every_file_by_commit_and_sha256_and_names_a_licence_for_e
 
 def test_manifest_holds_no_fetched_file():
     folder = Path(atlas.__file__).parent
-    assert sorted(p.name for p in folder.iterdir() if p.is_file() and p.suffix not in (".py", ".pyc")) == ["manifest.json"]
+    assert sorted(p.name for p in folder.iterdir() if p.is_file() and p.suffix not in (".py", ".pyc")) == [
+        "manifest.json"
+    ]
     assert (folder / "manifest.json").stat().st_size < 100_000
 
 
@@ -90,8 +92,12 @@ def _one_small_family_mirror(mirror: Path, target: Path) -> Path:
 def test_fetch_from_the_mirror_verifies_every_file(built):
     cache, _, _ = built
     manifest = atlas.load_manifest()
-    files = [cache / "files" / f["id"] / s["repository"].replace("/", "__") / e["path"]
-             for f in manifest["families"] for s in f["sources"] for e in s["files"]]
+    files = [
+        cache / "files" / f["id"] / s["repository"].replace("/", "__") / e["path"]
+        for f in manifest["families"]
+        for s in f["sources"]
+        for e in s["files"]
+    ]
     assert all(path.is_file() for path in files) and len(files) >= 20
 
 
@@ -144,7 +150,11 @@ def test_build_reproduces_yao_2022_readability_cv_star_of_qra3s_published_table(
     # SamsungLabs/ReproNLP2026 qra/output-4-studies/Yao2022/table.csv: GT 12.01, PAQ 19.09, QAG 14.78
     _, _, results = built
     yao = next(r for r in results if r.family["id"] == "yao2022_storyqg")
-    assert [round(yao.assessment.value("CV*", "system", "Readability", s), 2) for s in ("GT", "PAQ", "QAG")] == [12.01, 19.09, 14.78]
+    assert [round(yao.assessment.value("CV*", "system", "Readability", s), 2) for s in ("GT", "PAQ", "QAG")] == [
+        12.01,
+        19.09,
+        14.78,
+    ]
     assert yao.assessment.bootstrap_info["B"] == 50  # item-level everywhere: intervals are computed
 
 
@@ -162,8 +172,20 @@ def test_build_reproduces_both_puduppully_labs_best_worst_scale(built):
 def test_cli_build_prints_each_check_and_saves_every_family_into_the_library(built, tmp_path, capsys):
     cache, _, _ = built
     library = tmp_path / "atlas.sqlite3"
-    status = main(["atlas", "build", "--cache", str(cache), "--db", str(library), "--family", SMALL,
-                   "--family", "hosking2022_hrqvae_meaning"])
+    status = main(
+        [
+            "atlas",
+            "build",
+            "--cache",
+            str(cache),
+            "--db",
+            str(library),
+            "--family",
+            SMALL,
+            "--family",
+            "hosking2022_hrqvae_meaning",
+        ]
+    )
     out = capsys.readouterr().out
     assert status == 0
     assert "ok  hosking2021_sepae_bws: CV* Meaning / sep_ae: published 7.595, computed 7.595" in out
@@ -180,7 +202,14 @@ def _typed_identifier(mirror: Path) -> str:
     """The worker id a participant typed into Lab 2's free-text feedback field (found, not written here)."""
     import pandas as pd
 
-    path = mirror / "puduppully2021_rotowire_bws" / "mo-arvan__data2text-human-evaluation-reproduction" / "responses" / "lab2" / "coherence.csv"
+    path = (
+        mirror
+        / "puduppully2021_rotowire_bws"
+        / "mo-arvan__data2text-human-evaluation-reproduction"
+        / "responses"
+        / "lab2"
+        / "coherence.csv"
+    )
     feedback = pd.read_csv(path, usecols=["Answer.feedback"], dtype=str, keep_default_na=False)["Answer.feedback"]
     found = {m for text in feedback for m in re.findall(r"\bA[0-9A-Z]{11,14}\b", text)}
     assert len(found) == 1, found
@@ -188,7 +217,9 @@ def _typed_identifier(mirror: Path) -> str:
 
 
 @pytest.mark.slow  # builds every published family's site and library again, through the CLI
-def test_free_text_and_raw_rater_ids_appear_nowhere_in_the_library_the_site_or_the_output(built, mirror, tmp_path, capsys):
+def test_free_text_and_raw_rater_ids_appear_nowhere_in_the_library_the_site_or_the_output(
+    built, mirror, tmp_path, capsys
+):
     cache, library, _ = built
     identifier = _typed_identifier(mirror)
     site = tmp_path / "site"
@@ -244,12 +275,20 @@ def test_a_family_page_shows_the_replication_success_matrix_and_rings_influentia
     assert set(verdicts) == {"verdicts-Readability", "verdicts-Question-Relevancy", "verdicts-Answer-Relevancy"}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        expected = replication_success(result.assessment, quality_criterion="Readability",
-                                       margin=margins(result.study)["Readability"], standard_errors=result.standard_errors)
-        influence = leave_one_out(result.assessment, quality_criterion="Readability", standard_errors=result.standard_errors)
+        expected = replication_success(
+            result.assessment,
+            quality_criterion="Readability",
+            margin=margins(result.study)["Readability"],
+            standard_errors=result.standard_errors,
+        )
+        influence = leave_one_out(
+            result.assessment, quality_criterion="Readability", standard_errors=result.standard_errors
+        )
     heat = verdicts["verdicts-Readability"]["data"][0]
     assert len(heat["x"]) == len(expected) == 3 * 4  # 3 systems x (3 reproductions + the pooled ones)
-    assert heat["z"][2] == [None if v is None or str(v) == "<NA>" else int(v) for v in expected.repeat_in_prediction_interval]
+    assert heat["z"][2] == [
+        None if v is None or str(v) == "<NA>" else int(v) for v in expected.repeat_in_prediction_interval
+    ]
     forest = json.loads(next(c["json"] for c in charts if c["id"] == "forest-Readability"))
     rings = [t for t in forest["data"] if t["name"] == "Influential (leave one out)"]
     assert (len(rings[0]["y"]) if rings else 0) == int(influence.influential.fillna(False).sum())

@@ -11,15 +11,33 @@ from qra_widgets.compare import compare_subsets, property_differences, property_
 
 def study_with_properties():
     experiments = [
-        Experiment("o", role="original", properties={"H3.2.1": 3, "H2.1": ["Text: sentence"], "H4.2.2": {"Q": "Absolute"}},
-                   conditions={"procedure": {"Performed by": "A"}}),
-        Experiment("r1", properties={"H3.2.1": 3, "H2.1": ["Text: sentence"], "H4.2.2": {"Q": "Relative"}},
-                   conditions={"procedure": {"Performed by": "B"}}),
-        Experiment("r2", properties={"H3.2.1": 5, "H2.1": ["Text: sentence"]}, conditions={"procedure": {"Performed by": "B"}}),
+        Experiment(
+            "o",
+            role="original",
+            properties={"H3.2.1": 3, "H2.1": ["Text: sentence"], "H4.2.2": {"Q": "Absolute"}},
+            conditions={"procedure": {"Performed by": "A"}},
+        ),
+        Experiment(
+            "r1",
+            properties={"H3.2.1": 3, "H2.1": ["Text: sentence"], "H4.2.2": {"Q": "Relative"}},
+            conditions={"procedure": {"Performed by": "B"}},
+        ),
+        Experiment(
+            "r2", properties={"H3.2.1": 5, "H2.1": ["Text: sentence"]}, conditions={"procedure": {"Performed by": "B"}}
+        ),
     ]
-    scores = {("Q", s, e): v for e, vals in {"o": (3, 2, 1), "r1": (3.5, 2.5, 1), "r2": (2, 3, 1.5)}.items()
-              for s, v in zip("ABC", vals)}
-    return Study(id="p", quality_criteria=[QualityCriterion("Q", 0, 5)], systems=list("ABC"), experiments=experiments, scores=scores)
+    scores = {
+        ("Q", s, e): v
+        for e, vals in {"o": (3, 2, 1), "r1": (3.5, 2.5, 1), "r2": (2, 3, 1.5)}.items()
+        for s, v in zip("ABC", vals)
+    }
+    return Study(
+        id="p",
+        quality_criteria=[QualityCriterion("Q", 0, 5)],
+        systems=list("ABC"),
+        experiments=experiments,
+        scores=scores,
+    )
 
 
 def test_property_differences_list_what_differs_and_how_similar_experiments_are():
@@ -82,8 +100,9 @@ def test_property_effects_count_studies_where_a_property_is_the_same_or_differs(
     same = study_with_properties()
     differs = study_with_properties()
     differs.id = "q"
-    differs.replace_experiment(Experiment("r2", properties={"H3.2.1": 5, "H2.1": ["Speech"]},
-                                          conditions={"procedure": {"Performed by": "B"}}))
+    differs.replace_experiment(
+        Experiment("r2", properties={"H3.2.1": 5, "H2.1": ["Speech"]}, conditions={"procedure": {"Performed by": "B"}})
+    )
     effects = property_effects([same, differs]).set_index("attribute")
     h21 = effects.loc["H2.1"]
     assert (h21["studies same"], h21["studies differ"]) == (1, 1)
@@ -98,10 +117,24 @@ def test_conditions_table_has_the_layout_of_qra2022_table3(qra2022_pass, qra2022
 
     table = conditions_table(qra2022_pass)
     assert list(table.columns.get_level_values(0).unique()) == [
-        "", "Object conditions", "Measurement method conditions", "Measurement procedure conditions"]
+        "",
+        "Object conditions",
+        "Measurement method conditions",
+        "Measurement procedure conditions",
+    ]
     assert list(table.columns.get_level_values(1)) == [
-        "Object", "Measurand", "Code by", "Comp./trained by", "Method", "Implem. by", "Procedure", "Test set",
-        "Performed by", "Measured quantity value", "CV*"]
+        "Object",
+        "Measurand",
+        "Code by",
+        "Comp./trained by",
+        "Method",
+        "Implem. by",
+        "Procedure",
+        "Test set",
+        "Performed by",
+        "Measured quantity value",
+        "CV*",
+    ]
     mille_fluency = table[(table[("", "Measurand")] == "Fluency")].loc["Mille2021"]
     assert mille_fluency[("Measurement method conditions", "Implem. by")] == "M&al"
     assert mille_fluency[("Measurement procedure conditions", "Test set")] == "vdL&al"

@@ -21,12 +21,18 @@ def five_teams(paired: bool, experiments: int = 5) -> Study:
             for i in range(12):
                 for r in ("r1", "r2"):
                     item = f"{s}{i}" if paired else f"{e}{s}{i}"
-                    for key, value in zip(columns, ("Q", s, item, e, f"{e}{r}",
-                                                    float(np.clip(round(base + rng.normal(0, 0.9)), 1, 5)))):
+                    for key, value in zip(
+                        columns, ("Q", s, item, e, f"{e}{r}", float(np.clip(round(base + rng.normal(0, 0.9)), 1, 5)))
+                    ):
                         columns[key].append(value)
     ratings = Ratings.from_columns(*columns.values())
-    study = Study("teams", quality_criteria=[QualityCriterion("Q", scale_min=1, scale_max=5)], systems=["A", "B"],
-                  experiments=[Experiment(e) for e in ids], ratings=ratings)
+    study = Study(
+        "teams",
+        quality_criteria=[QualityCriterion("Q", scale_min=1, scale_max=5)],
+        systems=["A", "B"],
+        experiments=[Experiment(e) for e in ids],
+        ratings=ratings,
+    )
     for (s, e), mean in ratings.system_means("Q").items():
         study.set_score("Q", s, e, mean)
     return study

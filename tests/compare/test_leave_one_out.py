@@ -26,12 +26,19 @@ def test_each_row_pools_the_other_experiments():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UndefinedMeasureWarning)
             other = random_effects(rest.value, rest.se)
-        assert (row.estimate, row.ci_low, row.ci_high, row.tau2) == (other.estimate, other.ci_low, other.ci_high, other.tau2)
+        assert (row.estimate, row.ci_low, row.ci_high, row.tau2) == (
+            other.estimate,
+            other.ci_low,
+            other.ci_high,
+            other.tau2,
+        )
         assert row.shift == pytest.approx(other.estimate - full.value, abs=1e-15)
         se = experiments.loc[row.left_out, "se"]
         expected = (row.value - other.estimate) / math.sqrt(se**2 + other.tau2 + other.se_model**2)
         assert row.deleted_residual == pytest.approx(expected, abs=1e-12)
-        assert bool(row.influential) == (abs(expected) > 1.959963984540054 or not full.ci_low <= other.estimate <= full.ci_high)
+        assert bool(row.influential) == (
+            abs(expected) > 1.959963984540054 or not full.ci_low <= other.estimate <= full.ci_high
+        )
 
 
 def test_an_experiment_far_from_the_others_is_marked_influential_and_ringed_on_the_forest_plot():
@@ -40,8 +47,10 @@ def test_an_experiment_far_from_the_others_is_marked_influential_and_ringed_on_t
     frame = qw.leave_one_out(result, quality_criterion="Fluency", system="A").set_index("left_out")
     assert frame.loc["R2", "influential"] and abs(frame.loc["R2", "deleted_residual"]) > 1.96
     assert not frame.loc["O", "influential"]
-    figure = charts.forest_figure_json(qw.forest(result, quality_criterion="Fluency", system="A"),
-                                       influence=qw.leave_one_out(result, quality_criterion="Fluency", system="A"))
+    figure = charts.forest_figure_json(
+        qw.forest(result, quality_criterion="Fluency", system="A"),
+        influence=qw.leave_one_out(result, quality_criterion="Fluency", system="A"),
+    )
     ring = [t for t in figure["data"] if t["name"] == "Influential (leave one out)"]
     repeats = next(t for t in figure["data"] if t["name"] == "Reproduction")
     assert len(ring) == 1 and ring[0]["y"] == repeats["y"][1:]
@@ -64,8 +73,9 @@ def test_the_forest_plot_draws_no_empty_pooled_or_prediction_row_when_pooling_is
         frame = qw.forest(qw.assess(study), quality_criterion=qc, system=system)
     assert frame[frame.row == "pooled"].value.isna().all()  # no standard error anywhere: nothing pooled
     figure = charts.forest_figure_json(frame)
-    assert [t["name"] for t in figure["data"]] == ["Original", "Reproduction"] or \
-        [t["name"] for t in figure["data"]] == ["Reproduction"]
+    assert [t["name"] for t in figure["data"]] == ["Original", "Reproduction"] or [
+        t["name"] for t in figure["data"]
+    ] == ["Reproduction"]
     labels = figure["layout"]["yaxis"]["categoryarray"]
     assert not any("Pooled" in label or "Prediction" in label for label in labels)
     assert len(labels) == (frame.row == "experiment").sum()

@@ -38,8 +38,13 @@ def continuous_study(items: int = 40) -> Study:
                 value = round(float(np.clip(rng.normal(60, 15), 0, 100)), 1)
                 for key, v in zip(columns, ("Fluency", "A", f"i{i}", experiment, f"{experiment}{rater}", value)):
                     columns[key].append(v)
-    study = Study("continuous", quality_criteria=[QualityCriterion("Fluency", scale_min=0, scale_max=100)], systems=["A"],
-                  experiments=[Experiment("O", role="original"), Experiment("R1")], ratings=Ratings.from_columns(*columns.values()))
+    study = Study(
+        "continuous",
+        quality_criteria=[QualityCriterion("Fluency", scale_min=0, scale_max=100)],
+        systems=["A"],
+        experiments=[Experiment("O", role="original"), Experiment("R1")],
+        ratings=Ratings.from_columns(*columns.values()),
+    )
     for (s, e), mean in study.ratings.system_means("Fluency").items():
         study.set_score("Fluency", s, e, mean)
     return study
@@ -57,7 +62,9 @@ def test_the_forest_standard_error_of_a_median_is_its_bootstrap_standard_error()
     for experiment, row in experiments.iterrows():
         mine = ratings[ratings.experiment == experiment]
         items = [g.rating.to_numpy() for _, g in mine.groupby("item")]
-        medians = [np.median(np.concatenate([items[i] for i in rng.integers(0, len(items), len(items))])) for _ in range(4000)]
+        medians = [
+            np.median(np.concatenate([items[i] for i in rng.integers(0, len(items), len(items))])) for _ in range(4000)
+        ]
         assert row.value == np.median(mine.rating)
         # the standard error of a bootstrap sd from 2,000 and 4,000 replicates: about 2% each
         assert row.se == pytest.approx(np.std(medians, ddof=1), rel=0.08)
@@ -70,10 +77,17 @@ def test_rank_intervals_of_medians_resample_medians():
     for system, odd in (("A", 1.0), ("B", 5.0)):
         for i in range(10):
             for rater in ("r1", "r2"):
-                for key, value in zip(columns, ("Fluency", system, f"{system}{i}", "E1", rater, odd if i == 0 else 4.0)):
+                for key, value in zip(
+                    columns, ("Fluency", system, f"{system}{i}", "E1", rater, odd if i == 0 else 4.0)
+                ):
                     columns[key].append(value)
-    study = Study("ties", quality_criteria=[QualityCriterion("Fluency", scale_min=1, scale_max=5)], systems=["A", "B"],
-                  experiments=[Experiment("E1")], ratings=Ratings.from_columns(*columns.values()))
+    study = Study(
+        "ties",
+        quality_criteria=[QualityCriterion("Fluency", scale_min=1, scale_max=5)],
+        systems=["A", "B"],
+        experiments=[Experiment("E1")],
+        ratings=Ratings.from_columns(*columns.values()),
+    )
     study.metadata = {"annotations": {"aggregation": "median"}}
     for (s, e), value in study.ratings.system_means("Fluency", how="median").items():
         study.set_score("Fluency", s, e, value)

@@ -21,9 +21,21 @@ combine_effects = pytest.importorskip("statsmodels.stats.meta_analysis").combine
 DATA = Path(__file__).parents[1] / "data"
 
 # The BCG vaccine trials (Colditz et al. 1994), metafor's dat.bcg: tpos, tneg, cpos, cneg.
-BCG = [(4, 119, 11, 128), (6, 300, 29, 274), (3, 228, 11, 209), (62, 13536, 248, 12619), (33, 5036, 47, 5761),
-       (180, 1361, 372, 1079), (8, 2537, 10, 619), (505, 87886, 499, 87892), (29, 7470, 45, 7232),
-       (17, 1699, 65, 1600), (186, 50448, 141, 27197), (5, 2493, 3, 2338), (27, 16886, 29, 17825)]
+BCG = [
+    (4, 119, 11, 128),
+    (6, 300, 29, 274),
+    (3, 228, 11, 209),
+    (62, 13536, 248, 12619),
+    (33, 5036, 47, 5761),
+    (180, 1361, 372, 1079),
+    (8, 2537, 10, 619),
+    (505, 87886, 499, 87892),
+    (29, 7470, 45, 7232),
+    (17, 1699, 65, 1600),
+    (186, 50448, 141, 27197),
+    (5, 2493, 3, 2338),
+    (27, 16886, 29, 17825),
+]
 
 
 def bcg_log_risk_ratios():
@@ -177,8 +189,13 @@ def three_lab_study(shift=(0.0, 0.3, -0.2)) -> Study:
                     columns["rater"].append(f"{e}{r}")
                     columns["rating"].append(float(np.clip(round(base + delta + rng.normal(0, 0.8)), 1, 5)))
     ratings = Ratings.from_columns(*columns.values())
-    study = Study("toy", quality_criteria=[QualityCriterion("Fluency", scale_min=1, scale_max=5)], systems=["A", "B"],
-                  experiments=[Experiment("O", role="original"), Experiment("R1"), Experiment("R2")], ratings=ratings)
+    study = Study(
+        "toy",
+        quality_criteria=[QualityCriterion("Fluency", scale_min=1, scale_max=5)],
+        systems=["A", "B"],
+        experiments=[Experiment("O", role="original"), Experiment("R1"), Experiment("R2")],
+        ratings=ratings,
+    )
     for (s, e), mean in ratings.system_means("Fluency").items():
         study.set_score("Fluency", s, e, mean)
     return study
@@ -285,12 +302,15 @@ def test_forest_json_for_the_static_sites_is_plain_json_built_without_plotly():
     import subprocess
     import sys
 
-    code = ("import sys, json; sys.path.insert(0, 'tests/compare'); from test_meta import three_lab_study; import qra_widgets as qw;"
-            "from qra_widgets import charts;"
-            "spec = charts.forest_figure_json(qw.forest(qw.assess(three_lab_study()), quality_criterion='Fluency'),"
-            " template=False); print(json.dumps(spec)); print('plotly' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         cwd=Path(__file__).parents[2]).stdout.splitlines()
+    code = (
+        "import sys, json; sys.path.insert(0, 'tests/compare'); from test_meta import three_lab_study; import qra_widgets as qw;"
+        "from qra_widgets import charts;"
+        "spec = charts.forest_figure_json(qw.forest(qw.assess(three_lab_study()), quality_criterion='Fluency'),"
+        " template=False); print(json.dumps(spec)); print('plotly' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=Path(__file__).parents[2]
+    ).stdout.splitlines()
     spec = json.loads(out[0])
     assert out[1] == "False"
     assert len(spec["data"]) == 4 and "template" not in spec["layout"]
@@ -365,7 +385,7 @@ def test_the_narrative_says_for_each_reproduction_where_it_lies_and_whether_it_i
     text = consistency_narrative(verdicts, quality_criterion="Fluency", system="A")
     r2 = verdicts[(verdicts.system == "A") & (verdicts.experiment == "R2")].iloc[0]
     assert text.count("Patil, Peng & Leek 2016") == 2
-    assert (f"R2 ({r2.value:.3g}) lies inside the 95% prediction interval [{r2.pi_low:.3g}, {r2.pi_high:.3g}]" in text)
+    assert f"R2 ({r2.value:.3g}) lies inside the 95% prediction interval [{r2.pi_low:.3g}, {r2.pi_high:.3g}]" in text
     assert ("is equivalent to it within ±0.5" in text) == bool(r2.equivalent)
     with pytest.raises(QRAInputError, match="no verdict"):
         consistency_narrative(verdicts, quality_criterion="Fluency", system="Z")
@@ -382,14 +402,25 @@ def test_the_html_report_of_a_study_with_an_original_has_a_forest_plot_per_crite
 def test_a_standard_error_printed_with_a_spec_score_is_used_for_the_original(tmp_path):
     import json
 
-    rows = ["system,item,rater,fluency"] + [f"A,i{i},r{r},{v}" for i, (r, v) in enumerate([(1, 4), (2, 3), (1, 4), (2, 5)])]
+    rows = ["system,item,rater,fluency"] + [
+        f"A,i{i},r{r},{v}" for i, (r, v) in enumerate([(1, 4), (2, 3), (1, 4), (2, 5)])
+    ]
     rows += [f"B,j{i},r{r},{v}" for i, (r, v) in enumerate([(1, 2), (2, 3), (1, 2), (2, 2)])]
     (tmp_path / "r1.csv").write_text("\n".join(rows) + "\n")
-    spec = {"schema": "qra-widgets/annotations", "version": 1, "id": "printed-se",
-            "quality_criteria": [{"name": "Fluency", "scale_min": 1, "scale_max": 5}],
-            "experiments": [{"id": "O", "role": "original", "scores": {"Fluency": {"A": {"value": 4.1, "se": 0.2, "n": 30}, "B": 2.5}}},
-                            {"id": "R1", "file": "r1.csv",
-                             "columns": {"system": "system", "item": "item", "rater": "rater", "criteria": {"Fluency": "fluency"}}}]}
+    spec = {
+        "schema": "qra-widgets/annotations",
+        "version": 1,
+        "id": "printed-se",
+        "quality_criteria": [{"name": "Fluency", "scale_min": 1, "scale_max": 5}],
+        "experiments": [
+            {"id": "O", "role": "original", "scores": {"Fluency": {"A": {"value": 4.1, "se": 0.2, "n": 30}, "B": 2.5}}},
+            {
+                "id": "R1",
+                "file": "r1.csv",
+                "columns": {"system": "system", "item": "item", "rater": "rater", "criteria": {"Fluency": "fluency"}},
+            },
+        ],
+    }
     (tmp_path / "spec.json").write_text(json.dumps(spec))
     study = qw.load_annotations(tmp_path / "spec.json")
     result = qw.assess(study)

@@ -15,8 +15,16 @@ from qra_widgets.store import StudyLibrary
 # ----------------------------------------------------------------------------- simulated studies
 
 
-def simulated_study(index: int, rng: np.random.Generator, effect: float = 0.0, systems: int = 5, experiments: int = 6,
-                    evaluation_type: str = "human", team: str = "", year: str = "2024") -> Study:
+def simulated_study(
+    index: int,
+    rng: np.random.Generator,
+    effect: float = 0.0,
+    systems: int = 5,
+    experiments: int = 6,
+    evaluation_type: str = "human",
+    team: str = "",
+    year: str = "2024",
+) -> Study:
     """Human ratings on a 1-5 scale.  Each experiment answers four catalogue properties at random;
     an experiment on test set "B" shifts every system by its own offset (sd ``effect``), so pairs
     that differ on G.test_dataset disagree more when ``effect`` > 0.  Nothing else matters."""
@@ -26,18 +34,33 @@ def simulated_study(index: int, rng: np.random.Generator, effect: float = 0.0, s
     exps, scores = [], {}
     for i in range(experiments):
         dataset = rng.choice(["A", "B"])
-        props = {"G.test_dataset": str(dataset), "H3.2.1": int(rng.choice([3, 5])),
-                 "H3.2.2.1": str(rng.choice(["Yes", "No"])), "H4.2.1": {"Quality": str(rng.choice(["Objective", "Subjective"]))}}
+        props = {
+            "G.test_dataset": str(dataset),
+            "H3.2.1": int(rng.choice([3, 5])),
+            "H3.2.2.1": str(rng.choice(["Yes", "No"])),
+            "H4.2.1": {"Quality": str(rng.choice(["Objective", "Subjective"]))},
+        }
         exp = Experiment(f"e{i}", team=team or f"team-{i}", date=f"{year}-01-01", properties=props)
         exps.append(exp)
         noise = rng.normal(0, 0.05, systems)
         for j, name in enumerate(names):
             value = base[j] + noise[j] + (offset[j] if dataset == "B" else 0.0)
             scores[("Quality", name, exp.id)] = float(np.clip(value, 1, 5))
-    qc = QualityCriterion("Quality", scale_min=1, scale_max=5, evaluation_type=evaluation_type,
-                          qcet_id="QOG-w-3" if evaluation_type == "human" else None)
-    return Study(f"sim-{index:04d}", name=f"Simulated {index}", quality_criteria=[qc], systems=names,
-                 experiments=exps, scores=scores)
+    qc = QualityCriterion(
+        "Quality",
+        scale_min=1,
+        scale_max=5,
+        evaluation_type=evaluation_type,
+        qcet_id="QOG-w-3" if evaluation_type == "human" else None,
+    )
+    return Study(
+        f"sim-{index:04d}",
+        name=f"Simulated {index}",
+        quality_criteria=[qc],
+        systems=names,
+        experiments=exps,
+        scores=scores,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -53,6 +76,7 @@ def library(tmp_path_factory):
 
 def test_headline_numbers_come_from_stored_results_without_assessing(library, monkeypatch):
     """QRA++ Table 3 (Example 1): mean CV* 26.87, W 1, P 1; QRA++ Table 4: study mean CV* 27.65."""
+
     def refuse(*_args, **_kwargs):
         raise AssertionError("overview() must read stored results, not assess")
 
@@ -70,14 +94,17 @@ def test_headline_numbers_come_from_stored_results_without_assessing(library, mo
     assert round(svm["CV*"].item(), 2) == 19.96
 
 
-def test_results_are_written_with_the_revision_and_recomputed_when_the_version_changes(tmp_path, monkeypatch,
-                                                                                       example_study):
+def test_results_are_written_with_the_revision_and_recomputed_when_the_version_changes(
+    tmp_path, monkeypatch, example_study
+):
     lib = StudyLibrary(tmp_path / "lib.sqlite3")
     revision = lib.save(example_study("qrapp_example1"))
     import sqlite3
 
     with sqlite3.connect(lib.path) as db:
-        stored = db.execute("SELECT version FROM results WHERE study_id = 'qrapp-example1' AND revision = ?", (revision,)).fetchone()
+        stored = db.execute(
+            "SELECT version FROM results WHERE study_id = 'qrapp-example1' AND revision = ?", (revision,)
+        ).fetchone()
         rows = db.execute("SELECT COUNT(*) FROM result_rows WHERE study_id = 'qrapp-example1'").fetchone()[0]
     assert stored == (store_module.RESULTS_VERSION,)
     assert rows == len(qw.assess(example_study("qrapp_example1")).to_frame())
@@ -91,8 +118,13 @@ def test_results_are_written_with_the_revision_and_recomputed_when_the_version_c
 
 def test_a_study_that_cannot_be_assessed_is_listed_with_its_problem(tmp_path):
     lib = StudyLibrary(tmp_path / "lib.sqlite3")
-    lonely = Study("lonely", quality_criteria=[QualityCriterion("Q")], systems=["a"], experiments=[Experiment("e1")],
-                   scores={("Q", "a", "e1"): 1.0})
+    lonely = Study(
+        "lonely",
+        quality_criteria=[QualityCriterion("Q")],
+        systems=["a"],
+        experiments=[Experiment("e1")],
+        scores={("Q", "a", "e1"): 1.0},
+    )
     lib.save(lonely)
     view = qw.overview(lib)
     assert "at least two experiments" in view.studies.set_index("study").loc["lonely", "problem"]
@@ -103,12 +135,21 @@ def mixed_study() -> Study:
     """A human criterion scored in three experiments (W) and a metric one in two (τ)."""
     fluency = [[4.1, 3.2, 2.5], [4.0, 3.5, 2.2], [3.8, 3.3, 2.6]]
     bleu = [[30.1, 25.2, 20.3], [19.0, 24.0, 29.5]]
-    scores = {**{("Fluency", s, e): v for e, row in zip(["e1", "e2", "e3"], fluency) for s, v in zip("ABC", row)},
-              **{("BLEU", s, e): v for e, row in zip(["e1", "e2"], bleu) for s, v in zip("ABC", row)}}
-    return Study("mixed", name="Human fluency and metric BLEU", systems=["A", "B", "C"],
-                 quality_criteria=[QualityCriterion("Fluency", scale_min=1, scale_max=5, evaluation_type="human"),
-                                   QualityCriterion("BLEU", scale_min=0, scale_max=100, evaluation_type="metric")],
-                 experiments=[Experiment("e1"), Experiment("e2"), Experiment("e3")], scores=scores)
+    scores = {
+        **{("Fluency", s, e): v for e, row in zip(["e1", "e2", "e3"], fluency) for s, v in zip("ABC", row)},
+        **{("BLEU", s, e): v for e, row in zip(["e1", "e2"], bleu) for s, v in zip("ABC", row)},
+    }
+    return Study(
+        "mixed",
+        name="Human fluency and metric BLEU",
+        systems=["A", "B", "C"],
+        quality_criteria=[
+            QualityCriterion("Fluency", scale_min=1, scale_max=5, evaluation_type="human"),
+            QualityCriterion("BLEU", scale_min=0, scale_max=100, evaluation_type="metric"),
+        ],
+        experiments=[Experiment("e1"), Experiment("e2"), Experiment("e3")],
+        scores=scores,
+    )
 
 
 def test_w_and_tau_are_separate_columns_and_never_averaged(tmp_path, qrapp_table4_illustrative):
@@ -177,14 +218,24 @@ def test_worst_first_and_filters_work_in_memory(tmp_path, monkeypatch):
     lib = StudyLibrary(tmp_path / "lib.sqlite3")
     for i in range(6):
         kind = "human" if i % 2 else "metric"
-        lib.save(simulated_study(i, rng, effect=0.3 * i, evaluation_type=kind, team="Ateam" if i < 3 else "Bteam",
-                                 year="2023" if i < 3 else "2024"))
+        lib.save(
+            simulated_study(
+                i,
+                rng,
+                effect=0.3 * i,
+                evaluation_type=kind,
+                team="Ateam" if i < 3 else "Bteam",
+                year="2023" if i < 3 else "2024",
+            )
+        )
     view = qw.overview(lib)
     for kind in ("human", "metric"):
         criteria = view.criteria[view.criteria.evaluation_type == kind]
         assert (np.diff(criteria["mean CV*"].to_numpy(dtype=float)) <= 0).all()  # worst (highest CV*) first
         by_p = view.sorted("criteria", "P")
-        assert (np.diff(by_p[by_p.evaluation_type == kind]["P"].dropna().to_numpy(dtype=float)) >= 0).all()  # lowest P first
+        assert (
+            np.diff(by_p[by_p.evaluation_type == kind]["P"].dropna().to_numpy(dtype=float)) >= 0
+        ).all()  # lowest P first
 
     def no_database(*_args, **_kwargs):
         raise AssertionError("filtering must not touch the database")
@@ -257,8 +308,10 @@ def null_study(index: int, rng: np.random.Generator, experiments: int, systems: 
     base = rng.uniform(2.5, 4.0, systems)
     exps, scores = [], {}
     for i in range(experiments):
-        props = {pid: ({"Quality": random_answer(prop, rng)} if prop.per_criterion else random_answer(prop, rng))
-                 for pid, prop in PROPERTIES.items()}
+        props = {
+            pid: ({"Quality": random_answer(prop, rng)} if prop.per_criterion else random_answer(prop, rng))
+            for pid, prop in PROPERTIES.items()
+        }
         exps.append(Experiment(f"e{i}", properties=props))
         for j, name in enumerate(names):
             scores[("Quality", name, f"e{i}")] = float(np.clip(base[j] + rng.normal(0, 0.1), 1, 5))
@@ -300,7 +353,9 @@ def test_the_permutation_p_value_is_uniform_enough_for_one_property():
     below = 0
     for library in range(100):
         studies = [null_study(100 * library + i, rng, int(rng.integers(3, 5)), systems=3) for i in range(12)]
-        effects = property_effects(pairs_frame(studies), bootstrap=50, permutations=199, seed=library).set_index("property")
+        effects = property_effects(pairs_frame(studies), bootstrap=50, permutations=199, seed=library).set_index(
+            "property"
+        )
         below += bool(effects.loc["G.test_dataset", "p"] < 0.05)
     assert below <= 12
 
@@ -334,8 +389,12 @@ def test_the_permutation_test_rebuilds_the_observed_groups_from_the_pairs():
 
     rng = np.random.default_rng(2)
     pairs = pairs_frame([null_study(i, rng, 4) for i in range(3)])
-    index = {(s, e): k for k, (s, e) in enumerate(sorted({(s, e) for s, a, b in zip(pairs.study, pairs.experiment_a,
-                                                                                     pairs.experiment_b) for e in (a, b)}))}
+    index = {
+        (s, e): k
+        for k, (s, e) in enumerate(
+            sorted({(s, e) for s, a, b in zip(pairs.study, pairs.experiment_a, pairs.experiment_b) for e in (a, b)})
+        )
+    }
     slot_a = np.array([index[(s, a)] for s, a in zip(pairs.study, pairs.experiment_a)])
     slot_b = np.array([index[(s, b)] for s, b in zip(pairs.study, pairs.experiment_b)])
     for pid in ("G.test_dataset", "H4.2.1", "H2.1"):
@@ -378,7 +437,9 @@ def test_overview_tab_loads_when_built_filters_sorts_by_header_pages_and_opens_a
     first = next(r for r in view.table.rows if "group" not in r)
     assert first["cells"][0] == "1" and first["cells"][3] == "human"
     assert first["titles"][1] == f"Simulated {int(first['key'][4:])} ({first['key']})"  # the full name on hover
-    assert first["title"].startswith(f"Simulated {int(first['key'][4:])} ({first['key']}) · criterion: Quality · QCET: Fluency")
+    assert first["title"].startswith(
+        f"Simulated {int(first['key'][4:])} ({first['key']}) · criterion: Quality · QCET: Fluency"
+    )
     view.next.click()
     assert len(view.shown_studies) == 5
     view.filters["evaluation_type"].value = "metric"
@@ -409,7 +470,9 @@ def test_the_overview_benchmark_runs_quick():
     from pathlib import Path
 
     script = Path(__file__).parents[2] / "benchmarks" / "overview.py"
-    result = subprocess.run([sys.executable, str(script), "--quick"], capture_output=True, text=True, timeout=600, check=True)
+    result = subprocess.run(
+        [sys.executable, str(script), "--quick"], capture_output=True, text=True, timeout=600, check=True
+    )
     assert "| 30 |" in result.stdout and "| 2,000 |" in result.stdout
 
 
@@ -452,8 +515,9 @@ def test_a_failure_computing_results_never_loses_the_save(tmp_path, monkeypatch,
     assert round(view.studies.set_index("study").loc["qrapp-example1", "mean CV*"], 2) == 26.87  # QRA++ Table 3
 
 
-def test_opening_from_the_overview_asks_first_when_the_study_being_edited_is_unsaved(tmp_path, qrapp_example1,
-                                                                                     qra2022_pass):
+def test_opening_from_the_overview_asks_first_when_the_study_being_edited_is_unsaved(
+    tmp_path, qrapp_example1, qra2022_pass
+):
     """Opening a study never discards unsaved work without asking."""
     from qra_widgets.widgets import Dashboard
 
@@ -483,5 +547,7 @@ def test_the_overview_is_read_when_first_shown_and_again_only_after_a_save(tmp_p
     app.state.library.save(qra2022_nts)
     app.show_tab("Study")
     app.show_tab("Overview")
-    assert list(dict.fromkeys(app.overview.shown_studies)) == ["qrapp-example1", "qra2022-nts"]  # read again: human first
-
+    assert list(dict.fromkeys(app.overview.shown_studies)) == [
+        "qrapp-example1",
+        "qra2022-nts",
+    ]  # read again: human first

@@ -94,8 +94,11 @@ def test_each_experiments_alpha_agrees_with_krippendorff_computed_from_the_raw_r
             rows = frame[(frame.experiment == experiment) & (frame.quality_criterion == qc.name)]
             matrix = rows.pivot_table(index="rater", columns=["system", "item"], values="rating", aggfunc="first")
             ours = krippendorff_alpha(matrix.to_numpy(dtype=float), level="ordinal", categories=np.arange(1.0, 6.0))
-            theirs = krippendorff.alpha(reliability_data=matrix.to_numpy(dtype=float), level_of_measurement="ordinal",
-                                        value_domain=list(range(1, 6)))
+            theirs = krippendorff.alpha(
+                reliability_data=matrix.to_numpy(dtype=float),
+                level_of_measurement="ordinal",
+                value_domain=list(range(1, 6)),
+            )
             assert ours == pytest.approx(theirs, abs=1e-9)
             per_experiment.append(ours)
         assert shown[study_id] == pytest.approx(np.mean(per_experiment), abs=1e-9)
@@ -112,9 +115,11 @@ def test_ratings_in_one_experiment_give_an_annotator_alpha_and_no_type_iii_alpha
 
     study = vanmiltenburg2024_study
     q, system, item, experiment, label = study.labels.columns()
-    one = dataclasses.replace(study, ratings=study.ratings.select(3, ["direct"]),
-                              labels={(a, b, c, e): v for a, b, c, e, v in zip(q, system, item, experiment, label)
-                                      if e == "direct"})
+    one = dataclasses.replace(
+        study,
+        ratings=study.ratings.select(3, ["direct"]),
+        labels={(a, b, c, e): v for a, b, c, e, v in zip(q, system, item, experiment, label) if e == "direct"},
+    )
     assessment, alphas = _direct(one)
     assert not [r for r in assessment.rows if r.measure == "alpha"]  # no Type III α: labels in one experiment
     assert list(alphas.experiment) == ["direct"]

@@ -41,8 +41,9 @@ def test_hksj_interval_equals_the_one_built_from_statsmodels_var_hksj_re_to_1e9(
         half = stats.t.ppf(0.975, len(y) - 1) * math.sqrt(theirs.var_hksj_re)
         assert ours.ci_method == "hksj"
         assert ours.se == pytest.approx(math.sqrt(theirs.var_hksj_re), abs=1e-9)
-        assert (ours.ci_low, ours.ci_high) == pytest.approx((theirs.mean_effect_re - half, theirs.mean_effect_re + half),
-                                                            abs=1e-9)
+        assert (ours.ci_low, ours.ci_high) == pytest.approx(
+            (theirs.mean_effect_re - half, theirs.mean_effect_re + half), abs=1e-9
+        )
         # and statsmodels' own t interval on its WLS scale (conf_int(use_t=True), the 4th pair)
         assert (ours.ci_low, ours.ci_high) == pytest.approx(tuple(theirs.conf_int(use_t=True)[3]), abs=1e-9)
 

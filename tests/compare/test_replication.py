@@ -17,7 +17,9 @@ from qra_widgets.errors import QRAInputError
 from qra_widgets.meta import item_standard_errors, random_effects, replication_interval, tost
 from qra_widgets.replication import CRITERIA, d33, sceptical_p, success_matrix, z_sceptical
 
-REFERENCE = json.loads((Path(__file__).parents[1] / "data" / "reference" / "replicationsuccess_psceptical.json").read_text())
+REFERENCE = json.loads(
+    (Path(__file__).parents[1] / "data" / "reference" / "replicationsuccess_psceptical.json").read_text()
+)
 
 
 def p2z(p):  # ReplicationSuccess' p2z, two-sided
@@ -26,8 +28,9 @@ def p2z(p):  # ReplicationSuccess' p2z, two-sided
 
 @pytest.mark.parametrize("example", REFERENCE["examples"], ids=lambda e: e["call"])
 def test_sceptical_p_equals_replicationsuccess_documented_examples_to_1e6(example):
-    ours = sceptical_p(p2z(example["po"]), p2z(example["pr"]), example["c"], alternative=example["alternative"],
-                       type=example["type"])
+    ours = sceptical_p(
+        p2z(example["po"]), p2z(example["pr"]), example["c"], alternative=example["alternative"], type=example["type"]
+    )
     assert ours == pytest.approx(example["printed"], abs=1e-6)
 
 
@@ -116,7 +119,7 @@ def test_the_verdict_figure_is_a_criterion_by_comparison_matrix_of_the_verdicts(
     matrix = success_matrix(frame)
     assert list(matrix.index) == CRITERIA and matrix.shape == (7, 6)
     # small telescopes: success is *not* being significantly smaller than d33%
-    assert (matrix.loc["small_telescopes"].tolist() == (~frame.small_telescopes).tolist())
+    assert matrix.loc["small_telescopes"].tolist() == (~frame.small_telescopes).tolist()
     spec = charts.verdict_figure_json(frame, template=False)
     heat = spec["data"][0]
     assert heat["type"] == "heatmap" and len(heat["z"]) == 7 and len(heat["z"][0]) == 6

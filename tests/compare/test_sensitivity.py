@@ -16,18 +16,32 @@ DATA = Path(__file__).parents[1] / "data"
 
 
 def _reproducing(frame):
-    return frame[frame.reproduces][["optional_exclude", "scale_shift", "small_sample_factor", "sd", "aggregation",
-                                    "rounding"]].to_dict("records")
+    return frame[frame.reproduces][
+        ["optional_exclude", "scale_shift", "small_sample_factor", "sd", "aggregation", "rounding"]
+    ].to_dict("records")
 
 
 def test_qra3_means_reproduce_yao_2022_gt_12_01_only_with_the_shift_and_without_the_small_sample_factor(field_data):
     # SamsungLabs/ReproNLP2026 qra/output-4-studies/Yao2022/table.csv prints GT CV* 12.01 from
     # qra/metrics-4-studies.csv (the published field data)
-    study = qw.read_qra3(field_data / "qra3" / "metrics-4-studies.csv", field_data / "qra3" / "config-4-studies.json")[0]
+    study = qw.read_qra3(field_data / "qra3" / "metrics-4-studies.csv", field_data / "qra3" / "config-4-studies.json")[
+        0
+    ]
     frame = sensitivity(study, published="12.01", quality_criterion="Readability", system="GT")
-    assert _reproducing(frame) == [{"optional_exclude": "n/a", "scale_shift": True, "small_sample_factor": False,
-                                    "sd": "s/c4", "aggregation": "n/a", "rounding": "none"}]
-    assert frame.attrs["not_applicable"] == ["optional_exclude", "aggregation"]  # system means only: no ratings to aggregate
+    assert _reproducing(frame) == [
+        {
+            "optional_exclude": "n/a",
+            "scale_shift": True,
+            "small_sample_factor": False,
+            "sd": "s/c4",
+            "aggregation": "n/a",
+            "rounding": "none",
+        }
+    ]
+    assert frame.attrs["not_applicable"] == [
+        "optional_exclude",
+        "aggregation",
+    ]  # system means only: no ratings to aggregate
     assert len(frame) == 36 and frame.group.nunique() == 36  # 2 shifts x 2 factors x 3 sds x 3 roundings
 
 
@@ -38,7 +52,9 @@ def test_hurlimann_means_reproduce_8_646_only_unshifted_with_the_small_sample_fa
     rows += [f"{e},Readability,GT,{v},1,5" for e, v in zip(("O", "R1", "R2", "R3"), (4.95, 4.71, 4.38, 4.18182))]
     path = tmp_path / "means.csv"
     path.write_text("\n".join(rows) + "\n")
-    status = main(["sensitivity", str(path), "--published", "8.646", "--quality-criterion", "Readability", "--system", "GT"])
+    status = main(
+        ["sensitivity", str(path), "--published", "8.646", "--quality-criterion", "Readability", "--system", "GT"]
+    )
     out = capsys.readouterr().out
     assert status == 0
     assert "8.64614  REPRODUCES\n    scale_shift=False, small_sample_factor=True, sd=s/c4, rounding=none\n" in out
@@ -47,8 +63,12 @@ def test_hurlimann_means_reproduce_8_646_only_unshifted_with_the_small_sample_fa
 
 
 def _study(values, scale_min=1.0):
-    study = Study("s", quality_criteria=[QualityCriterion("Q", scale_min=scale_min, scale_max=5)], systems=["A"],
-                  experiments=[Experiment(f"E{i}") for i in range(len(values))])
+    study = Study(
+        "s",
+        quality_criteria=[QualityCriterion("Q", scale_min=scale_min, scale_max=5)],
+        systems=["A"],
+        experiments=[Experiment(f"E{i}") for i in range(len(values))],
+    )
     for i, v in enumerate(values):
         study.set_score("Q", "A", f"E{i}", v)
     return study
@@ -56,7 +76,12 @@ def _study(values, scale_min=1.0):
 
 def test_choices_that_cannot_change_the_value_are_not_applicable_and_equal_values_are_grouped():
     frame = sensitivity(_study([3.1, 2.5, 2.9], scale_min=0.0), published="9.9", quality_criterion="Q", system="A")
-    assert frame.attrs["not_applicable"] == ["optional_exclude", "scale_shift", "aggregation", "rounding"]  # 0-based; 1 decimal
+    assert frame.attrs["not_applicable"] == [
+        "optional_exclude",
+        "scale_shift",
+        "aggregation",
+        "rounding",
+    ]  # 0-based; 1 decimal
     assert len(frame) == 6 and list(frame.small_sample_factor) == [False, True] * 3
     assert list(frame.sd) == ["STDEV.P", "STDEV.P", "STDEV.S", "STDEV.S", "s/c4", "s/c4"]  # smallest sd first
 
@@ -77,8 +102,11 @@ def test_item_level_ratings_add_the_aggregation_choice():
     assert "aggregation" not in frame.attrs["not_applicable"]
     assert {"mean", "median"} <= set(frame.aggregation)
     # every rater rates every item once: the mean of all ratings is the mean of item means (one group)
-    both = frame[frame.aggregation.isin(["mean", "item_mean"])].groupby(["scale_shift", "small_sample_factor", "sd",
-                                                                          "rounding"]).group.nunique()
+    both = (
+        frame[frame.aggregation.isin(["mean", "item_mean"])]
+        .groupby(["scale_shift", "small_sample_factor", "sd", "rounding"])
+        .group.nunique()
+    )
     assert (both == 1).all()
 
 
@@ -91,11 +119,20 @@ def test_each_optional_exclude_of_a_spec_is_tried_and_the_one_that_reproduces_is
         for rater, values in scores.items():
             rows += [f"{e},i{i},{rater},A,{v}" for i, v in enumerate(values)]
     (tmp_path / "ratings.csv").write_text("\n".join(rows) + "\n")
-    entry = {"file": "ratings.csv", "columns": {"system": "system", "item": "item", "rater": "rater", "criteria": {"Fluency": "fluency"}}}
-    spec = {"schema": "qra-widgets/annotations", "version": 1, "id": "toy",
-            "quality_criteria": [{"name": "Fluency", "scale_min": 1, "scale_max": 5}],
-            "experiments": [{"id": "O", "role": "original", **entry, "rows": {"experiment": ["O"]}},
-                            {"id": "R1", **entry, "rows": {"experiment": ["R1"]}, "optional_exclude": {"rater": ["late"]}}]}
+    entry = {
+        "file": "ratings.csv",
+        "columns": {"system": "system", "item": "item", "rater": "rater", "criteria": {"Fluency": "fluency"}},
+    }
+    spec = {
+        "schema": "qra-widgets/annotations",
+        "version": 1,
+        "id": "toy",
+        "quality_criteria": [{"name": "Fluency", "scale_min": 1, "scale_max": 5}],
+        "experiments": [
+            {"id": "O", "role": "original", **entry, "rows": {"experiment": ["O"]}},
+            {"id": "R1", **entry, "rows": {"experiment": ["R1"]}, "optional_exclude": {"rater": ["late"]}},
+        ],
+    }
     path = tmp_path / "spec.json"
     path.write_text(json.dumps(spec))
     # O mean 4.2, R1 without "late" 4.2: CV* 0 -> the published 0.00 needs the exclusion
@@ -105,7 +142,7 @@ def test_each_optional_exclude_of_a_spec_is_tried_and_the_one_that_reproduces_is
     groups = out.split("\n")
     start = next(i for i, line in enumerate(groups) if line.endswith("REPRODUCES"))
     block = []
-    for line in groups[start + 1:]:
+    for line in groups[start + 1 :]:
         if not line.startswith("    "):
             break
         block.append(line)
@@ -128,9 +165,13 @@ def test_arvan_and_pardes_sep_ae_cv_star_needs_their_undocumented_exclusion(fiel
     variants = optional_exclude_variants(spec, lambda copied: load_annotations(copied, base=field_data))
     assert round(variants["none"].scores[("Meaning", "sep_ae", "R1")], 2) == 0.92
     assert round(variants["R1"].scores[("Meaning", "sep_ae", "R1")], 3) == 1.444
-    frame = sensitivity(variants["none"], published="7.595", quality_criterion="Meaning", system="sep_ae", variants=variants)
-    assert {(r["optional_exclude"], r["scale_shift"], r["small_sample_factor"], r["sd"], r["rounding"])
-            for r in _reproducing(frame)} == {("R1", True, True, "s/c4", "none")}
+    frame = sensitivity(
+        variants["none"], published="7.595", quality_criterion="Meaning", system="sep_ae", variants=variants
+    )
+    assert {
+        (r["optional_exclude"], r["scale_shift"], r["small_sample_factor"], r["sd"], r["rounding"])
+        for r in _reproducing(frame)
+    } == {("R1", True, True, "s/c4", "none")}
 
 
 def test_a_team_that_used_excel_stdev_p_gets_a_hint(tmp_path, capsys):
@@ -147,10 +188,22 @@ def test_a_team_that_used_excel_stdev_p_gets_a_hint(tmp_path, capsys):
     rows += [f"{e},Readability,GT,{v},1,5" for e, v in zip(("O", "R1", "R2", "R3"), values)]
     path = tmp_path / "means.csv"
     path.write_text("\n".join(rows) + "\n")
-    status = main(["sensitivity", str(path), "--published", f"{by_hand:.3f}", "--quality-criterion", "Readability",
-                   "--system", "GT"])
+    status = main(
+        [
+            "sensitivity",
+            str(path),
+            "--published",
+            f"{by_hand:.3f}",
+            "--quality-criterion",
+            "Readability",
+            "--system",
+            "GT",
+        ]
+    )
     out = capsys.readouterr().out
     assert status == 0 and f"{by_hand:.3f}" == "8.839"
     assert "REPRODUCES\n    scale_shift=True, small_sample_factor=True, sd=STDEV.P, rounding=none\n" in out
-    assert out.strip().endswith("hint: the published value is reproduced only with the population standard deviation "
-                                "(Excel STDEV.P, numpy's default ddof=0), not with QRA's unbiased s* = s/c4(n)")
+    assert out.strip().endswith(
+        "hint: the published value is reproduced only with the population standard deviation "
+        "(Excel STDEV.P, numpy's default ddof=0), not with QRA's unbiased s* = s/c4(n)"
+    )

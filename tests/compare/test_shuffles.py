@@ -26,7 +26,7 @@ def library(rng: np.random.Generator, sizes: list[int], criteria: int, shuffles:
     study_offset = np.concatenate([[0], np.cumsum(size)[:-1]])
     perm = np.empty((shuffles, int(size.sum())), dtype=np.int64)
     for s, m in enumerate(size):
-        perm[:, study_offset[s]:study_offset[s] + m] = rng.permuted(np.tile(np.arange(m), (shuffles, 1)), axis=1)
+        perm[:, study_offset[s] : study_offset[s] + m] = rng.permuted(np.tile(np.arange(m), (shuffles, 1)), axis=1)
     labels = rng.integers(-1, 3, size=slot)
     arrays = [np.array(x, dtype=np.int64) for x in (study_index, first_slot, place_a, place_b)]
     return perm, study_offset, size, arrays, labels
@@ -50,8 +50,11 @@ def test_order_ranks_are_the_positions_in_itertools_permutations():
 
 
 @settings(max_examples=40, deadline=None)
-@given(sizes=st.lists(st.integers(2, MAX_TABULATED + 3), min_size=1, max_size=12), criteria=st.integers(1, 3),
-       seed=st.integers(0, 2**32 - 1))
+@given(
+    sizes=st.lists(st.integers(2, MAX_TABULATED + 3), min_size=1, max_size=12),
+    criteria=st.integers(1, 3),
+    seed=st.integers(0, 2**32 - 1),
+)
 def test_the_tables_give_every_shuffled_effect_of_the_pass_over_the_pairs(sizes, criteria, seed):
     rng = np.random.default_rng(seed)
     perm, study_offset, size, arrays, labels = library(rng, sizes, criteria, shuffles=300)
@@ -69,5 +72,6 @@ def test_a_library_of_mixed_sizes_uses_both_paths():
     assert {int(len(t[0]) and size[arrays[0][t[0][0]]]) for t in shuffles.tables} == {2, 3, 4, 5}
     assert shuffles.rest is not None and set(size[arrays[0][shuffles.rest[0]]]) == {6, 8}
     centred = rng.normal(size=len(arrays[0]))
-    np.testing.assert_allclose(shuffles.effects(labels, centred), by_pairs(perm, study_offset, arrays, labels, centred),
-                               rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(
+        shuffles.effects(labels, centred), by_pairs(perm, study_offset, arrays, labels, centred), rtol=1e-12, atol=1e-12
+    )

@@ -37,8 +37,9 @@ HOSKING = "atlas/hosking2021_sepae_bws/DERIVED_responses_long_from_mo-arvan_resp
 PUDUPPULLY = "reproductions/puduppully2021_rotowire_pairwise_lab1_lab2/raw_mturk"
 FIELD_SPECS = Path(__file__).parents[1] / "field"
 STATUS = "document.querySelector('.qw-status')?.innerText || ''"
-ASSESSMENT = ("[...document.querySelectorAll('.qw-assessment-table tr')]"
-              ".map(r => [...r.children].map(c => c.textContent.trim()))")
+ASSESSMENT = (
+    "[...document.querySelectorAll('.qw-assessment-table tr')].map(r => [...r.children].map(c => c.textContent.trim()))"
+)
 
 
 def wait_status(page, pattern: str) -> str:
@@ -76,7 +77,11 @@ def layout_label(page, box, name: str) -> str:
 
 def chosen_layout(box) -> str:
     """The chosen layout option's label, as shown (ipywidgets shows spaces as no-break spaces)."""
-    return box.locator(".qw-ann-layout select").evaluate("s => s.options[s.selectedIndex].textContent").replace("\xa0", " ")
+    return (
+        box.locator(".qw-ann-layout select")
+        .evaluate("s => s.options[s.selectedIndex].textContent")
+        .replace("\xa0", " ")
+    )
 
 
 def set_criterion(page, index: int, name: str, low: str, high: str) -> None:
@@ -140,7 +145,9 @@ def test_four_qra3_annotation_files_in_four_cards_give_qra3s_readability_cv(page
         box = card(page, index)
         assert box.locator(".qw-ann-col-system select").input_value() == "source"
         assert box.locator(".qw-ann-col-rater select").input_value() == "labeller_id"
-    select(card(page, 1).locator(".qw-ann-col-criterion-readability"), "readability_new")  # Florescu's corrected ratings
+    select(
+        card(page, 1).locator(".qw-ann-col-criterion-readability"), "readability_new"
+    )  # Florescu's corrected ratings
     type_into(page.locator(".qw-ann-renames"), "groundtruth = GT\nOurs = QAG")  # QRA3's system names
     load(page)
     assert "from 4 experiments (O, R1, R2, R3)" in page.evaluate(f"() => {STATUS}")
@@ -148,7 +155,11 @@ def test_four_qra3_annotation_files_in_four_cards_give_qra3s_readability_cv(page
     cv = assessment(page, "QRA3 (organisers' tool)")
     # qra3/output-4-studies/Yao2022/table.csv: GT, QAG, PAQ, and the criterion's mean
     assert {system: cv[system] for system in ("GT", "QAG", "PAQ", "mean over systems")} == {
-        "GT": "12.01", "QAG": "14.78", "PAQ": "19.09", "mean over systems": "15.29"}
+        "GT": "12.01",
+        "QAG": "14.78",
+        "PAQ": "19.09",
+        "mean over systems": "15.29",
+    }
     check_no_code_or_traceback(page)
 
 
@@ -171,20 +182,33 @@ def hosking_form(page, field_data) -> None:
     select(repeat.locator(".qw-ann-exclude-column").nth(0), "system_a")
     type_into(repeat.locator(".qw-ann-exclude-values").nth(0), "distractor, inputs")
     repeat.locator(".qw-ann-add-exclude").click()
-    page.wait_for_function("() => document.querySelectorAll('.qw-ann-card')[1].querySelectorAll('.qw-ann-exclude-column').length === 2")
+    page.wait_for_function(
+        "() => document.querySelectorAll('.qw-ann-card')[1].querySelectorAll('.qw-ann-exclude-column').length === 2"
+    )
     select(repeat.locator(".qw-ann-exclude-column").nth(1), "worker")
     type_into(repeat.locator(".qw-ann-exclude-values").nth(1), "anon_worker_32, anon_worker_72, anon_worker_111")
     repeat.locator(".qw-ann-fill-map").click()
     wait_status(page, "R1: found 2 answer")
     entries = repeat.locator(".qw-ann-map-entry")
-    titles = {entries.nth(i).evaluate("el => el.title || el.querySelector('input')?.title")
-              for i in range(entries.count())}
+    titles = {
+        entries.nth(i).evaluate("el => el.title || el.querySelector('input')?.title") for i in range(entries.count())
+    }
     assert titles == {"True", "False"}
-    assert repeat.locator(".qw-ann-map-entry[title='True'] input, .qw-ann-map-entry input[title='True']").first.input_value() == "b"
+    assert (
+        repeat.locator(
+            ".qw-ann-map-entry[title='True'] input, .qw-ann-map-entry input[title='True']"
+        ).first.input_value()
+        == "b"
+    )
     original = card(page, 0)
     original.locator(".qw-ann-layout select").select_option(label=layout_label(page, original, "scores"))
     page.wait_for_function("() => document.querySelectorAll('.qw-ann-score').length === 4")
-    for system, value in {"vae": "58", "sep_ae": "-6", "lbow": "-12", "dips": "-39"}.items():  # results/original/results.csv
+    for system, value in {
+        "vae": "58",
+        "sep_ae": "-6",
+        "lbow": "-12",
+        "dips": "-39",
+    }.items():  # results/original/results.csv
         title = f"{system} / Meaning"
         type_into(original.locator(f".qw-ann-score[title='{title}'], .qw-ann-score:has(input[title='{title}'])"), value)
     page.select_option(".qw-ann-agreement-coding select", label="the answer's position")
@@ -203,7 +227,11 @@ def test_hosking_raw_pairwise_and_a_scores_card_give_the_published_cv(page, serv
     # results/lab1/tables/cv_summary.csv of mo-arvan/reprohum-0744-02
     # (the template drops trailing zeros, as QRA++'s tables do: 7.6 is the published 7.60)
     assert {system: f"{float(cv[system]):.2f}" for system in ("vae", "sep_ae", "lbow", "dips")} == {
-        "vae": "0.63", "sep_ae": "7.60", "lbow": "1.65", "dips": "10.31"}
+        "vae": "0.63",
+        "sep_ae": "7.60",
+        "lbow": "1.65",
+        "dips": "10.31",
+    }
     check_no_code_or_traceback(page)
 
 
@@ -223,8 +251,22 @@ def test_the_downloaded_spec_gives_the_same_numbers_through_the_cli(page, server
     data_root = tmp_path / "data"
     data_root.mkdir()
     (data_root / Path(HOSKING).name).write_bytes((field_data / HOSKING).read_bytes())
-    out = subprocess.run([sys.executable, "-m", "qra_widgets.cli", "report", str(saved), "--data-root", str(data_root),
-                          "--format", "json"], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "qra_widgets.cli",
+            "report",
+            str(saved),
+            "--data-root",
+            str(data_root),
+            "--format",
+            "json",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     rows = json.loads(out)
     cv = {r["system"]: r["value"] for r in rows["results"] if r["measure"] == "CV*" and r.get("system")}
     assert {s: round(v, 2) for s, v in cv.items()} == {"vae": 0.63, "sep_ae": 7.60, "lbow": 1.65, "dips": 10.31}
@@ -248,7 +290,9 @@ def test_two_labs_files_of_the_same_name_stay_two_experiments(page, server, fiel
         assert box.locator(".qw-ann-col-best select").input_value() == "Answer.best_coh"
         assert box.locator(".qw-ann-col-worst select").input_value() == "Answer.worst_coh"
         assert box.locator(".qw-ann-col-rater select").input_value() == "WorkerId"
-        assert box.locator(".qw-ann-col-item select").evaluate("s => [...s.selectedOptions].map(o => o.value)") == ["Input.code"]
+        assert box.locator(".qw-ann-col-item select").evaluate("s => [...s.selectedOptions].map(o => o.value)") == [
+            "Input.code"
+        ]
         box.locator(".qw-ann-fill-map").click()
         wait_status(page, f"Lab{index + 1}: found 2 answer")
     load(page)
@@ -288,7 +332,9 @@ def test_tab_titles_and_the_overview_headers_read_whole_at_800_px(page, server):
     tab(page, "Library")
     page.locator(".qra-save").first.click()
     wait_status(page, "as revision 1")
-    titles = page.evaluate("() => [...document.querySelectorAll('.qra-dashboard .lm-TabBar-tab')].map(t => t.innerText)")
+    titles = page.evaluate(
+        "() => [...document.querySelectorAll('.qra-dashboard .lm-TabBar-tab')].map(t => t.innerText)"
+    )
     assert {"Experiments", "Annotations", "Side by side"} <= set(titles)  # whole titles, none cut to "Experim"
     assert page.evaluate(CUT, ".qra-dashboard .lm-TabBar-tabLabel") == []
     tab(page, "Overview")

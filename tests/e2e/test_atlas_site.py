@@ -37,8 +37,12 @@ def test_atlas_site_renders_offline_with_a_forest_plot_per_criterion_of_every_fa
         page = context.new_page()
         requests, problems = [], []
         page.on("request", lambda request: requests.append(request.url))
-        page.on("console", lambda message: problems.append(message.text)
-                if message.type == "error" or "WARN" in message.text else None)
+        page.on(
+            "console",
+            lambda message: (
+                problems.append(message.text) if message.type == "error" or "WARN" in message.text else None
+            ),
+        )
         page.on("pageerror", lambda error: problems.append(str(error)))
         page.goto((out / "index.html").as_uri())
         page.wait_for_selector("#distribution-CV .main-svg")
@@ -57,5 +61,7 @@ def test_atlas_site_renders_offline_with_a_forest_plot_per_criterion_of_every_fa
             assert "Published vs recomputed" in page.content()
             if family == "yao2022_storyqg":
                 page.screenshot(path=str(OUTPUT / "atlas-yao2022.png"), full_page=True)
-        assert {url.split(":", 1)[0] for url in requests} == {"file"}, [u for u in requests if not u.startswith("file:")]
+        assert {url.split(":", 1)[0] for url in requests} == {"file"}, [
+            u for u in requests if not u.startswith("file:")
+        ]
         assert not problems, problems

@@ -11,10 +11,17 @@ from .conftest import OUTPUT
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 EXAMPLE1 = titles()["qrapp_example1"]
-CV_PLOT = ("(() => { const el = document.querySelector('.qra-cv-chart'); "
-           "return !el ? null : el.classList.contains('js-plotly-plot') ? el : el.querySelector('.js-plotly-plot'); })()")
+CV_PLOT = (
+    "(() => { const el = document.querySelector('.qra-cv-chart'); "
+    "return !el ? null : el.classList.contains('js-plotly-plot') ? el : el.querySelector('.js-plotly-plot'); })()"
+)
 
-FORBIDDEN = ("Traceback (most recent call last)", "from qra_widgets.widgets import Dashboard", "site-packages", "/work/")
+FORBIDDEN = (
+    "Traceback (most recent call last)",
+    "from qra_widgets.widgets import Dashboard",
+    "site-packages",
+    "/work/",
+)
 
 
 def open_app(page, url):
@@ -62,7 +69,9 @@ def test_an_example_loads_edits_saves_and_reloads_with_its_numbers(page, server)
     cell.press("Enter")
     page.wait_for_function("() => !document.querySelector('.qra-assessment')?.innerText.includes('19.96')")
     tab(page, "Charts")
-    page.wait_for_function(f"() => {{ const y = {CV_PLOT}.data[0]?.y?.[0]; return y !== undefined && y.toFixed(2) !== '19.96'; }}")
+    page.wait_for_function(
+        f"() => {{ const y = {CV_PLOT}.data[0]?.y?.[0]; return y !== undefined && y.toFixed(2) !== '19.96'; }}"
+    )
     page.screenshot(path=str(OUTPUT / "dashboard-charts.png"), full_page=True)
 
     tab(page, "Library")

@@ -27,8 +27,7 @@ NOT_PAGES = {"_static", "_sources", "_images", "_downloads", ".doctrees", "repor
 
 
 def site_pages() -> list[Path]:
-    return sorted(p for p in SITE.rglob("*.html")
-                  if not NOT_PAGES.intersection(p.relative_to(SITE).parts[:-1]))
+    return sorted(p for p in SITE.rglob("*.html") if not NOT_PAGES.intersection(p.relative_to(SITE).parts[:-1]))
 
 
 class QuietHandler(http.server.SimpleHTTPRequestHandler):
@@ -75,10 +74,14 @@ def visits(site_url):
         page.set_default_timeout(60_000)
         failed: list[str] = []
         errors: list[str] = []
-        page.on("requestfailed", lambda request: request.url.startswith(site_url)
-                and failed.append(f"{request.url} ({request.failure})"))
-        page.on("response", lambda response: response.status >= 400
-                and failed.append(f"{response.url} (HTTP {response.status})"))
+        page.on(
+            "requestfailed",
+            lambda request: request.url.startswith(site_url) and failed.append(f"{request.url} ({request.failure})"),
+        )
+        page.on(
+            "response",
+            lambda response: response.status >= 400 and failed.append(f"{response.url} (HTTP {response.status})"),
+        )
         page.on("pageerror", lambda error: errors.append(str(error)))
         for path in site_pages():
             name = path.relative_to(SITE).as_posix()
@@ -88,7 +91,8 @@ def visits(site_url):
             charts = path.read_text(encoding="utf-8").count("Plotly.newPlot(")
             if charts:
                 page.wait_for_function(
-                    "n => document.querySelectorAll('div.plotly-graph-div .main-svg').length >= n", arg=charts)
+                    "n => document.querySelectorAll('div.plotly-graph-div .main-svg').length >= n", arg=charts
+                )
             formulas = page.locator("div.math, span.math").count()
             if formulas:
                 page.wait_for_function("() => document.querySelector('mjx-container') !== null")
@@ -97,8 +101,10 @@ def visits(site_url):
                 "failed": list(failed),
                 "errors": list(errors),
                 "charts": charts,
-                "charts drawn": page.evaluate("() => [...document.querySelectorAll('div.plotly-graph-div')]"
-                                              ".filter(d => d.querySelector('.main-svg')).length"),
+                "charts drawn": page.evaluate(
+                    "() => [...document.querySelectorAll('div.plotly-graph-div')]"
+                    ".filter(d => d.querySelector('.main-svg')).length"
+                ),
                 "formulas": formulas,
                 "formulas rendered": page.locator("mjx-container").count(),
             }
@@ -106,11 +112,25 @@ def visits(site_url):
 
 
 def test_the_site_has_the_pages_the_documentation_promises(visits):
-    for page in ["index.html", "install.html", "user-guide/index.html", "user-guide/researcher.html",
-                 "user-guide/organiser.html", "user-guide/teacher.html", "file-formats.html",
-                 "conventions.html", "intervals.html", "app.html", "cli.html", "api/index.html",
-                 "decisions.html", "performance.html", "examples/index.html", "contributing.html",
-                 "changelog.html"]:
+    for page in [
+        "index.html",
+        "install.html",
+        "user-guide/index.html",
+        "user-guide/researcher.html",
+        "user-guide/organiser.html",
+        "user-guide/teacher.html",
+        "file-formats.html",
+        "conventions.html",
+        "intervals.html",
+        "app.html",
+        "cli.html",
+        "api/index.html",
+        "decisions.html",
+        "performance.html",
+        "examples/index.html",
+        "contributing.html",
+        "changelog.html",
+    ]:
         assert page in visits, f"{page} is not in the built site"
     notebooks = [name for name in visits if name.startswith("examples/paper/")]
     assert len(notebooks) >= 6, notebooks
@@ -122,8 +142,9 @@ def test_no_page_requests_anything_outside_the_site(visits):
 
 
 def test_every_page_loads_its_assets_and_runs_without_a_script_error(visits):
-    broken = {name: visit["failed"] + visit["errors"] for name, visit in visits.items()
-              if visit["failed"] or visit["errors"]}
+    broken = {
+        name: visit["failed"] + visit["errors"] for name, visit in visits.items() if visit["failed"] or visit["errors"]
+    }
     assert not broken, broken
 
 

@@ -37,9 +37,23 @@ def status_of(url: str) -> tuple[int, str]:
         return error.code, error.read().decode("utf-8", "replace")
 
 
-@pytest.mark.parametrize("path", ["api/kernels", "api/contents", "api/sessions", "lab", "tree", "files/app.ipynb",
-                                  "voila/files/app.ipynb", "voila/files/cli.py", "voila/files/serve.py",
-                                  "voila/files/../qra_widgets/cli.py", "voila/render/app.ipynb", "notebooks/app.ipynb"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "api/kernels",
+        "api/contents",
+        "api/sessions",
+        "lab",
+        "tree",
+        "files/app.ipynb",
+        "voila/files/app.ipynb",
+        "voila/files/cli.py",
+        "voila/files/serve.py",
+        "voila/files/../qra_widgets/cli.py",
+        "voila/render/app.ipynb",
+        "notebooks/app.ipynb",
+    ],
+)
 def test_jupyter_apis_and_source_downloads_are_refused(server, path):
     url, _library, _log = server
     code, body = status_of(url + path)
@@ -66,12 +80,31 @@ def _forge_execute_request(base: str, kernel_id: str, marker: str) -> str:
     outcome: list[str] = []
 
     async def send():
-        connection = await websocket_connect(f"{base.replace('http', 'ws')}api/kernels/{kernel_id}/channels?session_id={uuid.uuid4().hex}")
-        message = {"header": {"msg_id": uuid.uuid4().hex, "username": "x", "session": uuid.uuid4().hex, "msg_type": "execute_request",
-                              "version": "5.3", "date": ""},
-                   "parent_header": {}, "metadata": {}, "channel": "shell", "buffers": [],
-                   "content": {"code": f"open({marker!r}, 'w').write('pwned')", "silent": False, "store_history": False,
-                               "user_expressions": {}, "allow_stdin": False, "stop_on_error": True}}
+        connection = await websocket_connect(
+            f"{base.replace('http', 'ws')}api/kernels/{kernel_id}/channels?session_id={uuid.uuid4().hex}"
+        )
+        message = {
+            "header": {
+                "msg_id": uuid.uuid4().hex,
+                "username": "x",
+                "session": uuid.uuid4().hex,
+                "msg_type": "execute_request",
+                "version": "5.3",
+                "date": "",
+            },
+            "parent_header": {},
+            "metadata": {},
+            "channel": "shell",
+            "buffers": [],
+            "content": {
+                "code": f"open({marker!r}, 'w').write('pwned')",
+                "silent": False,
+                "store_history": False,
+                "user_expressions": {},
+                "allow_stdin": False,
+                "stop_on_error": True,
+            },
+        }
         await connection.write_message(json.dumps(message))
         await asyncio.sleep(3)
         connection.close()
@@ -115,7 +148,9 @@ def test_oversized_upload_is_refused_before_parsing(server, page, tmp_path):
     chooser.value.set_files(str(big))
     page.wait_for_function("() => document.querySelector('.qra-scores-upload')?.innerText.includes('(1)')")
     page.click(".qra-scores-upload-button")
-    page.wait_for_function("() => document.querySelector('.qra-status')?.innerText.includes('uploads are limited to 5 MiB')")
+    page.wait_for_function(
+        "() => document.querySelector('.qra-status')?.innerText.includes('uploads are limited to 5 MiB')"
+    )
     check_no_code_or_traceback(page)
     tab(page, "Study")  # the page still answers
     page.wait_for_selector(".qra-study-name")
@@ -190,8 +225,13 @@ def test_no_server_path_in_the_page_or_any_websocket_frame(server, page):
 
     url, library, _log = server
     frames: list[str] = []
-    page.on("websocket", lambda ws: ws.on("framereceived", lambda payload: frames.append(
-        payload if isinstance(payload, str) else payload.decode("utf-8", "replace"))))
+    page.on(
+        "websocket",
+        lambda ws: ws.on(
+            "framereceived",
+            lambda payload: frames.append(payload if isinstance(payload, str) else payload.decode("utf-8", "replace")),
+        ),
+    )
     open_app(page, url)
     for title in ("Study", "Scores", "Experiments", "Charts", "Library"):
         tab(page, title)

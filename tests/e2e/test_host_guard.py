@@ -40,8 +40,14 @@ def raw_request(url: str, path: str, headers: dict[str, str]) -> tuple[int, str]
                 break
             received += chunk
         head, _, body = received.partition(b"\r\n\r\n")
-        length = next((int(line.split(b":", 1)[1]) for line in head.split(b"\r\n")
-                       if line.lower().startswith(b"content-length:")), 0)
+        length = next(
+            (
+                int(line.split(b":", 1)[1])
+                for line in head.split(b"\r\n")
+                if line.lower().startswith(b"content-length:")
+            ),
+            0,
+        )
         while len(body) < min(length, 4096):
             chunk = connection.recv(4096)
             if not chunk:
@@ -51,8 +57,13 @@ def raw_request(url: str, path: str, headers: dict[str, str]) -> tuple[int, str]
 
 
 def upgrade_headers(host: str, origin: str | None) -> dict[str, str]:
-    headers = {"Host": host, "Upgrade": "websocket", "Connection": "Upgrade", "Sec-WebSocket-Version": "13",
-               "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ=="}
+    headers = {
+        "Host": host,
+        "Upgrade": "websocket",
+        "Connection": "Upgrade",
+        "Sec-WebSocket-Version": "13",
+        "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
+    }
     if origin is not None:
         headers["Origin"] = origin
     return headers
@@ -61,8 +72,9 @@ def upgrade_headers(host: str, origin: str | None) -> dict[str, str]:
 @pytest.fixture(scope="module")
 def guarded(tmp_path_factory):
     folder = tmp_path_factory.mktemp("guarded")
-    command = lambda port: cli_app_command(port, f"--db={folder / 'library.sqlite3'}", "--pool-size=0",
-                                           f"--allow-host={ALLOWED}")
+    command = lambda port: cli_app_command(
+        port, f"--db={folder / 'library.sqlite3'}", "--pool-size=0", f"--allow-host={ALLOWED}"
+    )
     with running_app(folder, command=command) as (url, _process):
         yield url, folder / "voila.log"
 
@@ -97,8 +109,11 @@ def test_allowed_names_pass_the_guard_whatever_their_case_and_port(guarded):
     for host in ("localhost", "127.0.0.1:1", "[::1]", ALLOWED.upper() + ":443"):
         status, body = raw_request(url, "/voila/static/voila.js", {"Host": host})
         assert status == 200 and "not allowed" not in body, (host, status, body[:200])
-    status, _ = raw_request(url, f"/api/kernels/{uuid.uuid4()}/channels",
-                            upgrade_headers(ALLOWED.lower(), f"https://{ALLOWED.lower()}:8443"))
+    status, _ = raw_request(
+        url,
+        f"/api/kernels/{uuid.uuid4()}/channels",
+        upgrade_headers(ALLOWED.lower(), f"https://{ALLOWED.lower()}:8443"),
+    )
     assert status != 403  # past the guard (no such kernel)
 
 

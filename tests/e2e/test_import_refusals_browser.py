@@ -25,16 +25,30 @@ def test_import_many_lists_each_bad_member_and_imports_the_good_files(page, serv
     attack = json.loads(SPEC)
     attack["id"] = "attack"
     attack["experiments"][0]["file"] = "/etc/passwd"
-    files = [{"name": "batch.zip", "mimeType": "application/zip", "buffer": bad_members_zip()},
-             {"name": "team1.zip", "mimeType": "application/zip",
-              "buffer": zipped([("team1/spec.json", SPEC), (f"team1/{RATINGS}", RATINGS_CSV), ("team1/notes.pdf", b"%PDF")])},
-             {"name": "attack.zip", "mimeType": "application/zip",
-              "buffer": zipped([("a/spec.json", json.dumps(attack).encode()), (f"a/{RATINGS}", RATINGS_CSV)])}]
+    files = [
+        {"name": "batch.zip", "mimeType": "application/zip", "buffer": bad_members_zip()},
+        {
+            "name": "team1.zip",
+            "mimeType": "application/zip",
+            "buffer": zipped(
+                [("team1/spec.json", SPEC), (f"team1/{RATINGS}", RATINGS_CSV), ("team1/notes.pdf", b"%PDF")]
+            ),
+        },
+        {
+            "name": "attack.zip",
+            "mimeType": "application/zip",
+            "buffer": zipped([("a/spec.json", json.dumps(attack).encode()), (f"a/{RATINGS}", RATINGS_CSV)]),
+        },
+    ]
     choose_files(page, ".qra-bulk-upload", files)
     page.locator(".qra-import-many").click()
     wait_status(page, "Refused 4 (see below). Skipped 1 file (see below).")
     status = page.inner_text(".qra-status")
-    assert status.startswith("Imported 2 studies from 3 files:") and f"'{STUDY_ID}'" in status and "'qrapp-example1'" in status
+    assert (
+        status.startswith("Imported 2 studies from 3 files:")
+        and f"'{STUDY_ID}'" in status
+        and "'qrapp-example1'" in status
+    )
     report = page.inner_text(".qra-import-report")
     assert "encrypted (password-protected) member" in report and "unknown compression method 99" in report
     assert "cannot be unpacked: the zip is damaged" in report

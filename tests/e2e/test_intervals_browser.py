@@ -69,7 +69,9 @@ def test_compute_intervals_in_the_page_after_uploading_annotations(page, server)
     page.fill(".qw-ann-study-id input", "fluency")
     page.locator(".qw-ann-study-id input").press("Tab")
     page.click(".qw-ann-load")
-    page.wait_for_function("() => document.querySelector('.qra-status')?.innerText.includes('ratings from 2 experiments')")
+    page.wait_for_function(
+        "() => document.querySelector('.qra-status')?.innerText.includes('ratings from 2 experiments')"
+    )
 
     page.click(".lm-TabBar-tab:has-text('Intervals')")
     box = page.locator(".qra-uncertainty-tab")
@@ -77,7 +79,9 @@ def test_compute_intervals_in_the_page_after_uploading_annotations(page, server)
     box.locator("input[type=number]").nth(1).fill(str(SEED))
     box.locator("input[type=number]").nth(1).press("Enter")
     page.click(".qra-compute-intervals")
-    page.wait_for_function("() => document.querySelector('.qra-interval-message')?.innerText?.includes('intervals from 500 bootstrap replicates (seed 3)')")
+    page.wait_for_function(
+        "() => document.querySelector('.qra-interval-message')?.innerText?.includes('intervals from 500 bootstrap replicates (seed 3)')"
+    )
     table = page.inner_text(".qra-intervals")
     page.screenshot(path=str(OUTPUT / "intervals.png"), full_page=True)
     assert cell in table

@@ -75,14 +75,21 @@ def test_a_researcher_builds_a_study_from_empty_and_sees_its_assessment_and_char
         click(page, ".qra-add-experiment")
         wait_status(page, f"Added experiment '{label}'")
     tab(page, "Scores")
-    for css, value in ((".qra-cell-0-0-0", "3.2"), (".qra-cell-0-0-1", "3.6"), (".qra-cell-0-1-0", "4.1"), (".qra-cell-0-1-1", "4.0")):
+    for css, value in (
+        (".qra-cell-0-0-0", "3.2"),
+        (".qra-cell-0-0-1", "3.6"),
+        (".qra-cell-0-1-0", "4.1"),
+        (".qra-cell-0-1-1", "4.0"),
+    ):
         cell = page.locator(f"{css} input")
         cell.fill(value)
         cell.press("Enter")
     tab(page, "Assessment")
     # every system has two scores: no CV* is n/a any more
-    page.wait_for_function("() => document.querySelectorAll('.qra-assessment .qra-system-row').length === 2 && "
-                           "!document.querySelector('.qra-assessment .qra-type-I')?.innerText.includes('n/a')")
+    page.wait_for_function(
+        "() => document.querySelectorAll('.qra-assessment .qra-system-row').length === 2 && "
+        "!document.querySelector('.qra-assessment .qra-type-I')?.innerText.includes('n/a')"
+    )
     table = page.inner_text(".qra-assessment")
     assert "Baseline" in table and "Ours" in table and "nan" not in table
     cards = page.text_content(".qra-headline")
@@ -117,7 +124,10 @@ def test_upload_without_scales_asks_for_the_scale(page, server):
     tab(page, "Study")
     page.select_option(".qra-criteria-list select", index=0)
     page.wait_for_function("() => document.querySelector('.qra-qc-name input')?.value === 'Clarity'")
-    assert page.locator(".qra-qc-min input").input_value() == "1" and page.locator(".qra-qc-max input").input_value() == "7"
+    assert (
+        page.locator(".qra-qc-min input").input_value() == "1"
+        and page.locator(".qra-qc-max input").input_value() == "7"
+    )
     check_no_code_or_traceback(page)
 
 
@@ -184,7 +194,10 @@ def test_two_tabs_each_save_a_new_study(browser, server):
         second.wait_for_function("() => document.querySelectorAll('.qra-library-list option').length >= 2")
         options = [o.replace("\xa0", " ") for o in second.locator(".qra-library-list option").all_inner_texts()]
         entries = sorted(o.split(" · ")[:2] for o in options if o.startswith("shared-task-entry"))
-        assert entries == [["shared-task-entry", "rev 1"], ["shared-task-entry-2", "rev 1"]]  # two studies, no conflict revision
+        assert entries == [
+            ["shared-task-entry", "rev 1"],
+            ["shared-task-entry-2", "rev 1"],
+        ]  # two studies, no conflict revision
     finally:
         for name, page in pages.items():
             page.screenshot(path=str(OUTPUT / f"two-tabs-{name}-last.png"), full_page=True)

@@ -37,29 +37,57 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 # chart -> the Plotly layer its marks are in (the scores chart draws one point per score)
 CHARTS = {".qra-cv-chart": "barlayer", ".qra-pw-chart": "barlayer", ".qra-scores-chart": "scatterlayer"}
-FIRST_CELL = ('from qra_widgets import Dashboard, examples\n'
-              'study = examples.load("qrapp_example1")\n'
-              'dashboard = Dashboard(study)\n'
-              'dashboard')
+FIRST_CELL = (
+    "from qra_widgets import Dashboard, examples\n"
+    'study = examples.load("qrapp_example1")\n'
+    "dashboard = Dashboard(study)\n"
+    "dashboard"
+)
 SECOND_CELL = 'print("caller:", study.systems, "| dashboard:", dashboard.state.study.systems)'
-EMPTY_CELL = 'empty = Dashboard()\nempty'  # a new, empty study: what a researcher starting from nothing runs
+EMPTY_CELL = "empty = Dashboard()\nempty"  # a new, empty study: what a researcher starting from nothing runs
 EMPTY_PRINT = 'print("empty:", empty.state.study.qc_names)'
 
 
 def notebook(cells: list[str]) -> dict:
-    return {"nbformat": 4, "nbformat_minor": 5,
-            "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
-            "cells": [{"cell_type": "code", "id": f"cell-{i}", "metadata": {}, "execution_count": None, "outputs": [],
-                       "source": source} for i, source in enumerate(cells)]}
+    return {
+        "nbformat": 4,
+        "nbformat_minor": 5,
+        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+        "cells": [
+            {
+                "cell_type": "code",
+                "id": f"cell-{i}",
+                "metadata": {},
+                "execution_count": None,
+                "outputs": [],
+                "source": source,
+            }
+            for i, source in enumerate(cells)
+        ],
+    }
 
 
 def lab_command(port: int, root: Path) -> list[str]:
-    return [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}",
-            "--ServerApp.port_retries=0", "--IdentityProvider.token=", "--ServerApp.password=", f"--ServerApp.root_dir={root}",
-            f"--LabApp.user_settings_dir={root / '.settings'}", f"--LabApp.workspaces_dir={root / '.workspaces'}",
-            "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-            "--LabApp.extension_manager=readonly", "--ServerApp.terminals_enabled=False",
-            *(["--allow-root"] if hasattr(os, "geteuid") and os.geteuid() == 0 else [])]  # CI containers run as root
+    return [
+        sys.executable,
+        "-m",
+        "jupyter",
+        "lab",
+        "--no-browser",
+        "--ServerApp.ip=127.0.0.1",
+        f"--ServerApp.port={port}",
+        "--ServerApp.port_retries=0",
+        "--IdentityProvider.token=",
+        "--ServerApp.password=",
+        f"--ServerApp.root_dir={root}",
+        f"--LabApp.user_settings_dir={root / '.settings'}",
+        f"--LabApp.workspaces_dir={root / '.workspaces'}",
+        "--LabApp.news_url=",
+        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+        "--LabApp.extension_manager=readonly",
+        "--ServerApp.terminals_enabled=False",
+        *(["--allow-root"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []),
+    ]  # CI containers run as root
 
 
 def marks_drawn(selector: str) -> str:
@@ -94,11 +122,15 @@ def test_dashboard_in_jupyterlab_draws_every_chart_and_edits_a_copy(tmp_path):
     root.mkdir()
     (root / "dashboard.ipynb").write_text(json.dumps(notebook([FIRST_CELL, SECOND_CELL, EMPTY_CELL, EMPTY_PRINT])))
     port = free_port()
-    environment = dict(os.environ, QRA_WIDGETS_DB=str(tmp_path / "library.sqlite3"), JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"))
+    environment = dict(
+        os.environ, QRA_WIDGETS_DB=str(tmp_path / "library.sqlite3"), JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime")
+    )
     OUTPUT.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
     with open(tmp_path / "lab.log", "w") as log:
-        process = subprocess.Popen(lab_command(port, root), env=environment, stdout=log, stderr=subprocess.STDOUT, cwd=root)
+        process = subprocess.Popen(
+            lab_command(port, root), env=environment, stdout=log, stderr=subprocess.STDOUT, cwd=root
+        )
         try:
             url = f"http://127.0.0.1:{port}/"
             wait_until_serving(url, process, timeout=60)
@@ -118,7 +150,9 @@ def test_dashboard_in_jupyterlab_draws_every_chart_and_edits_a_copy(tmp_path):
                     drawn = {selector: page.evaluate(marks_drawn(selector)) for selector in CHARTS}
                     # one CV* bar per system; P and W of Fluency; 3 systems x 3 experiments' scores (QRA++ example 1)
                     assert drawn == {".qra-cv-chart": 3, ".qra-pw-chart": 2, ".qra-scores-chart": 9}
-                    ticks = page.evaluate("Array.from(document.querySelectorAll('.qra-cv-chart .xtick text')).map(t => t.textContent)")
+                    ticks = page.evaluate(
+                        "Array.from(document.querySelectorAll('.qra-cv-chart .xtick text')).map(t => t.textContent)"
+                    )
                     assert sorted(ticks) == ["DExperts", "GeDi", "SVM"]
                     page.screenshot(path=str(OUTPUT / "jupyterlab-dashboard-charts.png"), full_page=True)
 
@@ -131,15 +165,18 @@ def test_dashboard_in_jupyterlab_draws_every_chart_and_edits_a_copy(tmp_path):
                     page.locator("button.qra-rename-system").click()
                     page.wait_for_selector(".qra-status:has-text(\"Renamed system 'SVM' to 'SVM (edited)'\")")
                     page.locator(".widget-tab .lm-TabBar-tab", has_text="Charts").click()
-                    page.wait_for_function("() => Array.from(document.querySelectorAll('.qra-cv-chart .xtick text'))"
-                                           ".some(t => t.textContent === 'SVM (edited)')")
+                    page.wait_for_function(
+                        "() => Array.from(document.querySelectorAll('.qra-cv-chart .xtick text'))"
+                        ".some(t => t.textContent === 'SVM (edited)')"
+                    )
 
                     # the caller's study is unchanged; the dashboard's copy has the edit
                     run_cell(page, 1)
                     printed = page.locator(".jp-Notebook .jp-Cell").nth(1).locator(".jp-OutputArea-output")
                     printed.wait_for()
-                    assert printed.inner_text().strip() == ("caller: ['SVM', 'GeDi', 'DExperts'] | "
-                                                            "dashboard: ['SVM (edited)', 'GeDi', 'DExperts']")
+                    assert printed.inner_text().strip() == (
+                        "caller: ['SVM', 'GeDi', 'DExperts'] | dashboard: ['SVM (edited)', 'GeDi', 'DExperts']"
+                    )
 
                     # Dashboard() with no study: it renders, and a criterion typed into it reaches its state
                     run_cell(page, 2)

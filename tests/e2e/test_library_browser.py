@@ -22,8 +22,14 @@ from .test_browser import check_no_code_or_traceback, open_app, tab
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 STATUS = "document.querySelector('.qra-status')?.innerText"
-PAIR = [{"name": "metrics-4-studies.csv", "mimeType": "text/csv", "buffer": field_bytes("qra3", "metrics-4-studies.csv")},
-        {"name": "config-4-studies.json", "mimeType": "application/json", "buffer": field_bytes("qra3", "config-4-studies.json")}]
+PAIR = [
+    {"name": "metrics-4-studies.csv", "mimeType": "text/csv", "buffer": field_bytes("qra3", "metrics-4-studies.csv")},
+    {
+        "name": "config-4-studies.json",
+        "mimeType": "application/json",
+        "buffer": field_bytes("qra3", "config-4-studies.json"),
+    },
+]
 
 
 def wait_status(page, text: str) -> None:
@@ -45,7 +51,10 @@ def test_import_qra3_files_open_the_study_refuse_a_repeat_and_download_the_repor
     tab(page, "Library")
     choose_files(page, ".qra-qra3-upload", PAIR)
     page.locator(".qra-import-qra3").click()
-    wait_status(page, "Imported 1 study from metrics-4-studies.csv + config-4-studies.json: 'Yao2022'. Opened 'Yao2022' (revision 1).")
+    wait_status(
+        page,
+        "Imported 1 study from metrics-4-studies.csv + config-4-studies.json: 'Yao2022'. Opened 'Yao2022' (revision 1).",
+    )
     page.wait_for_function("() => document.querySelector('.qra-header')?.innerText.includes('saved · revision 1')")
     assert "Yao2022" in page.inner_text(".qra-header")
     assert page.locator(".qra-library-list select").input_value() == "Yao2022 · rev 1 · Yao2022"  # selected in the list
@@ -57,9 +66,13 @@ def test_import_qra3_files_open_the_study_refuse_a_repeat_and_download_the_repor
     page.locator(".qra-import-qra3").click()
     wait_status(page, "Already in the library, not overwritten: 'Yao2022'.")
     assert page.inner_text(".qra-status").startswith("Imported no study")
-    assert [t.replace("\xa0", " ") for t in page.locator(".qra-library-list option").all_inner_texts()] == ["Yao2022 · rev 1 · Yao2022"]
+    assert [t.replace("\xa0", " ") for t in page.locator(".qra-library-list option").all_inner_texts()] == [
+        "Yao2022 · rev 1 · Yao2022"
+    ]
 
-    choose_files(page, ".qra-bulk-upload", [{"name": "notes.pdf", "mimeType": "application/pdf", "buffer": b"%PDF-1.4"}, *PAIR])
+    choose_files(
+        page, ".qra-bulk-upload", [{"name": "notes.pdf", "mimeType": "application/pdf", "buffer": b"%PDF-1.4"}, *PAIR]
+    )
     page.locator(".qra-import-many").click()
     wait_status(page, "Imported no study from 3 files. Already in the library, not overwritten: 'Yao2022'. Refused 1")
     assert "unknown file type '.pdf'" in page.inner_text(".qra-import-report")

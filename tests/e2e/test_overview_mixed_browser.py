@@ -84,7 +84,9 @@ def shown(value: float, places: int) -> str:
     return "–" if math.isnan(value) else f"{value:.{places}f}"
 
 
-def test_overview_keeps_w_and_tau_and_human_and_metric_apart_and_a_row_opens_the_assessment(field_data, page, mixed_server):
+def test_overview_keeps_w_and_tau_and_human_and_metric_apart_and_a_row_opens_the_assessment(
+    field_data, page, mixed_server
+):
     url, library = mixed_server
     expected = qw.overview(library)
     page.goto(url, wait_until="commit")

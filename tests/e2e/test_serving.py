@@ -66,7 +66,9 @@ def test_a_signal_stops_voila_and_every_kernel_within_5_s(tmp_path, browser, sig
         left = wait_for(lambda: not alive(tree) or None, 10, "processes survived") and alive(tree)
         seconds = time.monotonic() - start
         page.close()
-    print(f"\n{signal.Signals(signum).name}: qra-widgets app, Voila and {running} kernels ({len(tree)} processes) stopped in {seconds:.1f} s")
+    print(
+        f"\n{signal.Signals(signum).name}: qra-widgets app, Voila and {running} kernels ({len(tree)} processes) stopped in {seconds:.1f} s"
+    )
     assert left == [] and seconds < 5
     assert process.returncode == 0
 
@@ -79,8 +81,11 @@ def test_closing_a_tab_shuts_its_kernel_down(tmp_path, browser):
         for page in pages:
             page.set_default_timeout(180_000)
             open_app(page, url)
-        with_tabs = wait_for(lambda: len(kernels(server)) if len(kernels(server)) == 4 else None, 120,
-                             "three tabs and the pool did not make four kernels")
+        with_tabs = wait_for(
+            lambda: len(kernels(server)) if len(kernels(server)) == 4 else None,
+            120,
+            "three tabs and the pool did not make four kernels",
+        )
         for page in pages:
             page.close(run_before_unload=True)  # as closing a tab does: Voila's beforeunload posts the shutdown
         wait_for(lambda: len(kernels(server)) == 1, 30, "the closed tabs' kernels were not shut down")
@@ -97,8 +102,9 @@ def test_no_request_leaves_the_server(server, page):
     open_app(page, url)
     page.click(".lm-TabBar-tab:has-text('Charts')")
     page.wait_for_timeout(3000)  # late requests (fonts, lazily loaded scripts)
-    outside = sorted({u for u in requests if urlsplit(u).scheme not in ("data", "blob")
-                      and urlsplit(u).hostname != "127.0.0.1"})
+    outside = sorted(
+        {u for u in requests if urlsplit(u).scheme not in ("data", "blob") and urlsplit(u).hostname != "127.0.0.1"}
+    )
     print(f"\n{len(requests)} requests, all to 127.0.0.1" if not outside else "")
     assert len(requests) > 10
     assert outside == []
@@ -108,9 +114,15 @@ def test_the_page_loads_two_extensions_and_never_animates_while_loading(server, 
     """Arrivals: what each visitor's browser must run before the dashboard draws."""
     url, _library, _log = server
     open_app(page, url)
-    extensions = page.evaluate("() => JSON.parse(document.getElementById('jupyter-config-data').textContent)"
-                               ".federated_extensions.map(e => e.name).sort()")
-    assert extensions == ["@jupyter-widgets/jupyterlab-manager", "@voila-dashboards/widgets-manager8", "jupyterlab-plotly"]
+    extensions = page.evaluate(
+        "() => JSON.parse(document.getElementById('jupyter-config-data').textContent)"
+        ".federated_extensions.map(e => e.name).sort()"
+    )
+    assert extensions == [
+        "@jupyter-widgets/jupyterlab-manager",
+        "@voila-dashboards/widgets-manager8",
+        "jupyterlab-plotly",
+    ]
     animations = page.evaluate("""() => ['spinner', 'voila-skeleton-post'].map(name => {
         const outer = document.createElement('div'); outer.className = name;
         outer.innerHTML = '<div class="voila-skeleton-avatar"></div><div class="voila-skeleton-line"></div>';
@@ -122,7 +134,10 @@ def test_the_page_loads_two_extensions_and_never_animates_while_loading(server, 
 
 def test_a_failing_callback_sends_no_traceback_and_logs_it(tmp_path, browser):
     """An unexpected error in a callback reaches the server log, not the page."""
-    environment = {"PYTHONPATH": os.pathsep.join([str(REPOSITORY), str(FAULTS)]), "QRA_WIDGETS_TEST_FAULT": "examples.load"}
+    environment = {
+        "PYTHONPATH": os.pathsep.join([str(REPOSITORY), str(FAULTS)]),
+        "QRA_WIDGETS_TEST_FAULT": "examples.load",
+    }
     old = {key: os.environ.get(key) for key in environment}
     os.environ.update(environment)
     try:
@@ -130,8 +145,15 @@ def test_a_failing_callback_sends_no_traceback_and_logs_it(tmp_path, browser):
             page = browser.new_page()
             page.set_default_timeout(180_000)
             frames: list[str] = []
-            page.on("websocket", lambda ws: ws.on("framereceived", lambda payload: frames.append(
-                payload if isinstance(payload, str) else payload.decode("utf-8", "replace"))))
+            page.on(
+                "websocket",
+                lambda ws: ws.on(
+                    "framereceived",
+                    lambda payload: frames.append(
+                        payload if isinstance(payload, str) else payload.decode("utf-8", "replace")
+                    ),
+                ),
+            )
             open_app(page, url)
             page.select_option(".qra-example-choice select", index=1)
             page.click(".qra-load-example")

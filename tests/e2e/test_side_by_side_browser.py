@@ -1,4 +1,4 @@
-""""Show both presets side by side" in the browser: ticking it shows the qrapp and qra3 values of
+""" "Show both presets side by side" in the browser: ticking it shows the qrapp and qra3 values of
 QRA++ Example 1 in one table (it showed nothing on pandas 3: the callback failed in the kernel)."""
 
 from __future__ import annotations

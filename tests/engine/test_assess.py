@@ -12,10 +12,18 @@ from qra_widgets.assess import COLUMNS
 
 def two_experiment_study(**extra):
     return Study(
-        id="two", quality_criteria=[QualityCriterion("Q", scale_min=1, scale_max=5)], systems=["A", "B", "C"],
+        id="two",
+        quality_criteria=[QualityCriterion("Q", scale_min=1, scale_max=5)],
+        systems=["A", "B", "C"],
         experiments=[Experiment("o", role="original"), Experiment("r")],
-        scores={("Q", "A", "o"): 4.0, ("Q", "B", "o"): 3.0, ("Q", "C", "o"): 2.0,
-                ("Q", "A", "r"): 3.5, ("Q", "B", "r"): 3.6, ("Q", "C", "r"): 2.5},
+        scores={
+            ("Q", "A", "o"): 4.0,
+            ("Q", "B", "o"): 3.0,
+            ("Q", "C", "o"): 2.0,
+            ("Q", "A", "r"): 3.5,
+            ("Q", "B", "r"): 3.6,
+            ("Q", "C", "r"): 2.5,
+        },
         **extra,
     )
 
@@ -82,7 +90,12 @@ def test_single_value_systems_get_a_note():
 
 
 def test_type_three_two_experiments_gives_cohen_kappa():
-    labels = {("Q", s, f"i{k}", e): (k + (s == "B" and e == "r")) % 3 for s in ("A", "B") for k in range(6) for e in ("o", "r")}
+    labels = {
+        ("Q", s, f"i{k}", e): (k + (s == "B" and e == "r")) % 3
+        for s in ("A", "B")
+        for k in range(6)
+        for e in ("o", "r")
+    }
     result = qw.assess(two_experiment_study(labels=labels))
     frame = result.to_frame()
     kappa = frame[frame.measure == "kappa"]
@@ -106,7 +119,9 @@ def test_type_three_many_experiments_gives_fleiss_and_alpha(qrapp_example1):
     from qra_widgets.measures import krippendorff_alpha
 
     matrix, _ = study.label_matrix("Fluency", "SVM")
-    assert result.value("alpha", "system", "Fluency", "SVM") == pytest.approx(krippendorff_alpha(matrix, level="ordinal"))
+    assert result.value("alpha", "system", "Fluency", "SVM") == pytest.approx(
+        krippendorff_alpha(matrix, level="ordinal")
+    )
 
 
 def test_explicit_findings_override_scores_for_p():
@@ -122,8 +137,13 @@ def test_study_level_pools_p_and_averages_cv(qra2022_nts):
     assert result.value("CV*", "study") == pytest.approx(system_cv.mean())
     from qra_widgets.measures import rank_counts
 
-    pooled = sum((rank_counts(result.study.score_matrix(q)[~np.isnan(result.study.score_matrix(q)).all(axis=1)])
-                  for q in ("BLEU", "SARI")), start=rank_counts([[1, 2], [1, 2]]))
+    pooled = sum(
+        (
+            rank_counts(result.study.score_matrix(q)[~np.isnan(result.study.score_matrix(q)).all(axis=1)])
+            for q in ("BLEU", "SARI")
+        ),
+        start=rank_counts([[1, 2], [1, 2]]),
+    )
     assert result.value("P", "study") == pytest.approx((pooled.same - 1) / (pooled.compared - 1))
 
 
@@ -132,7 +152,11 @@ def test_table_layout_matches_qrapp_table3(qrapp_example1):
     assert list(table.columns) == ["Type of result", "Measure applied", "System level", "QC level", "Study level"]
     rows = [list(r) for r in table.itertuples(index=False)]
     assert rows[0] == ["Type I", "(mean) CV*", "", "26.87", "26.87"]
-    assert rows[1:4] == [["  SVM", "CV*", "19.96", "", ""], ["  GeDi", "CV*", "29.9", "", ""], ["  DExperts", "CV*", "30.76", "", ""]]
+    assert rows[1:4] == [
+        ["  SVM", "CV*", "19.96", "", ""],
+        ["  GeDi", "CV*", "29.9", "", ""],
+        ["  DExperts", "CV*", "30.76", "", ""],
+    ]
     assert rows[4][:4] == ["Type II", "mean r", "n/a", "0.974"]
     assert rows[-1] == ["Type IV", "P", "n/a", "1", "1"]
     assert table.attrs["n"] == 3
@@ -149,7 +173,9 @@ def test_markdown_latex_csv_json_and_html(qrapp_example1):
     study.name = "<script>alert(1)</script> & 50% | more"
     result = qw.assess(study)
     markdown = result.to_markdown()
-    assert "| Type I | (mean) CV\\* |  | 26.87 | 26.87 |" in markdown and "\\| more" in markdown  # '*' escaped: never emphasis
+    assert (
+        "| Type I | (mean) CV\\* |  | 26.87 | 26.87 |" in markdown and "\\| more" in markdown
+    )  # '*' escaped: never emphasis
     latex = result.to_latex()
     assert "\\& 50\\%" in latex and "\\begin{tabular}{llrrr}" in latex and "19.96" in latex
     assert result.to_csv().splitlines()[2] == ",".join(f'"{c}"' for c in COLUMNS)  # after the signature and citation
@@ -161,13 +187,16 @@ def test_markdown_latex_csv_json_and_html(qrapp_example1):
 def test_narrative_follows_belz_2021(qra2022_pass):
     result = qw.assess(qra2022_pass)
     text = result.narrative("Fluency", "PASS")
-    assert text.startswith("Fluency measurement reproducibility for PASS was assessed on the basis of 2 measurements "
-                           "(van der Lee et al. (2017), Mille et al. (2021)), rescaled to 0..6: CV* = 16.372, mean = 4.75, "
-                           "unbiased sample standard deviation = 0.6913 with 95% CI [0.2461, 17.6] (chi-square), "
-                           "sample size = 2.")
+    assert text.startswith(
+        "Fluency measurement reproducibility for PASS was assessed on the basis of 2 measurements "
+        "(van der Lee et al. (2017), Mille et al. (2021)), rescaled to 0..6: CV* = 16.372, mean = 4.75, "
+        "unbiased sample standard deviation = 0.6913 with 95% CI [0.2461, 17.6] (chi-square), "
+        "sample size = 2."
+    )
     # the paper's own interval (Belz 2021, section 5.3: [-3.26, 4.645]) on request
-    assert ("standard deviation = 0.6913 with 95% CI [-3.263, 4.645], sample size = 2."
-            in result.narrative("Fluency", "PASS", sd_ci="t"))
+    assert "standard deviation = 0.6913 with 95% CI [-3.263, 4.645], sample size = 2." in result.narrative(
+        "Fluency", "PASS", sd_ci="t"
+    )
     assert text.endswith("Measured values fall within one standard deviation. Computed with the qrapp conventions.")
     with pytest.raises(qw.QRAInputError, match="no CV\\* for 'X'"):
         result.narrative("Fluency", "X")

@@ -12,7 +12,7 @@ from qra_widgets.uncertainty import bootstrap, design_of, draw_weights, jackknif
 
 def _pairs_csv(rng: np.random.Generator, judgements: int, systems=("x", "y", "z")) -> str:
     rows = ["item,rater,left,right,answer"]
-    pairs = [(a, b) for k, a in enumerate(systems) for b in systems[k + 1:]]
+    pairs = [(a, b) for k, a in enumerate(systems) for b in systems[k + 1 :]]
     for j in range(judgements):
         a, b = pairs[j % len(pairs)]
         answer = rng.choice(["A", "B", "same"], p=[0.5, 0.35, 0.15])
@@ -21,12 +21,29 @@ def _pairs_csv(rng: np.random.Generator, judgements: int, systems=("x", "y", "z"
 
 
 def _spec(experiments, score="preference", scale=(-100, 100)):
-    return {"schema": "qra-widgets/annotations", "version": 1, "id": "pairs",
-            "quality_criteria": [{"name": "Q", "scale_min": scale[0], "scale_max": scale[1], "label_level": "nominal"}],
-            "experiments": [{"id": e, "file": f"{e}.csv", "layout": "pairwise", "score": score,
-                             "columns": {"item": "item", "rater": "rater", "system_a": "left", "system_b": "right",
-                                         "choice": "answer"},
-                             "choices": {"A": "a", "B": "b", "same": "tie"}} for e in experiments]}
+    return {
+        "schema": "qra-widgets/annotations",
+        "version": 1,
+        "id": "pairs",
+        "quality_criteria": [{"name": "Q", "scale_min": scale[0], "scale_max": scale[1], "label_level": "nominal"}],
+        "experiments": [
+            {
+                "id": e,
+                "file": f"{e}.csv",
+                "layout": "pairwise",
+                "score": score,
+                "columns": {
+                    "item": "item",
+                    "rater": "rater",
+                    "system_a": "left",
+                    "system_b": "right",
+                    "choice": "answer",
+                },
+                "choices": {"A": "a", "B": "b", "same": "tie"},
+            }
+            for e in experiments
+        ],
+    }
 
 
 @pytest.fixture
@@ -99,11 +116,27 @@ def test_best_worst_tuples_are_resampled_whole(tmp_path):
         rows.append(f"h{h},r{h % 3},{shown[0]},{shown[1]},{shown[2]},{best},{worst}")
     for e in ("O", "R"):
         (tmp_path / f"{e}.csv").write_text("\n".join(rows) + "\n")
-    spec = {"schema": "qra-widgets/annotations", "version": 1, "id": "bws",
-            "quality_criteria": [{"name": "Q", "scale_min": -100, "scale_max": 100, "label_level": "nominal"}],
-            "experiments": [{"id": e, "file": f"{e}.csv", "layout": "best_worst",
-                             "columns": {"item": "hit", "rater": "worker", "shown": ["s1", "s2", "s3"], "best": "best",
-                                         "worst": "worst"}} for e in ("O", "R")]}
+    spec = {
+        "schema": "qra-widgets/annotations",
+        "version": 1,
+        "id": "bws",
+        "quality_criteria": [{"name": "Q", "scale_min": -100, "scale_max": 100, "label_level": "nominal"}],
+        "experiments": [
+            {
+                "id": e,
+                "file": f"{e}.csv",
+                "layout": "best_worst",
+                "columns": {
+                    "item": "hit",
+                    "rater": "worker",
+                    "shown": ["s1", "s2", "s3"],
+                    "best": "best",
+                    "worst": "worst",
+                },
+            }
+            for e in ("O", "R")
+        ],
+    }
     study = load_annotations(spec, base=tmp_path)
     design = design_of(study)
     weights = draw_weights(design, 50, np.random.default_rng(1))[0]
@@ -148,8 +181,10 @@ def test_bradley_terry_replicates_refit_the_model_and_match_the_assessed_value(t
         assert result.estimates[("mean", "O", "Q", system)] == pytest.approx(fitted[system], abs=1e-6)
         replicates = result.replicates[("mean", "O", "Q", system)]
         # centred on the Bradley-Terry value, not on the win rate it used to resample
-        assert abs(np.median(replicates) - fitted[system]) < abs(np.median(replicates) - rates[system]) or \
-            abs(fitted[system] - rates[system]) < 1.0
+        assert (
+            abs(np.median(replicates) - fitted[system]) < abs(np.median(replicates) - rates[system])
+            or abs(fitted[system] - rates[system]) < 1.0
+        )
         assert np.isfinite(replicates).all()
     cv = assess(study, bootstrap=200, seed=1).to_frame()
     row = cv[(cv.measure == "CV*") & (cv.level == "system") & (cv.system == "x")].iloc[0]
@@ -169,4 +204,7 @@ def test_bradley_terry_batch_is_the_scalar_fit_row_by_row():
     found = bradley_terry_batch(np.stack([wins, never_lost]))
     assert found.values[0] == pytest.approx([scalar["x"], scalar["y"], scalar["z"]], abs=1e-8)
     assert np.isnan(found.values[1]).all()
-    assert found.reasons[1] == "Bradley-Terry is undefined: only 2 of 3 systems both won and lost (set alpha > 0 to regularise)"
+    assert (
+        found.reasons[1]
+        == "Bradley-Terry is undefined: only 2 of 3 systems both won and lost (set alpha > 0 to regularise)"
+    )

@@ -24,10 +24,10 @@ def docstring_table() -> dict[str, tuple[str, str]]:
     rules = [i for i, line in enumerate(lines) if line.startswith("=====")]
     first, last = rules[0], rules[2]
     starts = [m.start() for m in re.finditer(r"=+", lines[first])]
-    column = lambda line, k: line[starts[k]:starts[k + 1] if k + 1 < len(starts) else None].strip()
+    column = lambda line, k: line[starts[k] : starts[k + 1] if k + 1 < len(starts) else None].strip()
     table: dict[str, list[str]] = {}
     current = None
-    for line in lines[rules[1] + 1:last]:
+    for line in lines[rules[1] + 1 : last]:
         if column(line, 0):
             current = column(line, 0)
             table[current] = ["", ""]
@@ -62,14 +62,17 @@ def test_presets_resolve_by_name_and_give_each_measure_its_options():
     assert Conventions.from_dict(changed.to_stored()) == changed and Conventions.from_dict("qra3") is QRA3
 
 
-@pytest.mark.parametrize("value, message", [
-    ("qra4", "unknown preset 'qra4'"),
-    ({"small_sample_factor": "yes"}, "conventions.small_sample_factor: must be true or false"),
-    ({"p_ties": "coin"}, "conventions.p_ties: must be one of"),
-    ({"agreement_many": []}, "conventions.agreement_many: must be a non-empty selection"),
-    ({"colour": 1}, "unknown field 'colour'; known fields: name"),
-    (3, "expected a preset name or Conventions"),
-])
+@pytest.mark.parametrize(
+    "value, message",
+    [
+        ("qra4", "unknown preset 'qra4'"),
+        ({"small_sample_factor": "yes"}, "conventions.small_sample_factor: must be true or false"),
+        ({"p_ties": "coin"}, "conventions.p_ties: must be one of"),
+        ({"agreement_many": []}, "conventions.agreement_many: must be a non-empty selection"),
+        ({"colour": 1}, "unknown field 'colour'; known fields: name"),
+        (3, "expected a preset name or Conventions"),
+    ],
+)
 def test_bad_conventions_are_refused_saying_why(value, message):
     with pytest.raises(qw.QRAInputError) as error:
         resolve(value)
@@ -79,9 +82,13 @@ def test_bad_conventions_are_refused_saying_why(value, message):
 def tied_study() -> qw.Study:
     """A published QRA3 run with ties: 3 systems, 3 experiments, one tie in one experiment."""
     table = {"O": (1.0, 2.0, 3.0), "R1": (2.0, 1.0, 3.0), "R2": (1.0, 1.0, 3.0)}
-    return qw.Study("ties", quality_criteria=[qw.QualityCriterion("Q")], systems=["a", "b", "c"],
-                    experiments=[qw.Experiment("O", role="original"), qw.Experiment("R1"), qw.Experiment("R2")],
-                    scores={("Q", s, e): v[i] for e, v in table.items() for i, s in enumerate(["a", "b", "c"])})
+    return qw.Study(
+        "ties",
+        quality_criteria=[qw.QualityCriterion("Q")],
+        systems=["a", "b", "c"],
+        experiments=[qw.Experiment("O", role="original"), qw.Experiment("R1"), qw.Experiment("R2")],
+        scores={("Q", s, e): v[i] for e, v in table.items() for i, s in enumerate(["a", "b", "c"])},
+    )
 
 
 def test_w_without_tie_correction_is_qra3s():
@@ -96,7 +103,9 @@ def test_p_counts_a_pair_tied_in_one_experiment_as_different():
     for preset in ("qra3", "qrapp"):
         assert qw.assess(tied_study(), conventions=preset).value("P", "qc", "Q") == pytest.approx(6 / 9)
     untied = QRA3.replace(p_ties="untied")
-    assert qw.assess(tied_study(), conventions=untied).value("P", "qc", "Q") == pytest.approx(6 / 7)  # the tied pair left out
+    assert qw.assess(tied_study(), conventions=untied).value("P", "qc", "Q") == pytest.approx(
+        6 / 7
+    )  # the tied pair left out
 
 
 def test_report_example_with_qra3_prints_cv_without_the_factor(capsys):
@@ -105,7 +114,11 @@ def test_report_example_with_qra3_prints_cv_without_the_factor(capsys):
     assert main(["report", "--example", "qrapp_example1", "--conventions", "qra3"]) == 0
     out = capsys.readouterr().out
     assert out.splitlines()[0].endswith("(n = 3; conventions: qra3)**")
-    assert "|   SVM | CV\\* | 18.43 |  |  |" in out and "|   GeDi | CV\\* | 27.6 |  |  |" in out and "|   DExperts | CV\\* | 28.4 |  |  |" in out
+    assert (
+        "|   SVM | CV\\* | 18.43 |  |  |" in out
+        and "|   GeDi | CV\\* | 27.6 |  |  |" in out
+        and "|   DExperts | CV\\* | 28.4 |  |  |" in out
+    )
     assert main(["report", "--example", "qrapp_example1"]) == 0
     out = capsys.readouterr().out
     assert "conventions: qrapp" in out and "|   SVM | CV\\* | 19.96 |  |  |" in out
@@ -113,7 +126,9 @@ def test_report_example_with_qra3_prints_cv_without_the_factor(capsys):
 
 def test_report_with_qra3_conventions_names_them_in_every_format(capsys, tmp_path, qrapp_example1):
     assert main(["report", str(example_path("qrapp_example1")), "--conventions", "qra3", "--format", "csv"]) == 0
-    rows = list(csv.DictReader(line for line in io.StringIO(capsys.readouterr().out) if not line.startswith("#")))  # by name
+    rows = list(
+        csv.DictReader(line for line in io.StringIO(capsys.readouterr().out) if not line.startswith("#"))
+    )  # by name
     expected = qw.assess(qrapp_example1, conventions="qra3").to_frame()
     assert len(rows) == len(expected) > 0 and [row["conventions"] for row in rows] == ["qra3"] * len(expected)
     assert main(["report", str(example_path("qrapp_example1")), "--conventions", "qra3", "--format", "json"]) == 0
@@ -137,7 +152,10 @@ def test_study_file_carries_its_conventions(tmp_path, qrapp_example1):
     assert study_to_dict(study)["conventions"] == QRAPP.replace(w_tie_correction=False).to_dict()
     data["conventions"] = "qra3"
     assert round(qw.assess(study_from_dict(data)).value("CV*", "system", "Fluency", "SVM"), 2) == 18.43
-    assert round(qw.assess(study_from_dict(data), conventions="qrapp").value("CV*", "system", "Fluency", "SVM"), 2) == 19.96
+    assert (
+        round(qw.assess(study_from_dict(data), conventions="qrapp").value("CV*", "system", "Fluency", "SVM"), 2)
+        == 19.96
+    )
     data["conventions"] = {"small_sample_factor": 1}
     with pytest.raises(qw.QRAInputError, match="small_sample_factor: must be true or false"):
         study_from_dict(data)
@@ -161,4 +179,8 @@ def test_side_by_side_shows_what_a_choice_changes(qrapp_example1):
     assert others["qrapp"].tolist() == others["qra3"].tolist()
     ties = side_by_side(tied_study(), ["qrapp", "qra3", QRA3.replace(w_tie_correction=True)])
     w = ties[ties.measure == "W"].iloc[0]
-    assert (round(w["qrapp"], 3), round(w["qra3"], 3), round(w["qra3, with w_tie_correction=True"], 3)) == (0.818, 0.75, 0.818)
+    assert (round(w["qrapp"], 3), round(w["qra3"], 3), round(w["qra3, with w_tie_correction=True"], 3)) == (
+        0.818,
+        0.75,
+        0.818,
+    )

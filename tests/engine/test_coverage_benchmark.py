@@ -18,18 +18,28 @@ ROOT = Path(__file__).parents[2]
 
 def test_the_quick_coverage_study_runs_every_design_cell():
     started = time.perf_counter()
-    result = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "coverage.py"), "--quick"],
-                            capture_output=True, text=True, timeout=600, check=True)
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "coverage.py"), "--quick"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=True,
+    )
     elapsed = time.perf_counter() - started
     out = result.stdout
     assert "Replications per cell: 2 to 2 (72 in all" in out and "Seed 20261125, B = 100" in out
     summary = out.split("## Summary")[1].split("\n## ")[0]
     rows = [line for line in summary.splitlines() if line.startswith("| ") and not line.startswith("| measure")]
     names = {tuple(cell.strip() for cell in row.split("|")[1:5]) for row in rows}
-    for expected in [("CV* (system)", "items", "percentile", "raters"), ("CV* (system)", "scores", "vangel", "experiments"),
-                     ("CV* (criterion)", "items+raters", "bca", "over raters"), ("r", "systems", "percentile", "over raters"),
-                     ("P", "items", "bca", "raters"), ("W", "items", "percentile", "raters"),
-                     ("alpha (each team)", "items", "percentile", "raters")]:
+    for expected in [
+        ("CV* (system)", "items", "percentile", "raters"),
+        ("CV* (system)", "scores", "vangel", "experiments"),
+        ("CV* (criterion)", "items+raters", "bca", "over raters"),
+        ("r", "systems", "percentile", "over raters"),
+        ("P", "items", "bca", "raters"),
+        ("W", "items", "percentile", "raters"),
+        ("alpha (each team)", "items", "percentile", "raters"),
+    ]:
         assert expected in names, expected
     shares = [float(x) for x in re.findall(r"\| (\d+\.\d) \(\d+\.\d\)", summary)]
     assert shares and all(0 <= x <= 100 for x in shares)
@@ -46,8 +56,12 @@ def test_the_exact_targets_agree_with_a_large_simulation(coverage_study):
     rng = np.random.default_rng(0)
     centre, raters = np.array([2.6, 3.4]), np.array([-0.4, 0.1, 0.3])
     items = 100_000
-    latent = (centre[:, None, None] + rng.normal(0, study.SD_ITEM, (2, items, 1)) + raters
-              + rng.normal(0, study.SD_NOISE, (2, items, 3)))
+    latent = (
+        centre[:, None, None]
+        + rng.normal(0, study.SD_ITEM, (2, items, 1))
+        + raters
+        + rng.normal(0, study.SD_NOISE, (2, items, 3))
+    )
     ratings = np.clip(np.round(latent), 1, 5)
     mean = study.expected_rating(centre[:, None] + raters, np.hypot(study.SD_ITEM, study.SD_NOISE)).mean(axis=1)
     assert mean == pytest.approx(ratings.mean(axis=(1, 2)), abs=0.01)

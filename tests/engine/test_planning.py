@@ -26,21 +26,31 @@ def latent_team(experiment: str, items: int, raters: int, rng: np.random.Generat
     """``(system, item, experiment, rater, rating)`` of one team from the known truth: new items and raters."""
     a = rng.normal(0, SD_ITEM, (len(MU), items))
     b = rng.normal(0, SD_RATER, raters)
-    y = np.clip(np.round(MU[:, None, None] + a[:, :, None] + b + rng.normal(0, SD_NOISE, (len(MU), items, raters))), 1, 5)
+    y = np.clip(
+        np.round(MU[:, None, None] + a[:, :, None] + b + rng.normal(0, SD_NOISE, (len(MU), items, raters))), 1, 5
+    )
     s, i, r = np.meshgrid(np.arange(len(MU)), np.arange(items), np.arange(raters), indexing="ij")
-    return [np.array([f"s{k}" for k in s.ravel()], dtype=object),
-            np.array([f"{experiment}-s{x}-i{k}" for x, k in zip(s.ravel(), i.ravel())], dtype=object),
-            np.full(y.size, experiment, dtype=object),
-            np.array([f"{experiment}-r{k}" for k in r.ravel()], dtype=object), y.ravel()]
+    return [
+        np.array([f"s{k}" for k in s.ravel()], dtype=object),
+        np.array([f"{experiment}-s{x}-i{k}" for x, k in zip(s.ravel(), i.ravel())], dtype=object),
+        np.full(y.size, experiment, dtype=object),
+        np.array([f"{experiment}-r{k}" for k in r.ravel()], dtype=object),
+        y.ravel(),
+    ]
 
 
 def study_of(*teams) -> Study:
     columns = [np.concatenate(c) for c in zip(*teams)]
     ratings = Ratings.from_columns(np.full(len(columns[0]), QC.name, dtype=object), *columns)
     names = list(dict.fromkeys(columns[2]))
-    return Study(id="sim", quality_criteria=[QC], systems=[f"s{k}" for k in range(len(MU))],
-                 experiments=[Experiment(e, role="original" if k == 0 else "repeat") for k, e in enumerate(names)],
-                 scores={(QC.name, s, e): v for (s, e), v in ratings.system_means(QC.name).items()}, ratings=ratings)
+    return Study(
+        id="sim",
+        quality_criteria=[QC],
+        systems=[f"s{k}" for k in range(len(MU))],
+        experiments=[Experiment(e, role="original" if k == 0 else "repeat") for k, e in enumerate(names)],
+        scores={(QC.name, s, e): v for (s, e), v in ratings.system_means(QC.name).items()},
+        ratings=ratings,
+    )
 
 
 def brute_force_widths(original, items: int, raters: int, runs: int, B: int, rng) -> dict[str, np.ndarray]:
@@ -51,7 +61,10 @@ def brute_force_widths(original, items: int, raters: int, runs: int, B: int, rng
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             result = bootstrap(study, B=B, seed=int(rng.integers(2**31)))
-        for key, measure in ((("CV*", "qc", QC.name, None), "CV*"), (("annotators", "planned", QC.name, "alpha"), "alpha")):
+        for key, measure in (
+            (("CV*", "qc", QC.name, None), "CV*"),
+            (("annotators", "planned", QC.name, "alpha"), "alpha"),
+        ):
             low, high, _ = interval(result.replicates[key])
             widths[measure].append(high - low)
     return {k: np.array(v) for k, v in widths.items()}
@@ -69,8 +82,9 @@ def test_expected_widths_agree_with_brute_force_within_ten_percent_at_50_and_200
     original = latent_team("original", 60, 8, rng)
     alone = study_of(original, latent_team("other", 2, 2, rng))  # a second experiment makes a valid study
     for items in (50, 200):
-        plan = plan_reproduction(alone, items=[items], raters_per_item=[3], B=200, runs=80, seed=items,
-                                 experiment="original").set_index("measure")
+        plan = plan_reproduction(
+            alone, items=[items], raters_per_item=[3], B=200, runs=80, seed=items, experiment="original"
+        ).set_index("measure")
         truth = brute_force_widths(original, items, 3, 80, 200, rng)
         for measure in ("CV*", "alpha"):
             expected = plan.loc[measure, "expected_ci_width"]
@@ -131,5 +145,7 @@ def test_one_rating_per_item_cannot_separate_raters_from_items():
     rng = np.random.default_rng(0)
     team = latent_team("original", 20, 1, rng)
     study = study_of(team, latent_team("other", 2, 2, rng))
-    with pytest.raises(qw.QRAInputError, match="'original' on 'Quality': the planner needs items rated by at least two raters"):
+    with pytest.raises(
+        qw.QRAInputError, match="'original' on 'Quality': the planner needs items rated by at least two raters"
+    ):
         plan_reproduction(study, items=[40], raters_per_item=[2], experiment="original")

@@ -31,8 +31,15 @@ def pairwise_rows(strength, per_pair: int, rng, tag: str) -> pd.DataFrame:
         won = rng.random(per_pair) < 1 / (1 + np.exp(strength[y] - strength[x]))
         for n, w in enumerate(won):
             a, b = (x, y) if rng.random() < 0.5 else (y, x)
-            rows.append({"item": f"{tag}-{x}{y}-{n}", "rater": f"{tag}-r", "system_a": f"s{a}", "system_b": f"s{b}",
-                         "choice": "a" if w == (a == x) else "b"})
+            rows.append(
+                {
+                    "item": f"{tag}-{x}{y}-{n}",
+                    "rater": f"{tag}-r",
+                    "system_a": f"s{a}",
+                    "system_b": f"s{b}",
+                    "choice": "a" if w == (a == x) else "b",
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -47,9 +54,17 @@ def best_worst_rows(strength, per_tuple: int, rng, tag: str) -> pd.DataFrame:
             best = int(np.argmax(strength[shown] + rng.gumbel(size=3)))
             rest = -strength[shown] + rng.gumbel(size=3)
             rest[best] = -np.inf
-            rows.append({"item": f"{tag}-{''.join(map(str, tuple_))}-{n}", "rater": f"{tag}-r", "s1": f"s{shown[0]}",
-                         "s2": f"s{shown[1]}", "s3": f"s{shown[2]}", "best": f"s{shown[best]}",
-                         "worst": f"s{shown[int(np.argmax(rest))]}"})
+            rows.append(
+                {
+                    "item": f"{tag}-{''.join(map(str, tuple_))}-{n}",
+                    "rater": f"{tag}-r",
+                    "s1": f"s{shown[0]}",
+                    "s2": f"s{shown[1]}",
+                    "s3": f"s{shown[2]}",
+                    "best": f"s{shown[best]}",
+                    "worst": f"s{shown[int(np.argmax(rest))]}",
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -57,11 +72,24 @@ def spec(files, layout: str = "pairwise") -> dict:
     columns = {"item": "item", "rater": "rater", "system_a": "system_a", "system_b": "system_b", "choice": "choice"}
     if layout == "best_worst":
         columns = {"item": "item", "rater": "rater", "shown": ["s1", "s2", "s3"], "best": "best", "worst": "worst"}
-    return {"schema": "qra-widgets/annotations", "version": 1, "id": "known", "conventions": "qrapp",
-            "quality_criteria": [{"name": "Q", "scale_min": -100, "scale_max": 100, "label_level": "nominal"}],
-            "experiments": [{"id": e, "role": "original" if k == 0 else "repeat", "layout": layout, "file": f,
-                             "columns": columns, **({"score": "preference"} if layout == "pairwise" else {})}
-                            for k, (e, f) in enumerate(files)]}
+    return {
+        "schema": "qra-widgets/annotations",
+        "version": 1,
+        "id": "known",
+        "conventions": "qrapp",
+        "quality_criteria": [{"name": "Q", "scale_min": -100, "scale_max": 100, "label_level": "nominal"}],
+        "experiments": [
+            {
+                "id": e,
+                "role": "original" if k == 0 else "repeat",
+                "layout": layout,
+                "file": f,
+                "columns": columns,
+                **({"score": "preference"} if layout == "pairwise" else {}),
+            }
+            for k, (e, f) in enumerate(files)
+        ],
+    }
 
 
 def assessed_widths(study, reproduction: str) -> dict[str, float]:
@@ -70,8 +98,10 @@ def assessed_widths(study, reproduction: str) -> dict[str, float]:
         warnings.simplefilter("ignore")
         result = qw.assess(study, bootstrap=200, seed=1)
     frame = result.to_frame()
-    found = {name: float(np.ptp(frame[(frame.measure == name) & (frame.level == "qc")][["ci_low", "ci_high"]].to_numpy()))
-             for name in ("CV*", "r", "P")}
+    found = {
+        name: float(np.ptp(frame[(frame.measure == name) & (frame.level == "qc")][["ci_low", "ci_high"]].to_numpy()))
+        for name in ("CV*", "r", "P")
+    }
     means = result.system_means()
     means = means[means.experiment == reproduction]
     found["value"] = float((means.ci_high - means.ci_low).mean())
@@ -99,8 +129,9 @@ def test_expected_widths_agree_with_brute_force_from_the_truth_within_ten_percen
     folder, alone = known
     rng = np.random.default_rng(2026)
     for per_pair in (20, 80):
-        plan = qw.plan_reproduction(alone, experiment="O", judgements_per_pair=[per_pair], B=200, runs=40, power_runs=1,
-                                    seed=per_pair).set_index("measure")
+        plan = qw.plan_reproduction(
+            alone, experiment="O", judgements_per_pair=[per_pair], B=200, runs=40, power_runs=1, seed=per_pair
+        ).set_index("measure")
         brute = []
         for _ in range(40):
             pairwise_rows(TRUTH, per_pair, rng, "R").to_csv(folder / "R.csv", index=False)
@@ -108,7 +139,12 @@ def test_expected_widths_agree_with_brute_force_from_the_truth_within_ten_percen
         brute = pd.DataFrame(brute)
         for measure in ("CV*", "value"):
             expected = plan.loc[measure, "expected_ci_width"]
-            assert abs(expected / brute[measure].mean() - 1) <= 0.10, (per_pair, measure, expected, brute[measure].mean())
+            assert abs(expected / brute[measure].mean() - 1) <= 0.10, (
+                per_pair,
+                measure,
+                expected,
+                brute[measure].mean(),
+            )
             assert 0.5 <= plan.loc[measure, "ci_width_sd"] / brute[measure].std(ddof=1) <= 2.0
 
 
@@ -125,17 +161,26 @@ def test_best_worst_widths_agree_with_brute_force_from_the_truth_within_ten_perc
     alone = load_annotations(spec([("O", "O.csv"), ("X", "X.csv")], "best_worst"), base=tmp_path)
     rng = np.random.default_rng(2027)
     for per_pair in (20, 80):
-        plan = qw.plan_reproduction(alone, experiment="O", judgements_per_pair=[per_pair], B=200, runs=30, power_runs=1,
-                                    seed=per_pair).set_index("measure")
+        plan = qw.plan_reproduction(
+            alone, experiment="O", judgements_per_pair=[per_pair], B=200, runs=30, power_runs=1, seed=per_pair
+        ).set_index("measure")
         brute = []
         for _ in range(30):
             best_worst_rows(TRUTH, per_pair // 2, rng, "R").to_csv(tmp_path / "R.csv", index=False)  # a pair: 2 triples
-            brute.append(assessed_widths(load_annotations(spec([("O", "O.csv"), ("R", "R.csv")], "best_worst"),
-                                                          base=tmp_path), "R"))
+            brute.append(
+                assessed_widths(
+                    load_annotations(spec([("O", "O.csv"), ("R", "R.csv")], "best_worst"), base=tmp_path), "R"
+                )
+            )
         brute = pd.DataFrame(brute)
         for measure in ("CV*", "value"):
             expected = plan.loc[measure, "expected_ci_width"]
-            assert abs(expected / brute[measure].mean() - 1) <= 0.10, (per_pair, measure, expected, brute[measure].mean())
+            assert abs(expected / brute[measure].mean() - 1) <= 0.10, (
+                per_pair,
+                measure,
+                expected,
+                brute[measure].mean(),
+            )
             assert 0.5 <= plan.loc[measure, "ci_width_sd"] / brute[measure].std(ddof=1) <= 2.0
 
 
@@ -203,7 +248,11 @@ def test_expected_widths_agree_with_brute_force_from_real_judgements_within_ten_
     keys = raw[["dataset", "ix"]].drop_duplicates()
     chosen = keys.sample(frac=0.5, random_state=3)
     first = raw.merge(chosen, on=["dataset", "ix"])
-    second = raw.merge(chosen, on=["dataset", "ix"], how="left", indicator=True).query("_merge == 'left_only'").drop(columns="_merge")
+    second = (
+        raw.merge(chosen, on=["dataset", "ix"], how="left", indicator=True)
+        .query("_merge == 'left_only'")
+        .drop(columns="_merge")
+    )
     first.to_csv(tmp_path / "first.csv", index=False)
     second = second.assign(pair=[" vs ".join(sorted(p)) for p in zip(second.system_a, second.system_b)])
     shown = second.system_a.isin(study.systems) & second.system_b.isin(study.systems)  # not the attention checks
@@ -211,25 +260,41 @@ def test_expected_widths_agree_with_brute_force_from_real_judgements_within_ten_
     entry = dict(data["experiments"][1], id="O", role="original", file="first.csv")
     half = qw.load_annotations(dict(data, experiments=[entry, dict(entry, id="X", role="repeat")]), base=tmp_path)
     for per_pair in (30, 90):
-        plan = qw.plan_reproduction(half, experiment="O", judgements_per_pair=[per_pair], B=200, runs=30, power_runs=1,
-                                    seed=per_pair).set_index("measure")
+        plan = qw.plan_reproduction(
+            half, experiment="O", judgements_per_pair=[per_pair], B=200, runs=30, power_runs=1, seed=per_pair
+        ).set_index("measure")
         brute = []
         for _ in range(30):
-            picked = pd.concat([g.sample(per_pair // 3, random_state=int(rng.integers(2**31)))
-                                for _key, g in units.groupby("pair")])
-            second.merge(picked, on=["dataset", "ix", "pair"]).drop(columns="pair").to_csv(tmp_path / "R.csv", index=False)
-            brute.append(assessed_widths(qw.load_annotations(dict(data, experiments=[entry, dict(entry, id="R", role="repeat", file="R.csv")]),
-                                                             base=tmp_path), "R"))
+            picked = pd.concat(
+                [g.sample(per_pair // 3, random_state=int(rng.integers(2**31))) for _key, g in units.groupby("pair")]
+            )
+            second.merge(picked, on=["dataset", "ix", "pair"]).drop(columns="pair").to_csv(
+                tmp_path / "R.csv", index=False
+            )
+            brute.append(
+                assessed_widths(
+                    qw.load_annotations(
+                        dict(data, experiments=[entry, dict(entry, id="R", role="repeat", file="R.csv")]), base=tmp_path
+                    ),
+                    "R",
+                )
+            )
         brute = pd.DataFrame(brute)
         for measure in ("CV*", "value"):
             expected = plan.loc[measure, "expected_ci_width"]
-            assert abs(expected / brute[measure].mean() - 1) <= 0.10, (per_pair, measure, expected, brute[measure].mean())
+            assert abs(expected / brute[measure].mean() - 1) <= 0.10, (
+                per_pair,
+                measure,
+                expected,
+                brute[measure].mean(),
+            )
 
 
 def test_power_grows_with_the_judgements_per_pair_on_real_and_known_studies(hosking, known):
     for study, source in ((hosking[1], "R1"), (known[1], "O")):
-        plan = qw.plan_reproduction(study, experiment=source, judgements_per_pair=[10, 40, 160], B=20, runs=2,
-                                    power_runs=80, seed=0)
+        plan = qw.plan_reproduction(
+            study, experiment=source, judgements_per_pair=[10, 40, 160], B=20, runs=2, power_runs=80, seed=0
+        )
         for measure in ("significant decisions reproduced", "ranking recovered", "decisions agree"):
             chance = plan[plan.measure == measure].sort_values("judgements_per_pair").chance.to_numpy()
             assert chance[0] < chance[1] < chance[2], (source, measure, chance)
@@ -241,8 +306,16 @@ def test_with_equal_strengths_any_decision_is_significant_at_the_tests_exact_lev
     """Under the null (four equal systems, J = 100 judgements per pair, no overdispersion), Holm's
     procedure rejects some pair exactly when the smallest of the 6 binomial p-values is below
     0.05 / 6: 1 - (1 - s)^6 with s the binomial test's exact size, 0.0387 (nominal 0.05)."""
-    model = pp.ChoiceModel(["w", "x", "y", "z"], "pairwise", PAIRWISE_RULE, np.zeros(4), np.zeros((4, 4)),
-                           np.array(list(itertools.combinations(range(4), 2))), np.full(6, 10), per_unit=1)
+    model = pp.ChoiceModel(
+        ["w", "x", "y", "z"],
+        "pairwise",
+        PAIRWISE_RULE,
+        np.zeros(4),
+        np.zeros((4, 4)),
+        np.array(list(itertools.combinations(range(4), 2))),
+        np.full(6, 10),
+        per_unit=1,
+    )
     original = pp._Original((), None, np.zeros(4), [], True)
     rng = np.random.default_rng(1)
     found, cache = [], {}
@@ -282,15 +355,27 @@ def test_the_planners_decisions_are_the_reports_sign_tests(layout, ties):
     from qra_widgets.io.layout_pairwise import sign_test_records
 
     rule = PAIRWISE_RULE if layout == "pairwise" else {"layout": "best_worst"}
-    model = pp.ChoiceModel(["w", "x", "y", "z"], layout, rule, TRUTH - TRUTH.mean(), np.zeros((4, 4)),
-                           np.array(list(itertools.combinations(range(4), 2))), np.full(6, 10), tie_rate=ties, per_unit=2)
+    model = pp.ChoiceModel(
+        ["w", "x", "y", "z"],
+        layout,
+        rule,
+        TRUTH - TRUTH.mean(),
+        np.zeros((4, 4)),
+        np.array(list(itertools.combinations(range(4), 2))),
+        np.full(6, 10),
+        tie_rate=ties,
+        per_unit=2,
+    )
     rng = np.random.default_rng(4)
     for per_pair in (12, 30, 60, 200):
         j = pp.simulate_judgements(model, model.strength, per_pair, rng)
         j["quality_criterion"] = np.full(len(j["unit"]), "Q", dtype=object)
         records = sign_test_records("planned", "Q", [{k: v for k, v in j.items() if not k.startswith("_")}])
-        report = {(t["system_x"], t["system_y"], t["system_x"] if t["wins_x"] > t["wins_y"] else t["system_y"])
-                  for t in records if t["p_holm"] is not None and t["p_holm"] < 0.05}
+        report = {
+            (t["system_x"], t["system_y"], t["system_x"] if t["wins_x"] > t["wins_y"] else t["system_y"])
+            for t in records
+            if t["p_holm"] is not None and t["p_holm"] < 0.05
+        }
         every = [(a, b, w) for a, b in itertools.combinations(model.systems, 2) for w in (a, b)]
         original = pp._Original((), None, np.zeros(4), every, True)
         share, any_significant = pp._decisions(model.systems, j, original, 0.05)
@@ -319,15 +404,29 @@ def test_best_worst_tuples_of_three_are_simulated_as_shown_and_planned_without_s
     j = pp.simulate_judgements(model, model.strength, 30, rng)
     assert len(j["unit"]) == 30 * 6 // 3  # 30 per pair x 6 pairs, 3 pairs in each tuple
     assert all(len(t) == 3 and j["best"][k] in t and j["worst"][k] in t for k, t in enumerate(j["shown"]))
-    plan = qw.plan_reproduction(study, experiment="O", judgements_per_pair=[10, 60], B=20, runs=2, power_runs=40, seed=0)
+    plan = qw.plan_reproduction(
+        study, experiment="O", judgements_per_pair=[10, 60], B=20, runs=2, power_runs=40, seed=0
+    )
     notes = plan.set_index(["judgements_per_pair", "measure"]).note
-    assert notes[(10, "any decision significant")] == "no sign tests: best-worst tuples of 3 systems (the report tests pairs only)"
+    assert (
+        notes[(10, "any decision significant")]
+        == "no sign tests: best-worst tuples of 3 systems (the report tests pairs only)"
+    )
     ranking = plan[plan.measure == "ranking recovered"].sort_values("judgements_per_pair").chance.to_numpy()
     assert ranking[0] < ranking[1]
 
 
-@pytest.mark.parametrize("grid, shown", [([0], "got 0"), ([2.5], "got 2.5"), (["ten"], "got 'ten'"), ([], "got 0"),
-                                         ([True], "got True"), ([10**6], "got 1000000")])
+@pytest.mark.parametrize(
+    "grid, shown",
+    [
+        ([0], "got 0"),
+        ([2.5], "got 2.5"),
+        (["ten"], "got 'ten'"),
+        ([], "got 0"),
+        ([True], "got True"),
+        ([10**6], "got 1000000"),
+    ],
+)
 def test_a_malformed_grid_is_refused_naming_the_field(known, grid, shown):
     with pytest.raises(qw.QRAInputError, match="judgements_per_pair") as caught:
         qw.plan_reproduction(known[1], experiment="O", judgements_per_pair=grid)
@@ -340,18 +439,24 @@ def test_a_plan_beyond_the_work_cap_is_refused_before_the_model_is_fitted_or_any
 
     monkeypatch.setattr(pp, "choice_model", fail)
     monkeypatch.setattr(pp, "simulate_judgements", fail)
-    with pytest.raises(qw.QRAInputError, match=r"plan_reproduction: 2 designs x 5 runs x 500 replicates .* units of work; "
-                                               r"the limit is 500,000,000"):
+    with pytest.raises(
+        qw.QRAInputError,
+        match=r"plan_reproduction: 2 designs x 5 runs x 500 replicates .* units of work; "
+        r"the limit is 500,000,000",
+    ):
         qw.plan_reproduction(known[1], experiment="O", judgements_per_pair=[10, 50_000])
     with pytest.raises(qw.QRAInputError, match="power_runs: must be a whole number"):
         qw.plan_reproduction(known[1], experiment="O", power_runs=0)
-    with pytest.raises(qw.QRAInputError, match="design: pairwise and best-worst reproductions are planned with new units"):
+    with pytest.raises(
+        qw.QRAInputError, match="design: pairwise and best-worst reproductions are planned with new units"
+    ):
         qw.plan_reproduction(known[1], experiment="O", design="same items")
 
 
 def test_the_one_line_answer_names_the_smallest_number_meeting_the_target(known):
-    plan = qw.plan_reproduction(known[1], experiment="O", judgements_per_pair=[10, 40, 160], B=20, runs=2, power_runs=100,
-                                seed=0)
+    plan = qw.plan_reproduction(
+        known[1], experiment="O", judgements_per_pair=[10, 40, 160], B=20, runs=2, power_runs=100, seed=0
+    )
     chance = plan[plan.measure == "ranking recovered"].set_index("judgements_per_pair").chance
     target = float(chance.loc[40]) - 1e-9
     line = pp.smallest_judgements(plan, measure="ranking recovered", target=target)
@@ -366,8 +471,27 @@ def test_the_plan_command_prints_the_table_and_the_one_line_answer(known, capsys
 
     folder, _study = known
     (folder / "spec.json").write_text(json.dumps(spec([("O", "O.csv"), ("X", "X.csv")])), encoding="utf-8")
-    assert main(["plan", str(folder / "spec.json"), "--judgements-per-pair", "10,40", "--bootstrap", "20", "--runs", "2",
-                 "--power-runs", "60", "--measure", "decisions agree", "--target", "0.5"]) == 0
+    assert (
+        main(
+            [
+                "plan",
+                str(folder / "spec.json"),
+                "--judgements-per-pair",
+                "10,40",
+                "--bootstrap",
+                "20",
+                "--runs",
+                "2",
+                "--power-runs",
+                "60",
+                "--measure",
+                "decisions agree",
+                "--target",
+                "0.5",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "judgements_per_pair" in out and "significant decisions reproduced" in out
     assert out.splitlines()[-1].startswith("Q: 10 judgements per system pair give chance of 'decisions agree' >= 0.5 (")
@@ -379,8 +503,11 @@ def test_the_apps_plan_box_points_pairwise_studies_to_the_judgements_planner(kno
     from qra_widgets.conventions import resolve
     from qra_widgets.widgets.interval_commands import plan_designs
 
-    with pytest.raises(qw.QRAInputError, match=r"plan: pairwise and best-worst judgements are planned by judgements per "
-                                               r"system pair, not in this box: run `qra-widgets plan SPEC.json`"):
+    with pytest.raises(
+        qw.QRAInputError,
+        match=r"plan: pairwise and best-worst judgements are planned by judgements per "
+        r"system pair, not in this box: run `qra-widgets plan SPEC.json`",
+    ):
         plan_designs(known[1], resolve(None), [40], [2], B=20)
 
 
@@ -395,15 +522,27 @@ def test_real_best_worst_judgements_of_two_systems_are_planned_with_their_sign_t
     model = pp.choice_model(study, grammar, "Lab1", pp.comparative_rule(study, grammar.name, "Lab1"))
     assert model.layout == "best_worst" and model.tuples.shape == (10, 2) and model.per_unit == 3
     assert set(model.tuple_counts.tolist()) == {59, 60}
-    significant = [t for t in study.metadata["annotations"]["sign_tests"] if t["experiment"] == "Lab1"
-                   and t["quality_criterion"] == "Grammar" and t["p_holm"] < 0.05]
+    significant = [
+        t
+        for t in study.metadata["annotations"]["sign_tests"]
+        if t["experiment"] == "Lab1" and t["quality_criterion"] == "Grammar" and t["p_holm"] < 0.05
+    ]
     assert significant == []
-    plan = qw.plan_reproduction(study, experiment="Lab1", judgements_per_pair=[20, 100], B=10, runs=1, power_runs=40, seed=0)
+    plan = qw.plan_reproduction(
+        study, experiment="Lab1", judgements_per_pair=[20, 100], B=10, runs=1, power_runs=40, seed=0
+    )
     rows = plan.set_index(["quality_criterion", "judgements_per_pair", "measure"])
     assert np.isnan(rows.loc[("Grammar", 20, "significant decisions reproduced"), "chance"])
-    assert rows.loc[("Grammar", 20, "significant decisions reproduced"), "note"] == \
-        "the original has no significant pairwise decision (Holm-adjusted p < 0.05)"
+    assert (
+        rows.loc[("Grammar", 20, "significant decisions reproduced"), "note"]
+        == "the original has no significant pairwise decision (Holm-adjusted p < 0.05)"
+    )
     for qc in ("Grammar", "Repetition"):
-        assert rows.loc[(qc, 20, "any decision significant"), "chance"] < rows.loc[(qc, 100, "any decision significant"), "chance"]
-    assert rows.loc[("Repetition", 20, "significant decisions reproduced"), "chance"] < \
-        rows.loc[("Repetition", 100, "significant decisions reproduced"), "chance"]
+        assert (
+            rows.loc[(qc, 20, "any decision significant"), "chance"]
+            < rows.loc[(qc, 100, "any decision significant"), "chance"]
+        )
+    assert (
+        rows.loc[("Repetition", 20, "significant decisions reproduced"), "chance"]
+        < rows.loc[("Repetition", 100, "significant decisions reproduced"), "chance"]
+    )

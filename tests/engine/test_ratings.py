@@ -51,7 +51,10 @@ def test_system_means_equal_the_published_means_to_every_digit(study, published_
     # the rounded values QRA++ Example 1 (Table 3) prints: 3.12 (3.125 rounded half-even in the paper), 2.57, 2.28
 
     example1 = qrapp_example1
-    assert round(study.scores[("Fluency", "GeDi", "direct")], 2) == example1.scores[("Fluency", "GeDi", "vanMiltenburg2024")]
+    assert (
+        round(study.scores[("Fluency", "GeDi", "direct")], 2)
+        == example1.scores[("Fluency", "GeDi", "vanMiltenburg2024")]
+    )
 
 
 def test_other_aggregations_are_options(study):
@@ -63,7 +66,9 @@ def test_other_aggregations_are_options(study):
     assert item_mean[("SVM", "direct")] == pytest.approx(mean[("SVM", "direct")], abs=1e-12)
     # raters 003-008 all rated the same 120 items (6 ratings each): balanced, so equal again
     assert item_mean[("GeDi", "augmented")] == pytest.approx(mean[("GeDi", "augmented")], abs=1e-12)
-    unbalanced = Ratings.from_columns(["Q"] * 3, ["A"] * 3, ["i1", "i1", "i2"], ["E"] * 3, ["r1", "r2", "r1"], [1, 2, 4])
+    unbalanced = Ratings.from_columns(
+        ["Q"] * 3, ["A"] * 3, ["i1", "i1", "i2"], ["E"] * 3, ["r1", "r2", "r1"], [1, 2, 4]
+    )
     assert unbalanced.system_means("Q") == {("A", "E"): 7 / 3}
     assert unbalanced.system_means("Q", "item_mean") == {("A", "E"): 2.75}
     assert median[("SVM", "direct")] == 3.0
@@ -79,22 +84,33 @@ def test_krippendorff_alpha_equals_the_krippendorff_package(study, long_ratings)
     for experiment, raters in groups.items():
         subset = long_ratings[long_ratings.participant.isin(raters)]
         reliability = subset.pivot_table(index="participant", columns="item", values="score").to_numpy()
-        expected = krippendorff.alpha(reliability_data=reliability, level_of_measurement="ordinal", value_domain=[1, 2, 3, 4])
+        expected = krippendorff.alpha(
+            reliability_data=reliability, level_of_measurement="ordinal", value_domain=[1, 2, 3, 4]
+        )
         ours = frame[(frame.experiment == experiment) & (frame.measure == "alpha")].value.item()
         assert abs(ours - expected) < 1e-9, experiment
     for level in ("nominal", "interval"):
         counted = rater_counts(study.ratings, "Fluency", "augmented")
         subset = long_ratings[long_ratings.participant.isin(groups["augmented"])]
         reliability = subset.pivot_table(index="participant", columns="item", values="score").to_numpy()
-        assert abs(qw.measures.krippendorff_alpha(qw.measures.CategoryCounts(counted.counts, counted.categories), level=level)
-                   - krippendorff.alpha(reliability_data=reliability, level_of_measurement=level)) < 1e-9
+        assert (
+            abs(
+                qw.measures.krippendorff_alpha(
+                    qw.measures.CategoryCounts(counted.counts, counted.categories), level=level
+                )
+                - krippendorff.alpha(reliability_data=reliability, level_of_measurement=level)
+            )
+            < 1e-9
+        )
 
 
 def test_kappa_ac1_and_bp_equal_the_reference_packages(study, long_ratings):
     from sklearn.metrics import cohen_kappa_score
 
     frame = annotator_agreement(study).set_index(["experiment", "measure"]).value
-    direct = long_ratings[long_ratings.participant.isin(["001", "002"])].pivot_table(index="item", columns="participant", values="score")
+    direct = long_ratings[long_ratings.participant.isin(["001", "002"])].pivot_table(
+        index="item", columns="participant", values="score"
+    )
     assert abs(frame[("direct", "kappa")] - cohen_kappa_score(direct["001"], direct["002"])) < 1e-12
     irrcac = IRRCAC["raters_003_008_from_long"]  # irrCAC's CAC(wide, categories=[1, 2, 3, 4]) on raters 003-008
     assert abs(frame[("augmented", "ac1")] - irrcac["gwet"]) < 1e-9
@@ -112,8 +128,14 @@ def test_agreement_frame_columns_and_counts(study):
 
 
 def test_an_items_label_is_the_median_mode_or_mean_by_the_criterions_level():
-    ratings = Ratings.from_columns(["Q"] * 6, ["A"] * 6, ["i1", "i1", "i2", "i2", "i2", "i2"], ["E"] * 6,
-                                   ["r1", "r2", "r1", "r2", "r3", "r4"], [2, 3, 1, 1, 4, 4])
+    ratings = Ratings.from_columns(
+        ["Q"] * 6,
+        ["A"] * 6,
+        ["i1", "i1", "i2", "i2", "i2", "i2"],
+        ["E"] * 6,
+        ["r1", "r2", "r1", "r2", "r3", "r4"],
+        [2, 3, 1, 1, 4, 4],
+    )
     labels = lambda level: dict(zip(ratings.item_labels("Q", level)[1], ratings.item_labels("Q", level)[3]))
     assert labels("ordinal") == {"i1": 2.0, "i2": 2.0}  # median 2.5 in both: the even scale point
     assert labels("nominal") == {"i1": 2.0, "i2": 1.0}  # mode; ties -> the smallest category
@@ -128,8 +150,14 @@ def test_ordinal_labels_are_not_lowered_by_an_even_number_of_raters():
     means = {}
     for raters in (2, 3, 4):
         values = np.clip(3 + rng.integers(-1, 2, size=(items, raters)), 1, 5).astype(float)
-        ratings = Ratings.from_columns(["Q"] * values.size, ["A"] * values.size, np.repeat([f"i{k}" for k in range(items)], raters),
-                                       ["E"] * values.size, np.tile([f"r{k}" for k in range(raters)], items), values.ravel())
+        ratings = Ratings.from_columns(
+            ["Q"] * values.size,
+            ["A"] * values.size,
+            np.repeat([f"i{k}" for k in range(items)], raters),
+            ["E"] * values.size,
+            np.tile([f"r{k}" for k in range(raters)], items),
+            values.ravel(),
+        )
         means[raters] = float(ratings.item_labels("Q", "ordinal")[3].mean())
         lower_median = np.sort(values, axis=1)[:, (raters - 1) // 2].mean()
         if raters == 2:
@@ -156,8 +184,13 @@ def test_a_rating_outside_the_scale_is_refused_by_the_study(study):
     columns[5] = columns[5].copy()
     columns[5][7] = 9
     with pytest.raises(qw.QRAInputError, match="9 is outside the scale 1..4"):
-        qw.Study(id="x", quality_criteria=study.quality_criteria, systems=study.systems, experiments=study.experiments,
-                 ratings=Ratings(tuple(columns)))
+        qw.Study(
+            id="x",
+            quality_criteria=study.quality_criteria,
+            systems=study.systems,
+            experiments=study.experiments,
+            ratings=Ratings(tuple(columns)),
+        )
 
 
 def test_ratings_and_spec_survive_the_study_library(study, tmp_path):

@@ -8,19 +8,44 @@ import qra_widgets as qw
 from qra_widgets.assess import COLUMNS, Assessment
 from qra_widgets.examples import load as load_example
 
-DTYPES = {"n": int, "n_systems": "Int64", "ci_low": float, "ci_high": float, "ci_level": float, "ci_B": "Int64",
-          "ci_seed": "Int64", "ci_method": object, "ci_over": object, "ci_pairing": object, "ci_note": object}
+DTYPES = {
+    "n": int,
+    "n_systems": "Int64",
+    "ci_low": float,
+    "ci_high": float,
+    "ci_level": float,
+    "ci_B": "Int64",
+    "ci_seed": "Int64",
+    "ci_method": object,
+    "ci_over": object,
+    "ci_pairing": object,
+    "ci_note": object,
+}
 
 
 def row_by_row(result: Assessment) -> pd.DataFrame:
     """The reference: one dict per row, then the documented dtypes."""
-    frame = pd.DataFrame([{**vars(row), "conventions": result.conventions.describe(), **result._interval_cells(row)}
-                          for row in result.rows], columns=COLUMNS)
+    frame = pd.DataFrame(
+        [
+            {**vars(row), "conventions": result.conventions.describe(), **result._interval_cells(row)}
+            for row in result.rows
+        ],
+        columns=COLUMNS,
+    )
     return frame.astype(DTYPES)
 
 
-@pytest.mark.parametrize("name", ["qrapp_example1", "belz2021_torc", "qra2022_essay_scoring", "qra2022_nts", "qra2022_pass",
-                                  "qrapp_table4_illustrative"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "qrapp_example1",
+        "belz2021_torc",
+        "qra2022_essay_scoring",
+        "qra2022_nts",
+        "qra2022_pass",
+        "qrapp_table4_illustrative",
+    ],
+)
 @pytest.mark.parametrize("conventions", ["qrapp", "qra3"])
 def test_the_tidy_frame_equals_the_row_by_row_frame_for_every_example(name, conventions):
     result = qw.assess(load_example(name), conventions)

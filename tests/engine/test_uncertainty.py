@@ -1,7 +1,6 @@
 """The bootstrap engine: exact at weights 1, seeded, vectorised measures equal to the measures module,
 coverage on simulated data with a known truth, scores-only intervals and the reproduction planner."""
 
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -30,8 +29,16 @@ def test_the_engine_at_weights_one_reproduces_every_assess_value(vm):
 def test_same_seed_same_intervals_and_the_seed_is_recorded(vm):
     first = qw.assess(vm, bootstrap=400, seed=11).to_frame()
     second = qw.assess(vm, bootstrap=400, seed=11)
-    assert second.bootstrap_info == {"B": 400, "seed": 11, "ci": 0.95, "ci_method": "percentile", "resample": "items",
-                                     "paired": True, "ci_over": "items", "aggregation": "mean"}
+    assert second.bootstrap_info == {
+        "B": 400,
+        "seed": 11,
+        "ci": 0.95,
+        "ci_method": "percentile",
+        "resample": "items",
+        "paired": True,
+        "ci_over": "items",
+        "aggregation": "mean",
+    }
     assert first[["ci_low", "ci_high"]].equals(second.to_frame()[["ci_low", "ci_high"]])
     other = qw.assess(vm, bootstrap=400, seed=12).to_frame()
     assert not np.allclose(first.ci_low, other.ci_low)
@@ -45,15 +52,29 @@ def simulated_study(seed: int, systems: int = 2, experiments: int = 3, items: in
     rng = np.random.default_rng(seed)
     means = TRUE_MEANS[:experiments, :systems]
     item_effect = rng.normal(0, 0.5, (systems, items))
-    values = means[:, :, None, None] + item_effect[None, :, :, None] + rng.normal(0, 0.7, (experiments, systems, items, raters))
+    values = (
+        means[:, :, None, None]
+        + item_effect[None, :, :, None]
+        + rng.normal(0, 0.7, (experiments, systems, items, raters))
+    )
     e, s, i, r = np.indices(values.shape)
     text = lambda prefix, codes: np.array([f"{prefix}{c}" for c in codes.ravel()], dtype=object)
-    ratings = Ratings.from_columns(np.full(values.size, "Q", dtype=object), text("s", s),
-                                   np.array([f"s{a}-i{b}" for a, b in zip(s.ravel(), i.ravel())], dtype=object),
-                                   text("e", e), text("r", r), values.ravel())
-    return qw.Study(id="sim", quality_criteria=[qw.QualityCriterion("Q", 0, None, label_level="interval")],
-                    systems=[f"s{k}" for k in range(systems)], experiments=[qw.Experiment(f"e{k}") for k in range(experiments)],
-                    scores={("Q", a, b): v for (a, b), v in ratings.system_means("Q").items()}, ratings=ratings)
+    ratings = Ratings.from_columns(
+        np.full(values.size, "Q", dtype=object),
+        text("s", s),
+        np.array([f"s{a}-i{b}" for a, b in zip(s.ravel(), i.ravel())], dtype=object),
+        text("e", e),
+        text("r", r),
+        values.ravel(),
+    )
+    return qw.Study(
+        id="sim",
+        quality_criteria=[qw.QualityCriterion("Q", 0, None, label_level="interval")],
+        systems=[f"s{k}" for k in range(systems)],
+        experiments=[qw.Experiment(f"e{k}") for k in range(experiments)],
+        scores={("Q", a, b): v for (a, b), v in ratings.system_means("Q").items()},
+        ratings=ratings,
+    )
 
 
 TRUE_MEANS = np.array([[4.0, 4.5], [4.3, 4.9], [4.6, 4.4]])
@@ -94,7 +115,9 @@ def test_unpaired_experiments_are_resampled_on_their_own():
     study.ratings = Ratings(tuple(columns))
     result = bootstrap(study, B=50, seed=0)
     assert result.info["paired"] is False
-    assert result.estimates[("CV*", "system", "Q", "s0")] == pytest.approx(qw.assess(study).value("CV*", "system", "Q", "s0"))
+    assert result.estimates[("CV*", "system", "Q", "s0")] == pytest.approx(
+        qw.assess(study).value("CV*", "system", "Q", "s0")
+    )
 
 
 def test_scores_only_resample_systems_and_give_vangel_intervals(qrapp_example1):
@@ -128,14 +151,27 @@ def test_plan_reproduction_widths_shrink_with_items_and_raters(vm):
     width = plan.set_index(["items", "raters_per_item", "measure"]).expected_ci_width
     assert width[(300, 2, "CV*")] < width[(60, 2, "CV*")]
     assert width[(300, 4, "alpha")] < width[(300, 2, "alpha")]
-    assert list(plan.columns) == ["design", "items", "raters_per_item", "quality_criterion", "measure", "expected_ci_width",
-                                  "expected_half_width", "ci_width_sd", "ci_width_p10", "ci_width_p90", "runs"]
+    assert list(plan.columns) == [
+        "design",
+        "items",
+        "raters_per_item",
+        "quality_criterion",
+        "measure",
+        "expected_ci_width",
+        "expected_half_width",
+        "ci_width_sd",
+        "ci_width_p10",
+        "ci_width_p90",
+        "runs",
+    ]
 
 
 def test_bad_bootstrap_options_are_refused_saying_which(vm, qrapp_example1):
-    for kwargs, message in (({"bootstrap": 5}, "B must be an integer of at least 10"),
-                            ({"bootstrap": 100, "ci_method": "basic"}, "ci_method"),
-                            ({"bootstrap": 100, "resample": "raters"}, "resample")):
+    for kwargs, message in (
+        ({"bootstrap": 5}, "B must be an integer of at least 10"),
+        ({"bootstrap": 100, "ci_method": "basic"}, "ci_method"),
+        ({"bootstrap": 100, "resample": "raters"}, "resample"),
+    ):
         with pytest.raises(qw.QRAInputError, match=message):
             qw.assess(vm, **kwargs)
     with pytest.raises(qw.QRAInputError, match="items\\+raters' needs item-level ratings"):
@@ -154,7 +190,10 @@ def test_charts_get_error_bars_and_a_plan_chart(vm):
     assert charts.cv_by_system(qw.assess(vm)).data[0].error_y.array is None
     plan = qw.plan_reproduction(vm, items=[60, 120], raters_per_item=[2], B=100, runs=2)
     figure = charts.plan_chart(plan)
-    assert [trace.name for trace in figure.data] == ["CV* (Fluency), 2 raters per item", "alpha (Fluency), 2 raters per item"]
+    assert [trace.name for trace in figure.data] == [
+        "CV* (Fluency), 2 raters per item",
+        "alpha (Fluency), 2 raters per item",
+    ]
     assert list(figure.data[0].x) == [60, 120]
 
 
@@ -165,11 +204,21 @@ def synthetic_study(rows, experiments, aggregation=None):
     """A study from rating rows (system, item, rater, experiment, score) on a 1..5 ordinal scale, read
     through load_annotations as a team's file would be."""
     text = "system,item,rater,experiment,score\n" + "".join(",".join(map(str, row)) + "\n" for row in rows)
-    spec = {"schema": "qra-widgets/annotations", "version": 1, "id": "synthetic",
-            "quality_criteria": [{"name": "Q", "scale_min": 1, "scale_max": 5, "label_level": "ordinal"}],
-            "experiments": [{"id": e, "file": "ratings.csv", "rows": {"experiment": [e]},
-                             "columns": {"system": "system", "item": "item", "rater": "rater", "criteria": {"Q": "score"}}}
-                            for e in experiments]}
+    spec = {
+        "schema": "qra-widgets/annotations",
+        "version": 1,
+        "id": "synthetic",
+        "quality_criteria": [{"name": "Q", "scale_min": 1, "scale_max": 5, "label_level": "ordinal"}],
+        "experiments": [
+            {
+                "id": e,
+                "file": "ratings.csv",
+                "rows": {"experiment": [e]},
+                "columns": {"system": "system", "item": "item", "rater": "rater", "criteria": {"Q": "score"}},
+            }
+            for e in experiments
+        ],
+    }
     if aggregation:
         spec["aggregation"] = aggregation
     return qw.load_annotations(spec, files={"ratings.csv": text.encode()})
@@ -182,7 +231,15 @@ def median_study():
         for s in ("A", "B"):
             for i in range(30):
                 for r in range(3):
-                    rows.append((s, f"{s}{i}", f"{e}r{r}", e, int(np.clip(rng.integers(2, 5) + (shift if s == "A" else 0), 1, 5))))
+                    rows.append(
+                        (
+                            s,
+                            f"{s}{i}",
+                            f"{e}r{r}",
+                            e,
+                            int(np.clip(rng.integers(2, 5) + (shift if s == "A" else 0), 1, 5)),
+                        )
+                    )
     return synthetic_study(rows, ["e0", "e1", "e2"], aggregation="median")
 
 
@@ -202,8 +259,13 @@ def unpaired_study():
     rng = np.random.default_rng(3)
     truth = rng.integers(1, 6, size=(2, 100))
     spans = {"e0": range(40), "e1": range(20, 80), "e2": range(60, 100)}
-    rows = [(f"s{s}", f"s{s}-i{i}", f"{e}r{r}", e, int(np.clip(truth[s, i] + rng.choice([-1, 0, 0, 0, 1]), 1, 5)))
-            for e, span in spans.items() for s in range(2) for i in span for r in range(2)]
+    rows = [
+        (f"s{s}", f"s{s}-i{i}", f"{e}r{r}", e, int(np.clip(truth[s, i] + rng.choice([-1, 0, 0, 0, 1]), 1, 5)))
+        for e, span in spans.items()
+        for s in range(2)
+        for i in span
+        for r in range(2)
+    ]
     return synthetic_study(rows, list(spans))
 
 
@@ -221,10 +283,17 @@ def perfect_study(seed, experiments=3, items=60, true_spread=0.0):
                     value = system_mean[s] + offset[s] + item_effect[s, i] + rng.normal(0, 0.5)
                     rows.append((f"s{s}", f"s{s}-i{i}", f"e{e}r{r}", f"e{e}", float(np.round(value, 3))))
     frame = pd.DataFrame(rows, columns=["system", "item", "rater", "experiment", "score"])
-    ratings = Ratings.from_columns(["Q"] * len(frame), frame.system, frame.item, frame.experiment, frame.rater, frame.score)
-    return qw.Study(id="perfect", quality_criteria=[qw.QualityCriterion("Q", 0, None, label_level="interval")],
-                    systems=["s0", "s1", "s2"], experiments=[qw.Experiment(f"e{e}") for e in range(experiments)],
-                    scores={("Q", a, b): v for (a, b), v in ratings.system_means("Q").items()}, ratings=ratings)
+    ratings = Ratings.from_columns(
+        ["Q"] * len(frame), frame.system, frame.item, frame.experiment, frame.rater, frame.score
+    )
+    return qw.Study(
+        id="perfect",
+        quality_criteria=[qw.QualityCriterion("Q", 0, None, label_level="interval")],
+        systems=["s0", "s1", "s2"],
+        experiments=[qw.Experiment(f"e{e}") for e in range(experiments)],
+        scores={("Q", a, b): v for (a, b), v in ratings.system_means("Q").items()},
+        ratings=ratings,
+    )
 
 
 def test_median_aggregation_resamples_medians_on_a_synthetic_study():
@@ -257,7 +326,9 @@ def test_unpaired_designs_resample_agreement_over_every_item():
     assert result.info["paired"] is False
     assessed = qw.assess(study)
     for measure in ("alpha", "fleiss_kappa"):
-        assert result.estimates[(measure, "qc", "Q", None)] == pytest.approx(assessed.value(measure, "qc", "Q"), abs=1e-12)
+        assert result.estimates[(measure, "qc", "Q", None)] == pytest.approx(
+            assessed.value(measure, "qc", "Q"), abs=1e-12
+        )
     alpha = assessed.value("alpha", "qc", "Q")
     low, high, _note, _method = interval_at("alpha", result.replicates[("alpha", "qc", "Q", None)], estimate=alpha)
     assert low < alpha < high
@@ -319,6 +390,8 @@ def test_bca_jackknife_is_linear_in_the_items():
     weights = jackknife_weights(design_of(study))
     assert weights.shape == (1, 200, 900)  # 200 groups, never items x items
     assert (weights.sum(axis=1) == 199).all()  # each unit left out exactly once
-    frame = qw.assess(study, bootstrap=300, seed=1, ci_method="bca").to_frame().set_index(["measure", "level", "system"])
+    frame = (
+        qw.assess(study, bootstrap=300, seed=1, ci_method="bca").to_frame().set_index(["measure", "level", "system"])
+    )
     row = frame.loc[("CV*", "system", "s0")]
     assert row.ci_method in ("bca", "upper-one-sided") and row.ci_low <= row.value <= row.ci_high

@@ -60,7 +60,9 @@ def test_a_billion_bootstrap_replicates_are_refused_through_assess_and_bootstrap
 
 def test_max_work_raises_the_count_limits_but_the_work_estimate_still_holds(small):
     ratings = len(small.ratings) + len(small.labels) + len(small.scores) + len(small.systems)
-    with pytest.raises(qw.QRAInputError, match=f"1,000,000,000 replicates x {ratings:,} ratings, labels and scores is "):
+    with pytest.raises(
+        qw.QRAInputError, match=f"1,000,000,000 replicates x {ratings:,} ratings, labels and scores is "
+    ):
         qw.assess(small, bootstrap=10**9, seed=1, max_work=10**10)
     with pytest.raises(qw.QRAInputError, match="the limit is 100 \\(raise it with max_work= or --max-work\\)"):
         qw.assess(small, bootstrap=50, seed=1, max_work=100)
@@ -68,30 +70,62 @@ def test_max_work_raises_the_count_limits_but_the_work_estimate_still_holds(smal
     assert set(raised.raters_per_item) == {60}  # 60 raters is over MAX_PLAN_RATERS, allowed by max_work
 
 
-@pytest.mark.parametrize("seed, shown", [(-1, "got -1"), (1.5, "got 1.5"), ("x", "got 'x'"), (2**64, "got 18446744073709551616")])
+@pytest.mark.parametrize(
+    "seed, shown", [(-1, "got -1"), (1.5, "got 1.5"), ("x", "got 'x'"), (2**64, "got 18446744073709551616")]
+)
 def test_a_bad_seed_is_refused_naming_the_seed(small, seed, shown):
-    for call in (lambda: qw.assess(small, bootstrap=100, seed=seed), lambda: bootstrap(small, B=100, seed=seed),
-                 lambda: plan_reproduction(small, items=[10], raters_per_item=[2], seed=seed)):
-        with pytest.raises(qw.QRAInputError, match="seed: must be a whole number from 0 to 9223372036854775807") as caught:
+    for call in (
+        lambda: qw.assess(small, bootstrap=100, seed=seed),
+        lambda: bootstrap(small, B=100, seed=seed),
+        lambda: plan_reproduction(small, items=[10], raters_per_item=[2], seed=seed),
+    ):
+        with pytest.raises(
+            qw.QRAInputError, match="seed: must be a whole number from 0 to 9223372036854775807"
+        ) as caught:
             call()
         assert str(caught.value).endswith(shown)
 
 
 @pytest.mark.parametrize("seed", ["-1", "1.5", "x"])
 def test_the_cli_refuses_a_bad_seed_in_one_line_naming_it(seed):
-    done = subprocess.run([sys.executable, "-m", "qra_widgets.cli", "report", "--example", "qrapp_example1",
-                           "--bootstrap", "100", f"--seed={seed}"], check=False, capture_output=True, text=True, cwd=REPOSITORY,
-                          env={"PYTHONPATH": str(REPOSITORY), "PATH": "/usr/bin:/bin"})
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "qra_widgets.cli",
+            "report",
+            "--example",
+            "qrapp_example1",
+            "--bootstrap",
+            "100",
+            f"--seed={seed}",
+        ],
+        check=False,
+        capture_output=True,
+        text=True,
+        cwd=REPOSITORY,
+        env={"PYTHONPATH": str(REPOSITORY), "PATH": "/usr/bin:/bin"},
+    )
     assert done.returncode == 2 and done.stdout == ""
-    assert done.stderr.splitlines() == [(f"qra-widgets: --seed: must be a whole number from 0 to 9223372036854775807, "
-                                         f"got {seed if seed == '-1' else repr(seed)}")]
+    assert done.stderr.splitlines() == [
+        (
+            f"qra-widgets: --seed: must be a whole number from 0 to 9223372036854775807, "
+            f"got {seed if seed == '-1' else repr(seed)}"
+        )
+    ]
 
 
 def test_the_cli_refuses_a_huge_bootstrap_and_max_work_raises_the_limit():
     from qra_widgets.cli import main
 
-    run = lambda *args: subprocess.run([sys.executable, "-m", "qra_widgets.cli", "report", "--example", "qrapp_example1", *args],
-                                       check=False, capture_output=True, text=True, cwd=REPOSITORY, env={"PYTHONPATH": str(REPOSITORY), "PATH": "/usr/bin:/bin"})
+    run = lambda *args: subprocess.run(
+        [sys.executable, "-m", "qra_widgets.cli", "report", "--example", "qrapp_example1", *args],
+        check=False,
+        capture_output=True,
+        text=True,
+        cwd=REPOSITORY,
+        env={"PYTHONPATH": str(REPOSITORY), "PATH": "/usr/bin:/bin"},
+    )
     done = run("--bootstrap", "1000000000", "--seed", "1")
     assert done.returncode == 2 and len(done.stderr.splitlines()) == 1 and "at most 100,000" in done.stderr
     done = run("--bootstrap", "50", "--seed", "1", "--max-work", "100")

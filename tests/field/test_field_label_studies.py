@@ -57,8 +57,11 @@ def test_qampari_spec_holds_the_teams_tau_values(field_data):
         taus = json.loads((field_data / QAMPARI / name).read_text())["original_kendall"]
         scores = next(e for e in data["experiments"] if e["id"] == experiment)["scores"]
         assert {(qc, c): v for qc, systems in scores.items() for c, v in systems.items()} == {
-            (f"{metric}_{level}", c): v for c, metrics in taus.items() for metric, levels in metrics.items()
-            for level, v in levels.items()}
+            (f"{metric}_{level}", c): v
+            for c, metrics in taus.items()
+            for metric, levels in metrics.items()
+            for level, v in levels.items()
+        }
 
 
 def test_qampari_cv_star_equals_the_teams_24_values_and_6_means(field_data):
@@ -71,7 +74,9 @@ def test_qampari_cv_star_equals_the_teams_24_values_and_6_means(field_data):
         assert ours == pytest.approx(row.cv_star, rel=1e-12, abs=0)  # printed with 16-17 digits; last-ulp sums differ
     means = read_csv_exact(field_data / QAMPARI / "outputs/qra_results/qra_type_i_summary.csv")
     for row in means.itertuples():
-        assert value(frame, measure="CV*", level="qc", quality_criterion=row.qc) == pytest.approx(row.mean_cv_star, rel=1e-12)
+        assert value(frame, measure="CV*", level="qc", quality_criterion=row.qc) == pytest.approx(
+            row.mean_cv_star, rel=1e-12
+        )
 
 
 # ----------------------------------------------------------------------------- Malayalam re-annotation (ReproNLP 2024)
@@ -118,10 +123,14 @@ def test_malayalam_alpha_among_the_six_reannotators(field_data):
 
 
 PUBLISHED_ALPHA = {  # IAA_CORR_calc.ipynb, stored outputs; README table
-    ("O", "Coherence"): 0.3785576910327453, ("O", "Consistency"): 0.492762621233651,
-    ("O", "Fluency"): 0.13361325787541334, ("O", "Relevance"): 0.38671951755027045,
-    ("R", "Coherence"): 0.6074598852525589, ("R", "Consistency"): 0.7938139086383895,
-    ("R", "Fluency"): 0.5233497800176004, ("R", "Relevance"): 0.5159398644189812,
+    ("O", "Coherence"): 0.3785576910327453,
+    ("O", "Consistency"): 0.492762621233651,
+    ("O", "Fluency"): 0.13361325787541334,
+    ("O", "Relevance"): 0.38671951755027045,
+    ("R", "Coherence"): 0.6074598852525589,
+    ("R", "Consistency"): 0.7938139086383895,
+    ("R", "Fluency"): 0.5233497800176004,
+    ("R", "Relevance"): 0.5159398644189812,
 }
 
 

@@ -43,12 +43,18 @@ def load(name: str, field_data: Path, **changes) -> qw.Study:
 
 def cv_of(result, qc: str, system: str) -> float:
     frame = result.to_frame()
-    return float(frame[(frame.quality_criterion == qc) & (frame.system == system) & (frame.measure == "CV*")].value.iloc[0])
+    return float(
+        frame[(frame.quality_criterion == qc) & (frame.system == system) & (frame.measure == "CV*")].value.iloc[0]
+    )
 
 
 def agreement_of(study, experiment: str, qc: str, measure: str) -> float:
     frame = annotator_agreement(study)
-    return float(frame[(frame.experiment == experiment) & (frame.quality_criterion == qc) & (frame.measure == measure)].value.iloc[0])
+    return float(
+        frame[
+            (frame.experiment == experiment) & (frame.quality_criterion == qc) & (frame.measure == measure)
+        ].value.iloc[0]
+    )
 
 
 def published_csv(path: Path) -> pd.DataFrame:
@@ -77,7 +83,10 @@ def test_hosking_reproduction_values_equal_the_teams_results_table(hosking, fiel
     for system, row in published.iterrows():
         assert rates.scores[("Meaning", system, "R1")] == pytest.approx(row.win_percentage, abs=1e-12)
     tests = pd.DataFrame(hosking.metadata["annotations"]["sign_tests"])
-    wins = {s: int(tests[tests.system_x == s].wins_x.sum() + tests[tests.system_y == s].wins_y.sum()) for s in published.index}
+    wins = {
+        s: int(tests[tests.system_x == s].wins_x.sum() + tests[tests.system_y == s].wins_y.sum())
+        for s in published.index
+    }
     assert wins == published.wins.to_dict()  # vae 1413, sep_ae 913, lbow 779, dips 495
 
 
@@ -90,8 +99,12 @@ def test_hosking_cv_star_r_and_rho_equal_the_teams_tables(hosking, field_data):
     r = published_csv(field_data / HOSKING / "published/pearson.csv").pearson_corr.iloc[0]
     rho = published_csv(field_data / HOSKING / "published/spearman.csv").spearman_corr.iloc[0]
     frame = result.to_frame()
-    assert frame[(frame.measure == "r") & (frame.quality_criterion == "Meaning")].value.iloc[0] == pytest.approx(r, abs=1e-12)
-    assert frame[(frame.measure == "rho") & (frame.quality_criterion == "Meaning")].value.iloc[0] == pytest.approx(rho, abs=1e-12)
+    assert frame[(frame.measure == "r") & (frame.quality_criterion == "Meaning")].value.iloc[0] == pytest.approx(
+        r, abs=1e-12
+    )
+    assert frame[(frame.measure == "rho") & (frame.quality_criterion == "Meaning")].value.iloc[0] == pytest.approx(
+        rho, abs=1e-12
+    )
 
 
 def test_hosking_annotator_agreement_on_the_raw_choices_equals_the_teams_alpha_and_kappa(hosking, field_data):
@@ -105,7 +118,8 @@ def test_hosking_annotator_agreement_on_the_raw_choices_equals_the_teams_alpha_a
 
     reliability = pd.read_csv(field_data / HOSKING / "reliability_data.csv").to_numpy(dtype=float)
     assert agreement_of(hosking, "R1", "Meaning", "alpha") == pytest.approx(
-        krippendorff.alpha(reliability_data=reliability, level_of_measurement="nominal"), abs=1e-12)
+        krippendorff.alpha(reliability_data=reliability, level_of_measurement="nominal"), abs=1e-12
+    )
 
 
 def test_hosking_system_coding_codes_the_chosen_system_and_differs_from_position_coding(hosking, field_data):
@@ -113,22 +127,32 @@ def test_hosking_system_coding_codes_the_chosen_system_and_differs_from_position
     data["agreement_coding"] = "system"
     by_system = load_annotations(data, base=field_data)
     alpha = agreement_of(by_system, "R1", "Meaning", "alpha")
-    raw = pd.read_csv(field_data / "atlas/hosking2021_sepae_bws/DERIVED_responses_long_from_mo-arvan_responses.csv", dtype=str)
-    raw = raw[~raw.system_a.isin(["distractor", "inputs"]) &
-              ~raw.worker.isin(["anon_worker_32", "anon_worker_72", "anon_worker_111"])]
-    raw["unit"] = raw.dataset + "/" + raw.ix + " " + raw[["system_a", "system_b"]].apply(lambda r: "-".join(sorted(r)), axis=1)
+    raw = pd.read_csv(
+        field_data / "atlas/hosking2021_sepae_bws/DERIVED_responses_long_from_mo-arvan_responses.csv", dtype=str
+    )
+    raw = raw[
+        ~raw.system_a.isin(["distractor", "inputs"])
+        & ~raw.worker.isin(["anon_worker_32", "anon_worker_72", "anon_worker_111"])
+    ]
+    raw["unit"] = (
+        raw.dataset + "/" + raw.ix + " " + raw[["system_a", "system_b"]].apply(lambda r: "-".join(sorted(r)), axis=1)
+    )
     raw["chosen"] = np.where(raw.chose_b == "True", raw.system_b, raw.system_a)
     table = raw.pivot(index="worker", columns="unit", values="chosen")
     codes = {name: i for i, name in enumerate(sorted(set(raw.chosen)))}
     import krippendorff
 
     matrix = table.apply(lambda col: col.map(codes)).to_numpy(dtype=float)
-    assert alpha == pytest.approx(krippendorff.alpha(reliability_data=matrix, level_of_measurement="nominal"), abs=1e-12)
+    assert alpha == pytest.approx(
+        krippendorff.alpha(reliability_data=matrix, level_of_measurement="nominal"), abs=1e-12
+    )
     assert round(alpha, 3) != 0.539  # the chosen system's name is another category set than a/b
 
 
 def test_hosking_the_three_excluded_submissions_are_those_that_chose_the_distractor(field_data):
-    raw = pd.read_csv(field_data / "atlas/hosking2021_sepae_bws/DERIVED_responses_long_from_mo-arvan_responses.csv", dtype=str)
+    raw = pd.read_csv(
+        field_data / "atlas/hosking2021_sepae_bws/DERIVED_responses_long_from_mo-arvan_responses.csv", dtype=str
+    )
     checks = raw[raw.system_a == "distractor"]
     failed = sorted(checks[checks.chose_b == "False"].worker)  # the distractor is system_a: choosing it fails the check
     excluded = spec("hosking2021_meaning_arvan2025_pairwise")["experiments"][1]["exclude"]["worker"]
@@ -138,7 +162,12 @@ def test_hosking_the_three_excluded_submissions_are_those_that_chose_the_distrac
     data["experiments"][1]["exclude"] = {"system_a": ["distractor", "inputs"]}
     data["experiments"][1]["optional_exclude"] = {"worker": excluded}
     every = load_annotations(data, base=field_data)
-    assert [round(every.scores[("Meaning", s, "R1")], 2) for s in ("vae", "sep_ae", "lbow", "dips")] == [57.07, 0.92, -13.39, -44.61]
+    assert [round(every.scores[("Meaning", s, "R1")], 2) for s in ("vae", "sep_ae", "lbow", "dips")] == [
+        57.07,
+        0.92,
+        -13.39,
+        -44.61,
+    ]
     applied = load_annotations(data, base=field_data, optional_exclude=True)
     assert applied.scores[("Meaning", "sep_ae", "R1")] == pytest.approx(13 / 9, abs=1e-12)  # 26 / 1,800 x 100
     assert every.metadata["annotations"]["optional_exclude"] == {"R1": {"worker": excluded}}
@@ -192,6 +221,7 @@ def test_puduppully_correlations_with_the_original_equal_the_teams(puduppully, f
         for qc in CRITERIA.values():
             o = [puduppully.scores[(qc, s, "O")] for s in order]
             r = [puduppully.scores[(qc, s, f"Lab{lab}")] for s in order]
+
             def pick(f, lab=lab, qc=qc):
                 return f[(f.survey_origin == f"Lab {lab}") & (f.measure == qc)].iloc[0]
 
@@ -230,7 +260,9 @@ def test_puduppully_position_coded_agreement_equals_the_krippendorff_package_on_
 
     with gzip.open(field_data / PUDUPPULLY / "raw_mturk/lab2/coherence.csv.gz", "rt", encoding="utf-8") as handle:
         raw = pd.DataFrame(list(csv.DictReader(handle)))
-    raw["unit"] = raw["Input.code"] + raw[["Input.system1", "Input.system2"]].apply(lambda r: "-".join(sorted(r)), axis=1)
+    raw["unit"] = raw["Input.code"] + raw[["Input.system1", "Input.system2"]].apply(
+        lambda r: "-".join(sorted(r)), axis=1
+    )
     table = raw.pivot(index="WorkerId", columns="unit", values="Answer.best_coh").replace({"A": 0, "B": 1})
     expected = krippendorff.alpha(reliability_data=table.to_numpy(dtype=float), level_of_measurement="nominal")
     assert agreement_of(puduppully, "Lab2", "Coherence", "alpha") == pytest.approx(expected, abs=1e-12)
@@ -253,11 +285,24 @@ def test_yao_three_studies_qra3_table_is_reproduced_with_a_third_experiment(fiel
     """With Mroczek et al. (2026) as R3 (its file has other column names), the qra3 conventions
     give the team's QRA3 table (qra/output-3-studies/Yao2022/table.csv) at its printed digits."""
     data = spec("yao2022_storyqg_florescu2024_3criteria")
-    names = ["readability(grammarly correct and clear language. worst 1 to 5)",
-             "relevancy_Q(Q is relevant to section. 1 to 5)", "relevancy_A(Answer can correctly answer the Q. 1 to 5)"]
-    data["experiments"].append({"id": "R3", "label": "Mroczek et al. (2026)", "file": f"{YAO}/annotations/mroczek2026.csv",
-                                "columns": {"system": "source", "item": "qa_id", "rater": "labeller_id",
-                                            "criteria": dict(zip(["Readability", "Question Relevancy", "Answer Relevancy"], names))}})
+    names = [
+        "readability(grammarly correct and clear language. worst 1 to 5)",
+        "relevancy_Q(Q is relevant to section. 1 to 5)",
+        "relevancy_A(Answer can correctly answer the Q. 1 to 5)",
+    ]
+    data["experiments"].append(
+        {
+            "id": "R3",
+            "label": "Mroczek et al. (2026)",
+            "file": f"{YAO}/annotations/mroczek2026.csv",
+            "columns": {
+                "system": "source",
+                "item": "qa_id",
+                "rater": "labeller_id",
+                "criteria": dict(zip(["Readability", "Question Relevancy", "Answer Relevancy"], names)),
+            },
+        }
+    )
     study = load_annotations(data, base=field_data)
     result = qw.assess(study)  # the spec's conventions: qra3
     assert result.conventions.name == "qra3"
@@ -269,18 +314,26 @@ def test_yao_three_studies_qra3_table_is_reproduced_with_a_third_experiment(fiel
         if row.System in ("GT", "PAQ", "QAG"):
             assert f"{cv_of(result, qc, row.System):.2f}" == row._4  # "System level" CV*
             if row._5:  # "QC level": the mean of the criterion's system CV*s
-                value = frame[(frame.quality_criterion == qc) & frame.system.isna() & (frame.measure == "CV*")].value.iloc[0]
+                value = frame[
+                    (frame.quality_criterion == qc) & frame.system.isna() & (frame.measure == "CV*")
+                ].value.iloc[0]
                 assert f"{value:.2f}" == row._5
         elif row.System == "all" and row._3 in ("mean r ↑", "mean ρ ↑", "W ↑", "P↑"):
             measure = {"mean r ↑": "r", "mean ρ ↑": "rho", "W ↑": "W", "P↑": "P"}[row._3]
-            value = frame[(frame.quality_criterion == qc) & (frame.system.isna()) & (frame.measure == measure)].value.iloc[0]
+            value = frame[
+                (frame.quality_criterion == qc) & (frame.system.isna()) & (frame.measure == measure)
+            ].value.iloc[0]
             assert f"{value:.3f}" == row._5
     assert f"{frame[frame.quality_criterion.isna() & (frame.measure == 'CV*')].value.iloc[0]:.2f}" == "12.13"
     # Mroczek et al.'s HEDS datacard (SamsungLabs/ReproNLP2026 datacard.json, inter-annotator agreement
     # score per criterion): Krippendorff's alpha at ordinal level among their five annotators
     card = json.loads((field_data / YAO / "datacard.json").read_text(encoding="utf-8"))
     printed = card["heds-criteria-criterion-response_elicitation-inter_annotator-agreement_score"]["data"]
-    names = {"Readability": "Readability", "Question Relevance": "Question Relevancy", "Answer Relevance": "Answer Relevancy"}
+    names = {
+        "Readability": "Readability",
+        "Question Relevance": "Question Relevancy",
+        "Answer Relevance": "Answer Relevancy",
+    }
     assert set(printed) == set(names)
     for name, value in printed.items():
         assert f"{agreement_of(study, 'R3', names[name], 'alpha'):.3f}" == value  # 0.089, 0.397, 0.419
@@ -294,11 +347,16 @@ def test_luxvu_google_forms_export_reads_with_repeated_headers_named_by_position
     # The folder's repro_preferences_long.csv (a hand-written converter's output: one row per rater and question,
     # 0/100 columns) gives the same judgements: per architecture, 100 x (proposed preferred - baseline preferred) / n
     long = pd.read_csv(field_data / "reproductions/luxvu2022_tts_preference_gform/repro_preferences_long.csv")
-    assert study.metadata["annotations"]["sign_tests"][0]["wins_x"] + study.metadata["annotations"]["sign_tests"][0][
-        "wins_y"] + study.metadata["annotations"]["sign_tests"][0]["ties"] + sum(
-        t["wins_x"] + t["wins_y"] + t["ties"] for t in study.metadata["annotations"]["sign_tests"][1:]) == len(long) == 1878
+    assert (
+        study.metadata["annotations"]["sign_tests"][0]["wins_x"]
+        + study.metadata["annotations"]["sign_tests"][0]["wins_y"]
+        + study.metadata["annotations"]["sign_tests"][0]["ties"]
+        + sum(t["wins_x"] + t["wins_y"] + t["ties"] for t in study.metadata["annotations"]["sign_tests"][1:])
+        == len(long)
+        == 1878
+    )
     for architecture, rows in long.groupby("system"):
-        expected = (rows.pref_proposed.mean() - rows.pref_baseline.mean())
+        expected = rows.pref_proposed.mean() - rows.pref_baseline.mean()
         assert study.scores[("Preference", f"{architecture}-proposed", "R1")] == pytest.approx(expected, abs=1e-12)
         assert study.scores[("Preference", f"{architecture}-baseline", "R1")] == pytest.approx(-expected, abs=1e-12)
 
@@ -337,13 +395,16 @@ def test_puduppully_lab_1_from_the_atlas_workbooks_with_the_teams_answer_filter(
     lab1 = [e for e in data["experiments"] if e["id"] == "Lab1"]
     workbooks = {"Grammar": "Grammaticality", "Coherence": "Coherence", "Repetition": "Repetition"}
     for entry in lab1:
-        (criterion, pair), = entry["columns"]["criteria"].items()
+        ((criterion, pair),) = entry["columns"]["criteria"].items()
         entry["file"] = f"evanmiltenburg__ReproHum-D2T/Results/Responses/Combined/{workbooks[criterion]}.xlsx"
     data["experiments"] = [data["experiments"][0], *lab1]
     base = field_data / "atlas/puduppully2021_rotowire_bws"
-    with pytest.raises(qw.QRAInputError, match=r"Grammaticality.xlsx: row \d+, column 'Answer.best_grammar': answer '5' "
-                                               r"is not in the choices map; the answers found are 'A' \(319\), 'B' \(277\), "
-                                               r"'5' \(4\)"):
+    with pytest.raises(
+        qw.QRAInputError,
+        match=r"Grammaticality.xlsx: row \d+, column 'Answer.best_grammar': answer '5' "
+        r"is not in the choices map; the answers found are 'A' \(319\), 'B' \(277\), "
+        r"'5' \(4\)",
+    ):
         load_annotations(data, base=base)
     for entry in lab1:
         (pair,) = entry["columns"]["criteria"].values()

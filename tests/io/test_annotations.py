@@ -67,34 +67,54 @@ def test_a_spec_dict_reads_paths_relative_to_base_and_uploaded_bytes():
 
 def replaced(name: str, old: str, new: str):
     """An edit of the toy folder: in file ``name``, ``old`` (which must be there) becomes ``new``."""
+
     def edit(folder: Path) -> None:
         text = (folder / name).read_text()
         assert old in text, (name, old)
         (folder / name).write_text(text.replace(old, new))
+
     return edit
 
 
 def header_only(name: str):
     """An edit of the toy folder: file ``name`` keeps its header row and loses every other."""
+
     def edit(folder: Path) -> None:
         (folder / name).write_text((folder / name).read_text().splitlines()[0] + "\n")
+
     return edit
 
 
-@pytest.mark.parametrize("change, message", [
-    (replaced("original.csv", "relevance (1-5)", "relevance"), r"original.csv: column 'relevance \(1-5\)' is missing"),
-    (replaced("original.csv", "Ours,q5,L1,4,3", "Ours,q5,L1,7,3"),
-     r"original.csv: row 10, column 'readability \(1-5\)': 7 is outside the scale 1..5 of 'Readability'"),
-    (replaced("original.csv", "Ours,q4,L2", "groundtruth,q4,L2"),
-     r"original.csv: row 9, column 'qa_id': item 'q4' is rated under system 'GT' here and 'QAG' in row 8"),
-    (header_only("repeat.tsv"), r"repeat.tsv: experiment 'R1' has a header but no rows"),
-    (replaced("original.csv", "Ours,q6,L2,1,2", "Ours,q6,L2,n/a,2"),
-     r"original.csv: row 13, column 'readability \(1-5\)': 'n/a' is not a number"),
-    (replaced("original.csv", "Ours,q6,L2", "Ours,q6,L1"),
-     r"original.csv: rows 12 and 13, column 'labeller_id': rater 'L1' rates item 'q6' on 'Readability' twice"),
-    (replaced("repeat.tsv", "\trel\t", "\trelevance\t"),
-     r"repeat.tsv: column 'aspect' has no rows for quality criterion 'Relevance' \(value 'rel'\)"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (
+            replaced("original.csv", "relevance (1-5)", "relevance"),
+            r"original.csv: column 'relevance \(1-5\)' is missing",
+        ),
+        (
+            replaced("original.csv", "Ours,q5,L1,4,3", "Ours,q5,L1,7,3"),
+            r"original.csv: row 10, column 'readability \(1-5\)': 7 is outside the scale 1..5 of 'Readability'",
+        ),
+        (
+            replaced("original.csv", "Ours,q4,L2", "groundtruth,q4,L2"),
+            r"original.csv: row 9, column 'qa_id': item 'q4' is rated under system 'GT' here and 'QAG' in row 8",
+        ),
+        (header_only("repeat.tsv"), r"repeat.tsv: experiment 'R1' has a header but no rows"),
+        (
+            replaced("original.csv", "Ours,q6,L2,1,2", "Ours,q6,L2,n/a,2"),
+            r"original.csv: row 13, column 'readability \(1-5\)': 'n/a' is not a number",
+        ),
+        (
+            replaced("original.csv", "Ours,q6,L2", "Ours,q6,L1"),
+            r"original.csv: rows 12 and 13, column 'labeller_id': rater 'L1' rates item 'q6' on 'Readability' twice",
+        ),
+        (
+            replaced("repeat.tsv", "\trel\t", "\trelevance\t"),
+            r"repeat.tsv: column 'aspect' has no rows for quality criterion 'Relevance' \(value 'rel'\)",
+        ),
+    ],
+)
 def test_bad_input_names_file_row_and_column(toy, change, message):
     change(toy)
     with pytest.raises(qw.QRAInputError, match=message):
@@ -102,8 +122,10 @@ def test_bad_input_names_file_row_and_column(toy, change, message):
 
 
 def test_an_experiment_whose_ratings_are_all_missing_is_refused(toy):
-    text = "\n".join(line.rsplit(",", 2)[0] + ",NA,NA" if i else line
-                     for i, line in enumerate((toy / "original.csv").read_text().splitlines()))
+    text = "\n".join(
+        line.rsplit(",", 2)[0] + ",NA,NA" if i else line
+        for i, line in enumerate((toy / "original.csv").read_text().splitlines())
+    )
     (toy / "original.csv").write_text(text + "\n")
     with pytest.raises(qw.QRAInputError, match=r"original.csv: experiment 'O' has no ratings"):
         load_annotations(toy / "spec.json")
@@ -121,10 +143,18 @@ def test_a_spec_of_the_wrong_shape_is_refused_naming_the_field(toy):
 def test_guess_mapping_and_preview_for_the_app():
     columns = list(pd.read_csv(TOY / "original.csv", nrows=0).columns)
     assert guess_mapping(columns, ["Readability", "Relevance"]) == {
-        "system": "source", "item": "qa_id", "rater": "labeller_id",
-        "criteria": {"Readability": "readability (1-5)", "Relevance": "relevance (1-5)"}}
+        "system": "source",
+        "item": "qa_id",
+        "rater": "labeller_id",
+        "criteria": {"Readability": "readability (1-5)", "Relevance": "relevance (1-5)"},
+    }
     assert guess_mapping(["system", "item", "annotator", "aspect", "value"]) == {
-        "system": "system", "item": "item", "rater": "annotator", "criterion": "aspect", "rating": "value"}
+        "system": "system",
+        "item": "item",
+        "rater": "annotator",
+        "criterion": "aspect",
+        "rating": "value",
+    }
     head = preview((TOY / "repeat.tsv").read_bytes(), "repeat.tsv", rows=3)
     assert head.shape == (3, 5) and head.iloc[0].tolist() == ["GT", "q1", "A", "read", "5"]
 

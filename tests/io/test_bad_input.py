@@ -24,8 +24,13 @@ QC = QualityCriterion("Fluency", 1, 5)
 
 
 def study(**overrides):
-    fields = {"id": "s", "quality_criteria": [QC], "systems": ["A", "B"], "experiments": [Experiment("o", role="original"), Experiment("r")],
-                  "scores": {("Fluency", "A", "o"): 3.0, ("Fluency", "B", "o"): 2.0}}
+    fields = {
+        "id": "s",
+        "quality_criteria": [QC],
+        "systems": ["A", "B"],
+        "experiments": [Experiment("o", role="original"), Experiment("r")],
+        "scores": {("Fluency", "A", "o"): 3.0, ("Fluency", "B", "o"): 2.0},
+    }
     fields.update(overrides)
     return Study(**fields)
 
@@ -49,63 +54,158 @@ CATALOGUE = [
     ("score vectors of different length", lambda: m.pearson_r([1, 2, 3], [1, 2]), "x and y: lengths differ (3 vs 2)"),
     ("mismatched label lengths", lambda: m.gwet_ac([1, 2, 3], [1, 2]), "a and b: lengths differ (3 vs 2)"),
     ("empty labels", lambda: m.cohen_kappa([], []), "a and b: are empty"),
-    ("label outside the declared categories", lambda: m.cohen_kappa([1, 7], [1, 2], categories=[1, 2, 3]),
-     "label 7.0 is not one of the declared categories"),
-    ("duplicate declared categories", lambda: m.brennan_prediger([1, 2], [1, 2], categories=[1, 1, 2]), "categories: contains duplicates"),
+    (
+        "label outside the declared categories",
+        lambda: m.cohen_kappa([1, 7], [1, 2], categories=[1, 2, 3]),
+        "label 7.0 is not one of the declared categories",
+    ),
+    (
+        "duplicate declared categories",
+        lambda: m.brennan_prediger([1, 2], [1, 2], categories=[1, 1, 2]),
+        "categories: contains duplicates",
+    ),
     ("unknown alpha level", lambda: m.krippendorff_alpha([[1, 2], [1, 2]], level="circular"), "level: must be one of"),
     ("unknown weights", lambda: m.cohen_kappa([1, 2], [1, 2], weights="cubic"), "weights: must be one of"),
-    ("negative tolerance", lambda: m.adjacent_agreement([1, 2], [1, 2], tolerance=-1), "tolerance: must be a finite number >= 0"),
-    ("a finding that is not a sign", lambda: m.sign_counts([[2, 1], [1, 1]]), "signs: every stated finding must be -1, 0 or 1"),
+    (
+        "negative tolerance",
+        lambda: m.adjacent_agreement([1, 2], [1, 2], tolerance=-1),
+        "tolerance: must be a finite number >= 0",
+    ),
+    (
+        "a finding that is not a sign",
+        lambda: m.sign_counts([[2, 1], [1, 1]]),
+        "signs: every stated finding must be -1, 0 or 1",
+    ),
     ("labels of one experiment", lambda: m.fleiss_kappa([[1, 2, 3]]), "labels: needs at least 2 experiments"),
     ("infinite label", lambda: m.krippendorff_alpha([[1.0, np.inf], [1.0, 2.0]]), "labels: contains an infinite value"),
     # the study model
-    ("score below the scale minimum", lambda: study(scores={("Fluency", "A", "o"): 0.5}), "0.5 is below the scale minimum 1.0 of 'Fluency'"),
-    ("score above the scale maximum", lambda: study(scores={("Fluency", "A", "o"): 5.5}), "5.5 is above the scale maximum 5.0"),
-    ("NaN score in a study", lambda: study(scores={("Fluency", "A", "o"): math.nan}), "must be a finite number, got nan"),
+    (
+        "score below the scale minimum",
+        lambda: study(scores={("Fluency", "A", "o"): 0.5}),
+        "0.5 is below the scale minimum 1.0 of 'Fluency'",
+    ),
+    (
+        "score above the scale maximum",
+        lambda: study(scores={("Fluency", "A", "o"): 5.5}),
+        "5.5 is above the scale maximum 5.0",
+    ),
+    (
+        "NaN score in a study",
+        lambda: study(scores={("Fluency", "A", "o"): math.nan}),
+        "must be a finite number, got nan",
+    ),
     ("text score in a study", lambda: study(scores={("Fluency", "A", "o"): "3,5"}), "must be a number, got '3,5'"),
     ("system missing from the study", lambda: study(scores={("Fluency", "C", "o"): 3.0}), "unknown system 'C'"),
     ("unknown experiment", lambda: study(scores={("Fluency", "A", "x"): 3.0}), "unknown experiment 'x'"),
-    ("unknown quality criterion", lambda: study(scores={("Clarity", "A", "o"): 3.0}), "unknown quality criterion 'Clarity'"),
+    (
+        "unknown quality criterion",
+        lambda: study(scores={("Clarity", "A", "o"): 3.0}),
+        "unknown quality criterion 'Clarity'",
+    ),
     ("duplicate system names", lambda: study(systems=["A", "A"]), "systems: duplicate name 'A'"),
-    ("duplicate experiment ids", lambda: study(experiments=[Experiment("o"), Experiment("o")]), "experiments: duplicate name 'o'"),
+    (
+        "duplicate experiment ids",
+        lambda: study(experiments=[Experiment("o"), Experiment("o")]),
+        "experiments: duplicate name 'o'",
+    ),
     ("duplicate QC names", lambda: study(quality_criteria=[QC, QC]), "quality_criteria: duplicate name 'Fluency'"),
     ("empty study id", lambda: study(id=" "), "study id: must be a non-empty text"),
-    ("scale maximum below minimum", lambda: QualityCriterion("Q", 5, 1), "scale_max (1.0) must be above scale_min (5.0)"),
+    (
+        "scale maximum below minimum",
+        lambda: QualityCriterion("Q", 5, 1),
+        "scale_max (1.0) must be above scale_min (5.0)",
+    ),
     ("unknown role", lambda: Experiment("e", role="replicate"), "role must be one of ('original', 'repeat')"),
     ("missing label", lambda: study(labels={("Fluency", "A", "i1", "o"): None}), "label is missing or not finite"),
-    ("a finding comparing a system with itself", lambda: study(findings={("Fluency", "o", "A", "A"): 1}), "compares a system with itself"),
-    ("a property answer that is not an option", lambda: check_properties({"H4.2.2": {"Fluency": "Both"}}, ["Fluency"]),
-     "'Both' is not an option of H4.2.2"),
+    (
+        "a finding comparing a system with itself",
+        lambda: study(findings={("Fluency", "o", "A", "A"): 1}),
+        "compares a system with itself",
+    ),
+    (
+        "a property answer that is not an option",
+        lambda: check_properties({"H4.2.2": {"Fluency": "Both"}}, ["Fluency"]),
+        "'Both' is not an option of H4.2.2",
+    ),
     ("assessment with one experiment", lambda: qw.assess(study()), "at least two experiments, got 1"),
     # tables (CSV / Excel)
-    ("CSV with the wrong columns", lambda: read_table(csv("exp,qc,system,score\nA,Q,s,1\n"), "x.csv", SCORE_COLUMNS),
-     "x.csv: missing column(s) ['experiment', 'quality_criterion']"),
-    ("CSV with the wrong delimiter", lambda: read_table(csv(GOOD_CSV.replace(",", "|")), "x.csv", SCORE_COLUMNS), "x.csv: missing column(s)"),
-    ("CSV with a header only", lambda: read_table(csv("experiment,quality_criterion,system,score\n"), "x.csv", SCORE_COLUMNS),
-     "x.csv: has a header but no rows"),
-    ("CSV in a legacy encoding", lambda: read_table("experiment,quality_criterion,system,score\nA,Q,Système,1\n".encode("latin-1"), "x.csv",
-                                                    SCORE_COLUMNS), "x.csv: is not UTF-8 text (byte 0xe8"),
-    ("CSV mixing encodings", lambda: read_table(csv(GOOD_CSV) + "A,Q,s3,é\n".encode("cp1252"), "x.csv", SCORE_COLUMNS), "is not UTF-8 text"),
-    ("CSV with broken quoting", lambda: read_table(csv('experiment,quality_criterion,system,score\n"A,Q,s,1\n'), "x.csv", SCORE_COLUMNS),
-     "x.csv: row 2: cannot be read as CSV (unexpected end of data); is a quote (\") left open?"),
-    ("broken Excel file", lambda: read_table(b"PK\x03\x04 not really a workbook", "x.xlsx", SCORE_COLUMNS, excel=True),
-     "x.xlsx: is not a valid .xlsx/.zip file (File is not a zip file)"),
+    (
+        "CSV with the wrong columns",
+        lambda: read_table(csv("exp,qc,system,score\nA,Q,s,1\n"), "x.csv", SCORE_COLUMNS),
+        "x.csv: missing column(s) ['experiment', 'quality_criterion']",
+    ),
+    (
+        "CSV with the wrong delimiter",
+        lambda: read_table(csv(GOOD_CSV.replace(",", "|")), "x.csv", SCORE_COLUMNS),
+        "x.csv: missing column(s)",
+    ),
+    (
+        "CSV with a header only",
+        lambda: read_table(csv("experiment,quality_criterion,system,score\n"), "x.csv", SCORE_COLUMNS),
+        "x.csv: has a header but no rows",
+    ),
+    (
+        "CSV in a legacy encoding",
+        lambda: read_table(
+            "experiment,quality_criterion,system,score\nA,Q,Système,1\n".encode("latin-1"), "x.csv", SCORE_COLUMNS
+        ),
+        "x.csv: is not UTF-8 text (byte 0xe8",
+    ),
+    (
+        "CSV mixing encodings",
+        lambda: read_table(csv(GOOD_CSV) + "A,Q,s3,é\n".encode("cp1252"), "x.csv", SCORE_COLUMNS),
+        "is not UTF-8 text",
+    ),
+    (
+        "CSV with broken quoting",
+        lambda: read_table(csv('experiment,quality_criterion,system,score\n"A,Q,s,1\n'), "x.csv", SCORE_COLUMNS),
+        'x.csv: row 2: cannot be read as CSV (unexpected end of data); is a quote (") left open?',
+    ),
+    (
+        "broken Excel file",
+        lambda: read_table(b"PK\x03\x04 not really a workbook", "x.xlsx", SCORE_COLUMNS, excel=True),
+        "x.xlsx: is not a valid .xlsx/.zip file (File is not a zip file)",
+    ),
     # JSON
-    ("JSON with the wrong schema version", lambda: study_from_json('{"schema": "qra-widgets/study", "version": 9, "id": "x"}'),
-     "version: 9 is not supported"),
-    ("JSON with a wrong type", lambda: study_from_json(SCHEMA + ', "systems": [1, 2]}'), "system name: must be a non-empty text, got 1"),
-    ("JSON score of the wrong type", lambda: study_from_json(SCHEMA + ', "quality_criteria": [{"name": "Q"}], "systems": ["a"], '
-                                                             '"experiments": [{"id": "e"}], "scores": [{"quality_criterion": "Q", '
-                                                             '"system": "a", "experiment": "e", "score": "high"}]}'),
-     "scores[0].score: expected int/float, got str"),
+    (
+        "JSON with the wrong schema version",
+        lambda: study_from_json('{"schema": "qra-widgets/study", "version": 9, "id": "x"}'),
+        "version: 9 is not supported",
+    ),
+    (
+        "JSON with a wrong type",
+        lambda: study_from_json(SCHEMA + ', "systems": [1, 2]}'),
+        "system name: must be a non-empty text, got 1",
+    ),
+    (
+        "JSON score of the wrong type",
+        lambda: study_from_json(
+            SCHEMA + ', "quality_criteria": [{"name": "Q"}], "systems": ["a"], '
+            '"experiments": [{"id": "e"}], "scores": [{"quality_criterion": "Q", '
+            '"system": "a", "experiment": "e", "score": "high"}]}'
+        ),
+        "scores[0].score: expected int/float, got str",
+    ),
     ("truncated JSON", lambda: study_from_json(SCHEMA), "not valid JSON"),
     ("JSON that is not an object", lambda: study_from_json("[1, 2]"), "expected a JSON object at the top level"),
     # HEDS
-    ("HEDS from a different form version", lambda: heds_from_dict({"form": "HEDS 3", "questions": {}}), "not a HEDS 2 datasheet"),
-    ("HEDS entry of the wrong shape", lambda: heds_from_dict({"heds-system-tasks-1": True}), "key 'heds-system-tasks-1' should hold"),
+    (
+        "HEDS from a different form version",
+        lambda: heds_from_dict({"form": "HEDS 3", "questions": {}}),
+        "not a HEDS 2 datasheet",
+    ),
+    (
+        "HEDS entry of the wrong shape",
+        lambda: heds_from_dict({"heds-system-tasks-1": True}),
+        "key 'heds-system-tasks-1' should hold",
+    ),
     ("truncated HEDS file", lambda: heds_from_bytes(b'{"heds-system-tasks-1": {"data"'), "not valid JSON"),
     # size
-    ("oversized table", lambda: read_table(b"x" * (20 * 2**20 + 1), "big.csv", SCORE_COLUMNS), "big.csv: is 20.0 MiB; the limit is 20 MiB"),
+    (
+        "oversized table",
+        lambda: read_table(b"x" * (20 * 2**20 + 1), "big.csv", SCORE_COLUMNS),
+        "big.csv: is 20.0 MiB; the limit is 20 MiB",
+    ),
 ]
 
 
@@ -134,12 +234,16 @@ def test_mean_of_zero_after_shift_is_nan_with_a_reason():
 
 
 def test_names_with_html_render_as_text_in_every_export():
-    s = study(systems=["<b>A</b>", "B & C"], scores={("Fluency", "<b>A</b>", e): v for e, v in (("o", 3.0), ("r", 3.5))})
+    s = study(
+        systems=["<b>A</b>", "B & C"], scores={("Fluency", "<b>A</b>", e): v for e, v in (("o", 3.0), ("r", 3.5))}
+    )
     s.name = "A & B_50% {x}"
     result = qw.assess(s)
     assert "<b>A</b>" not in result._repr_html_() and "&lt;b&gt;A&lt;/b&gt;" in result._repr_html_()
     assert "A \\& B\\_50\\% \\{x\\}" in result.to_latex()
-    assert "<b>" not in result.to_markdown() and "&lt;b&gt;A&lt;/b&gt;" in result.to_markdown()  # entities: renderers show HTML
+    assert (
+        "<b>" not in result.to_markdown() and "&lt;b&gt;A&lt;/b&gt;" in result.to_markdown()
+    )  # entities: renderers show HTML
     assert json.loads(result.to_json())["results"][1]["system"] == "<b>A</b>"  # data formats keep the name as data
 
 
@@ -163,7 +267,14 @@ def test_assess_and_exporters_raise_only_qra_input_errors(random_study, data):
         result = qw.assess(random_study)
     except QRAInputError:
         return
-    for export in (result.to_markdown, result.to_latex, result.to_csv, result.to_json, result._repr_html_, result.table):
+    for export in (
+        result.to_markdown,
+        result.to_latex,
+        result.to_csv,
+        result.to_json,
+        result._repr_html_,
+        result.table,
+    ):
         export()
     for qc, system in result.cv:
         result.narrative(qc, system)
@@ -173,7 +284,11 @@ def test_assess_and_exporters_raise_only_qra_input_errors(random_study, data):
 @settings(max_examples=80, deadline=None)
 @given(st.binary(max_size=400))
 def test_loaders_raise_only_qra_input_errors_on_random_bytes(data):
-    for load in (lambda: study_from_json(data), lambda: read_table(data, "x.csv", SCORE_COLUMNS), lambda: heds_from_bytes(data)):
+    for load in (
+        lambda: study_from_json(data),
+        lambda: read_table(data, "x.csv", SCORE_COLUMNS),
+        lambda: heds_from_bytes(data),
+    ):
         try:
             load()
         except QRAInputError:

@@ -44,7 +44,9 @@ def test_a_folder_imports_every_study_and_refuses_the_bad_one_with_its_reason(tm
     report = import_paths(library, [folder])
     assert sorted(i for _s, i in report.added) == ["alpha", "beta", "qra2022-nts", "qrapp-example1"]
     assert [(s.endswith("broken.json"), "study id" in r) for s, r in report.refused] == [(True, True)]
-    assert report.skipped == [("studies/notes.md", "not a study file (unknown file type '.md'; use .json, .csv, .tsv, .xlsx or .zip)")]
+    assert report.skipped == [
+        ("studies/notes.md", "not a study file (unknown file type '.md'; use .json, .csv, .tsv, .xlsx or .zip)")
+    ]
     assert report.existed == []
     alpha = library.open("alpha")
     assert alpha.systems == ["A", "B"] and alpha.scores[("Fluency", "B", "rep")] == 2.4
@@ -83,8 +85,9 @@ def test_a_zip_bomb_is_refused_from_its_directory(tmp_path):
     library = StudyLibrary(tmp_path / "lib.sqlite3")
     report = import_paths(library, archive)
     assert report.added == []
-    assert report.refused[0][1].endswith(f"bomb.zip: scores.csv unpacks to 5.0 MiB from 5 KiB (ratio 1017 > {MAX_PACKING_RATIO}); "
-                                         "refused as a zip bomb")
+    assert report.refused[0][1].endswith(
+        f"bomb.zip: scores.csv unpacks to 5.0 MiB from 5 KiB (ratio 1017 > {MAX_PACKING_RATIO}); refused as a zip bomb"
+    )
 
 
 QRA3_DIR = field_path("qra3")  # the published Yao 2022 QRA3 run (ReproNLP 2026), field data
@@ -127,8 +130,12 @@ def test_cli_import_exits_2_when_anything_was_refused_listing_each_refusal(tmp_p
     captured = capsys.readouterr()
     assert captured.out.startswith("added 4 studies, 0 already existed (not overwritten), 1 refused, 1 files skipped\n")
     assert "refused: studies/broken.json: study id: must be a non-empty text, got ''" in captured.out.splitlines()
-    assert captured.err.splitlines() == [("qra-widgets: import: added 4 studies, 0 already existed (not overwritten), 1 refused, "
-                                          "1 files skipped (the refused files are listed above with the reasons)")]
+    assert captured.err.splitlines() == [
+        (
+            "qra-widgets: import: added 4 studies, 0 already existed (not overwritten), 1 refused, "
+            "1 files skipped (the refused files are listed above with the reasons)"
+        )
+    ]
     (folder / "broken.json").unlink()
     assert main(["import", str(folder), "--db", str(db)]) == 0  # nothing refused: status 0
     assert capsys.readouterr().out.startswith("added 0 studies, 4 already existed (not overwritten), 0 refused")
@@ -155,11 +162,16 @@ def test_a_bundle_whose_spec_lists_files_as_objects_reads_them_and_skips_only_th
     (bundle / "y.csv").write_text("sys,item,q\nA,i1,4\nB,i2,2\n")
     (bundle / "notes.txt").write_text("not named by the spec")
     columns = {"system": "sys", "item": "item", "criteria": {"Q": "q"}}
-    spec = {"schema": "qra-widgets/annotations", "version": 1, "id": "per-rater",
-            "quality_criteria": [{"name": "Q", "scale_min": 1, "scale_max": 5}],
-            "experiments": [{"id": "O", "role": "original", "files": [{"file": "x.csv", "rater": "x"}, "y.csv"],
-                             "columns": columns},
-                            {"id": "R", "file": "y.csv", "columns": columns}]}
+    spec = {
+        "schema": "qra-widgets/annotations",
+        "version": 1,
+        "id": "per-rater",
+        "quality_criteria": [{"name": "Q", "scale_min": 1, "scale_max": 5}],
+        "experiments": [
+            {"id": "O", "role": "original", "files": [{"file": "x.csv", "rater": "x"}, "y.csv"], "columns": columns},
+            {"id": "R", "file": "y.csv", "columns": columns},
+        ],
+    }
     (bundle / "spec.json").write_text(json.dumps(spec))
     library = StudyLibrary(tmp_path / "lib.sqlite3")
     report = import_paths(library, [bundle])

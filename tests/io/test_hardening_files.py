@@ -66,8 +66,11 @@ def test_a_zip_bomb_xlsx_is_refused_from_its_directory(tmp_path):
     path = tmp_path / "bomb.xlsx"
     path.write_bytes(buffer.getvalue())
     assert path.stat().st_size < 100_000
-    with pytest.raises(QRAInputError, match=r"^bomb.xlsx: xl/worksheets/sheet1.xml unpacks to 11.4 MiB from \d+ KiB "
-                                            r"\(ratio \d+ > 100\); refused as a zip bomb$"):
+    with pytest.raises(
+        QRAInputError,
+        match=r"^bomb.xlsx: xl/worksheets/sheet1.xml unpacks to 11.4 MiB from \d+ KiB "
+        r"\(ratio \d+ > 100\); refused as a zip bomb$",
+    ):
         load_study(path)
 
 
@@ -82,7 +85,8 @@ def test_a_plain_workbook_passes_the_zip_check():
     frame = read_table(workbook(SCORES), "s.xlsx", SCORE_COLUMNS, excel=True)
     assert frame.to_dict("records") == [
         {"experiment": "A", "quality_criterion": "Q", "system": "s1", "score": "3"},
-        {"experiment": "B", "quality_criterion": "Q", "system": "s1", "score": "3.5"}]
+        {"experiment": "B", "quality_criterion": "Q", "system": "s1", "score": "3.5"},
+    ]
 
 
 def test_rows_and_columns_are_capped(monkeypatch):
@@ -109,7 +113,9 @@ def test_json_at_the_depth_limit_parses():
 
 def test_a_400_digit_integer_is_refused_before_it_is_converted(qrapp_example1):
     text = study_to_json(qrapp_example1).replace('"score": 3.71', '"score": ' + "9" * 400, 1)
-    with pytest.raises(QRAInputError, match=r"^big.json: the integer 999999999999\.\.\. has 400 digits; the limit is 20$"):
+    with pytest.raises(
+        QRAInputError, match=r"^big.json: the integer 999999999999\.\.\. has 400 digits; the limit is 20$"
+    ):
         study_from_json(text, "big.json")
     assert reading.load_json("1" * 20, "ok.json") == int("1" * 20)
 
@@ -132,7 +138,9 @@ def test_nan_in_a_study_files_metadata_is_refused_on_load(tmp_path, qrapp_exampl
 
 
 def test_metadata_keys_1_and_text_1_are_refused_not_merged():
-    with pytest.raises(QRAInputError, match=r"^metadata: key 1 is not text; JSON keys are text, so 1 and '1' would become one key$"):
+    with pytest.raises(
+        QRAInputError, match=r"^metadata: key 1 is not text; JSON keys are text, so 1 and '1' would become one key$"
+    ):
         Study(id="x", metadata={1: "number", "1": "text"})
     with pytest.raises(QRAInputError, match=r"^metadata\['a'\]\[0\]: key 2 is not text"):
         Study(id="x", metadata={"a": [{2: "nested"}]})
@@ -141,7 +149,10 @@ def test_metadata_keys_1_and_text_1_are_refused_not_merged():
 def test_metadata_that_cannot_be_saved_is_refused_at_once(tmp_path, qrapp_example1):
     study = qrapp_example1
     study.metadata = {"sd": float("inf")}
-    with pytest.raises(QRAInputError, match=r"^metadata\['sd'\]: inf cannot be saved \(JSON has no NaN or infinity\); use null or text$"):
+    with pytest.raises(
+        QRAInputError,
+        match=r"^metadata\['sd'\]: inf cannot be saved \(JSON has no NaN or infinity\); use null or text$",
+    ):
         study.validate()
     study.metadata = {"when": {1, 2}}
     with pytest.raises(QRAInputError, match=r"^metadata\['when'\]: set values cannot be saved as JSON"):
@@ -152,34 +163,52 @@ def test_metadata_that_cannot_be_saved_is_refused_at_once(tmp_path, qrapp_exampl
 
 
 def test_labels_from_columns_of_different_lengths_is_an_input_error():
-    with pytest.raises(QRAInputError, match=r"^labels: the five columns differ in length \(\{'quality_criterion': 1, "
-                                            r"'system': 1, 'item': 1, 'experiment': 1, 'label': 0\}\)$"):
+    with pytest.raises(
+        QRAInputError,
+        match=r"^labels: the five columns differ in length \(\{'quality_criterion': 1, "
+        r"'system': 1, 'item': 1, 'experiment': 1, 'label': 0\}\)$",
+    ):
         Labels.from_columns(["Q"], ["s"], ["i"], ["A"], [])
 
 
 # ----------------------------------------------------------------------------- messages name the real problem
 
 
-@pytest.mark.parametrize("data, message", [
-    (HEADER.replace(b"\n", b",\n") + b"A,Q,s,1,\nB,Q,s,2,\n",
-     "x.csv: column 5 has no name in the header row: every row ends with a delimiter (a trailing comma?); remove it"),
-    (HEADER + b"A,Q,s,1,\nB,Q,s,2,\n",
-     "x.csv: row 2 has 5 fields but the header has 4: a trailing delimiter at the end of the row? remove it (or name the extra column)"),
-    (HEADER + b"A,Q,s,1\nB,Q,s\n", "x.csv: row 3 has 3 fields but the header has 4"),
-    (HEADER + b"A,Q,s,1,2,3\n", "x.csv: row 2 has 6 fields but the header has 4"),
-    (b"experiment,quality_criterion,system,score,Score\nA,Q,s,1,2\n",
-     "x.csv: column 'score' appears twice in the header (columns 4 and 5); keep one"),
-])
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        (
+            HEADER.replace(b"\n", b",\n") + b"A,Q,s,1,\nB,Q,s,2,\n",
+            "x.csv: column 5 has no name in the header row: every row ends with a delimiter (a trailing comma?); remove it",
+        ),
+        (
+            HEADER + b"A,Q,s,1,\nB,Q,s,2,\n",
+            "x.csv: row 2 has 5 fields but the header has 4: a trailing delimiter at the end of the row? remove it (or name the extra column)",
+        ),
+        (HEADER + b"A,Q,s,1\nB,Q,s\n", "x.csv: row 3 has 3 fields but the header has 4"),
+        (HEADER + b"A,Q,s,1,2,3\n", "x.csv: row 2 has 6 fields but the header has 4"),
+        (
+            b"experiment,quality_criterion,system,score,Score\nA,Q,s,1,2\n",
+            "x.csv: column 'score' appears twice in the header (columns 4 and 5); keep one",
+        ),
+    ],
+)
 def test_a_table_of_the_wrong_shape_is_refused_saying_which_row_or_column(data, message):
     assert refusal(read_table, data, "x.csv", SCORE_COLUMNS) == message
 
 
-@pytest.mark.parametrize("cell, message", [
-    ("1_000", "x.csv: row 2, column 'score': '1_000' is not a number (remove the '_' digit separators)"),
-    ("0x10", "x.csv: row 2, column 'score': '0x10' is not a number"),
-    ("9" * 400, "x.csv: row 2, column 'score': '99999999999999999999...99999999' (400 characters) is not a finite number (too large)"),
-    ("nan", "x.csv: row 2, column 'score': 'nan' is not a finite number"),
-])
+@pytest.mark.parametrize(
+    "cell, message",
+    [
+        ("1_000", "x.csv: row 2, column 'score': '1_000' is not a number (remove the '_' digit separators)"),
+        ("0x10", "x.csv: row 2, column 'score': '0x10' is not a number"),
+        (
+            "9" * 400,
+            "x.csv: row 2, column 'score': '99999999999999999999...99999999' (400 characters) is not a finite number (too large)",
+        ),
+        ("nan", "x.csv: row 2, column 'score': 'nan' is not a finite number"),
+    ],
+)
 def test_score_cells_are_plain_decimal_numbers(tmp_path, cell, message):
     path = tmp_path / "x.csv"
     path.write_bytes(HEADER + f"A,Q,s,{cell}\n".encode())
@@ -188,8 +217,12 @@ def test_score_cells_are_plain_decimal_numbers(tmp_path, cell, message):
 
 def test_a_label_too_large_for_a_float_is_refused(qrapp_example1):
     study = qrapp_example1
-    table = read_table(b"experiment,quality_criterion,system,item,label\nAugust2022,Fluency,SVM,i1,1e400\n", "l.csv", LABEL_COLUMNS)
-    with pytest.raises(QRAInputError, match=r"^l.csv: row 2, column 'label': '1e400' is not a finite number \(too large\)$"):
+    table = read_table(
+        b"experiment,quality_criterion,system,item,label\nAugust2022,Fluency,SVM,i1,1e400\n", "l.csv", LABEL_COLUMNS
+    )
+    with pytest.raises(
+        QRAInputError, match=r"^l.csv: row 2, column 'label': '1e400' is not a finite number \(too large\)$"
+    ):
         add_labels_table(study, table, "l.csv")
     assert len(study.labels) == 0
 
@@ -197,8 +230,10 @@ def test_a_label_too_large_for_a_float_is_refused(qrapp_example1):
 def test_a_second_excel_sheet_with_data_is_refused(tmp_path):
     path = tmp_path / "two.xlsx"
     path.write_bytes(workbook(SCORES, [["notes"], ["more scores here"]]))
-    assert refusal(load_study, path) == ("two.xlsx: has data on more than one sheet ('Sheet1', then 'Sheet2'); "
-                                         "qra-widgets reads one table: keep it on one sheet and remove or empty the others")
+    assert refusal(load_study, path) == (
+        "two.xlsx: has data on more than one sheet ('Sheet1', then 'Sheet2'); "
+        "qra-widgets reads one table: keep it on one sheet and remove or empty the others"
+    )
     path.write_bytes(workbook(SCORES, []))  # an empty second sheet is harmless
     assert load_study(path, scale_min=1).scores == {("Q", "s1", "A"): 3.0, ("Q", "s1", "B"): 3.5}
 
@@ -209,10 +244,13 @@ def test_an_excel_value_beyond_the_named_columns_is_refused():
         read_table(workbook(rows), "x.xlsx", SCORE_COLUMNS, excel=True)
 
 
-@pytest.mark.parametrize("make, message", [
-    (lambda p: p.mkdir(), "is a folder, not a file"),
-    (lambda p: None, "no such file"),
-])
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (lambda p: p.mkdir(), "is a folder, not a file"),
+        (lambda p: None, "no such file"),
+    ],
+)
 def test_a_missing_file_or_a_folder_is_refused_naming_the_path(tmp_path, make, message):
     path = tmp_path / "study.json"
     make(path)
@@ -242,8 +280,9 @@ def test_a_full_disk_leaves_the_old_file_and_says_so(tmp_path, monkeypatch, qrap
         raise OSError(errno.ENOSPC, "No space left on device")
 
     monkeypatch.setattr(study_io.os, "fsync", full)
-    assert refusal(save_study, qrapp_example1, path) == (f"{path}: cannot be written (No space left on device); "
-                                                         "the old file, if any, is unchanged")
+    assert refusal(save_study, qrapp_example1, path) == (
+        f"{path}: cannot be written (No space left on device); the old file, if any, is unchanged"
+    )
     assert path.read_text() == "old" and [p.name for p in tmp_path.iterdir()] == ["study.json"]
 
 
@@ -253,22 +292,39 @@ def test_a_full_disk_leaves_the_old_file_and_says_so(tmp_path, monkeypatch, qrap
 def formula_study() -> Study:
     systems = ['=HYPERLINK("http://evil","x")', "@SUM(A1)", "+cmd", "-2+3", "plain"]
     experiments = [Experiment("o", role="original"), Experiment("r")]
-    scores = {("Q", s, e): v for s, base in zip(systems, (2.0, 3.0, 4.0, 5.0, 6.0)) for e, v in (("o", base), ("r", base + 0.5))}
-    return Study(id="f", quality_criteria=[QualityCriterion("Q", 1, 10)], systems=systems, experiments=experiments, scores=scores)
+    scores = {
+        ("Q", s, e): v
+        for s, base in zip(systems, (2.0, 3.0, 4.0, 5.0, 6.0))
+        for e, v in (("o", base), ("r", base + 0.5))
+    }
+    return Study(
+        id="f", quality_criteria=[QualityCriterion("Q", 1, 10)], systems=systems, experiments=experiments, scores=scores
+    )
 
 
 def test_assessment_csv_neutralises_formula_cells_and_keeps_numbers():
     text = assess(formula_study()).to_csv()
     frame = pd.read_csv(io.StringIO(text), keep_default_na=False, comment="#")
     systems = set(frame.loc[frame.level == "system", "system"])
-    assert systems == {"'=HYPERLINK(\"http://evil\",\"x\")", "'@SUM(A1)", "'+cmd", "'-2+3", "plain"}
+    assert systems == {'\'=HYPERLINK("http://evil","x")', "'@SUM(A1)", "'+cmd", "'-2+3", "plain"}
     assert not any(line.startswith(("=", "+", "-", "@")) or ",=" in line or ",@" in line for line in text.splitlines())
     assert pd.api.types.is_float_dtype(frame["value"])  # numbers stay numbers
 
 
 def test_csv_cells_starting_a_formula_are_quoted_and_numbers_are_kept():
     assert [safe_cell(v) for v in ("=1", "+1a", "-x", "@x", "\tx", "\rx", "-0.5", "+3", "1e5", "ok", "")] == [
-        "'=1", "'+1a", "'-x", "'@x", "'\tx", "'\rx", "-0.5", "+3", "1e5", "ok", ""]
+        "'=1",
+        "'+1a",
+        "'-x",
+        "'@x",
+        "'\tx",
+        "'\rx",
+        "-0.5",
+        "+3",
+        "1e5",
+        "ok",
+        "",
+    ]
     assert safe_cell(-0.5) == -0.5 and safe_cell(None) is None
     out = frame_to_csv(pd.DataFrame({"=name": ["=1+1"], "v": [-0.5]}))
     assert out == "'=name,v\n'=1+1,-0.5\n"
@@ -283,10 +339,14 @@ def test_what_a_study_may_hold_matches_what_can_be_read_back(tmp_path, qrapp_exa
     save_study(study, tmp_path / "deep.json")
     assert load_study(tmp_path / "deep.json").metadata == study.metadata
     study.metadata = {"deep": {"a": deepest}}
-    with pytest.raises(QRAInputError, match=r"^metadata\['deep'\](\['a'\]){62}: nested more than 64 levels deep in the study file"):
+    with pytest.raises(
+        QRAInputError, match=r"^metadata\['deep'\](\['a'\]){62}: nested more than 64 levels deep in the study file"
+    ):
         study.validate()
     study.metadata = {"big": 10**20}
-    with pytest.raises(QRAInputError, match=r"^metadata\['big'\]: an integer of 21 digits cannot be read back; the limit is 20"):
+    with pytest.raises(
+        QRAInputError, match=r"^metadata\['big'\]: an integer of 21 digits cannot be read back; the limit is 20"
+    ):
         study.validate()
 
 
@@ -312,8 +372,11 @@ def test_the_suite_refuses_to_read_the_shared_data_folder():
 def test_an_integer_label_that_could_not_be_read_back_is_refused(tmp_path, qrapp_example1):
     study = qrapp_example1
     study.labels[("Fluency", "SVM", "i1", "August2022")] = 10**20
-    with pytest.raises(QRAInputError, match=r"^label for item 'i1' of 'SVM' in experiment 'August2022' on 'Fluency': the integer "
-                                            r"label 100000000000000000000 has more than 20 digits; use text or a float$"):
+    with pytest.raises(
+        QRAInputError,
+        match=r"^label for item 'i1' of 'SVM' in experiment 'August2022' on 'Fluency': the integer "
+        r"label 100000000000000000000 has more than 20 digits; use text or a float$",
+    ):
         study.validate()
     study.labels[("Fluency", "SVM", "i1", "August2022")] = 10**19  # 20 digits: saved and read back unchanged
     save_study(study, tmp_path / "l.json")

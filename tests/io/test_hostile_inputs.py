@@ -22,35 +22,52 @@ REPOSITORY = Path(__file__).parents[2]
 
 
 def cli(*args: str, cwd: Path) -> tuple[int, str, str]:
-    done = subprocess.run([sys.executable, "-m", "qra_widgets.cli", *args], check=False, capture_output=True, text=True, cwd=cwd,
-                          env={"PYTHONPATH": str(REPOSITORY), "PATH": "/usr/bin:/bin", "HOME": str(cwd)})
+    done = subprocess.run(
+        [sys.executable, "-m", "qra_widgets.cli", *args],
+        check=False,
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env={"PYTHONPATH": str(REPOSITORY), "PATH": "/usr/bin:/bin", "HOME": str(cwd)},
+    )
     return done.returncode, done.stdout, done.stderr
 
 
 def test_a_nan_label_is_refused_naming_its_row_not_as_an_internal_label(tmp_path, qrapp_example1):
     save_study(qrapp_example1, tmp_path / "ex1.json")
-    (tmp_path / "labels.csv").write_text("experiment,quality_criterion,system,item,label\n"
-                                         "August2022,Fluency,SVM,i1,nan\nLi2024,Fluency,SVM,i1,2\n")
+    (tmp_path / "labels.csv").write_text(
+        "experiment,quality_criterion,system,item,label\nAugust2022,Fluency,SVM,i1,nan\nLi2024,Fluency,SVM,i1,2\n"
+    )
     status, _, err = cli("report", "ex1.json", "--labels", "labels.csv", cwd=tmp_path)
     assert status == 2
-    assert err == ("qra-widgets: labels.csv: row 2, column 'label': 'nan' is not a label but a missing or infinite value; "
-                   "leave out the row of an item without a label\n")
+    assert err == (
+        "qra-widgets: labels.csv: row 2, column 'label': 'nan' is not a label but a missing or infinite value; "
+        "leave out the row of an item without a label\n"
+    )
 
 
 def test_one_experiment_with_two_roles_is_refused_by_the_cli(tmp_path):
-    (tmp_path / "scores.csv").write_text("experiment,quality_criterion,system,score,role\n"
-                                         "A,Q,x,3,original\nA,Q,y,4,repeat\nB,Q,x,3.5,repeat\nB,Q,y,4.2,repeat\n")
+    (tmp_path / "scores.csv").write_text(
+        "experiment,quality_criterion,system,score,role\n"
+        "A,Q,x,3,original\nA,Q,y,4,repeat\nB,Q,x,3.5,repeat\nB,Q,y,4.2,repeat\n"
+    )
     status, _, err = cli("report", "scores.csv", cwd=tmp_path)
     assert status == 2
-    assert err == ("qra-widgets: scores.csv: row 3, column 'role': experiment 'A' is 'repeat' here but 'original' above; "
-                   "give each experiment one role\n")
+    assert err == (
+        "qra-widgets: scores.csv: row 3, column 'role': experiment 'A' is 'repeat' here but 'original' above; "
+        "give each experiment one role\n"
+    )
 
 
 def test_contradicting_findings_in_one_experiment_are_refused(qrapp_example1):
     data = study_to_dict(qrapp_example1)
-    data["findings"] = [{"quality_criterion": "Fluency", "experiment": "Li2024", "system_a": "SVM", "system_b": "GeDi", "sign": 1},
-                        {"quality_criterion": "Fluency", "experiment": "Li2024", "system_a": "GeDi", "system_b": "SVM", "sign": 1}]
-    with pytest.raises(qw.QRAInputError, match="states 'SVM' vs 'GeDi' as 1 and 'GeDi' vs 'SVM' as 1; they contradict each other"):
+    data["findings"] = [
+        {"quality_criterion": "Fluency", "experiment": "Li2024", "system_a": "SVM", "system_b": "GeDi", "sign": 1},
+        {"quality_criterion": "Fluency", "experiment": "Li2024", "system_a": "GeDi", "system_b": "SVM", "sign": 1},
+    ]
+    with pytest.raises(
+        qw.QRAInputError, match="states 'SVM' vs 'GeDi' as 1 and 'GeDi' vs 'SVM' as 1; they contradict each other"
+    ):
         qw.io.study_from_dict(data)
     data["findings"][1]["sign"] = -1  # the same finding stated both ways is fine
     assert len(qw.io.study_from_dict(data).findings) == 2
@@ -86,7 +103,9 @@ def test_an_excel_formula_without_a_saved_value_is_refused_naming_the_cell(tmp_p
     book.save(tmp_path / "scores.xlsx")  # openpyxl writes the formula without a calculated value, as a script would
     status, _, err = cli("report", "scores.xlsx", cwd=tmp_path)
     assert status == 2
-    assert err.startswith("qra-widgets: scores.xlsx: row 3, column 'score': holds the formula '=B2*2' with no saved value")
+    assert err.startswith(
+        "qra-widgets: scores.xlsx: row 3, column 'score': holds the formula '=B2*2' with no saved value"
+    )
 
 
 def test_a_missing_column_message_quotes_at_most_ten_cut_header_names(tmp_path):
@@ -102,7 +121,9 @@ def test_a_missing_column_message_quotes_at_most_ten_cut_header_names(tmp_path):
 def test_a_duplicate_column_header_is_named(tmp_path):
     (tmp_path / "form.csv").write_text("experiment,quality_criterion,system,score,score\nA,Q,x,1,2\n")
     status, _, err = cli("report", "form.csv", cwd=tmp_path)
-    assert status == 2 and err == ("qra-widgets: form.csv: column 'score' appears twice in the header (columns 4 and 5); keep one\n")
+    assert status == 2 and err == (
+        "qra-widgets: form.csv: column 'score' appears twice in the header (columns 4 and 5); keep one\n"
+    )
 
 
 def test_a_saved_study_file_has_the_mode_of_any_other_tools_output(tmp_path, example_study):
@@ -147,7 +168,12 @@ def test_qra3_a_nul_byte_in_a_name_is_refused_not_dropped(tmp_path):
 
 
 def test_qra3_a_19_mib_one_line_metrics_file_is_refused_in_one_clean_line(tmp_path):
-    metrics = b"Key,Study,Experiment,System,Criterion,Result\n" + b"A,qrapp-example1,Li2024,SVM,Fluency," + b"9" * (19 * 2**20) + b"\n"
+    metrics = (
+        b"Key,Study,Experiment,System,Criterion,Result\n"
+        + b"A,qrapp-example1,Li2024,SVM,Fluency,"
+        + b"9" * (19 * 2**20)
+        + b"\n"
+    )
     status, _, err = qra3_cli(tmp_path, metrics, qra3_pair()[1])
     assert status == 2
     assert err == "qra-widgets: metrics.csv: line 2 is 19.0 MiB long; the limit is 1 MiB per line (is it a CSV file?)\n"

@@ -20,19 +20,32 @@ from qra_widgets.ratings import Ratings, annotator_agreement
 
 
 def spec(*experiments, criteria=None, **top) -> dict:
-    return {"schema": "qra-widgets/annotations", "version": 1, "id": "t",
-            "quality_criteria": criteria or [{"name": "Q", "scale_min": -100, "scale_max": 100, "label_level": "nominal"}],
-            "experiments": list(experiments), **top}
+    return {
+        "schema": "qra-widgets/annotations",
+        "version": 1,
+        "id": "t",
+        "quality_criteria": criteria or [{"name": "Q", "scale_min": -100, "scale_max": 100, "label_level": "nominal"}],
+        "experiments": list(experiments),
+        **top,
+    }
 
 
-PAIRS = ("item,rater,left,right,answer\n"
-         "i1,r1,x,y,A\n" "i1,r2,x,y,A\n" "i2,r1,y,z,B\n" "i2,r2,y,z,same\n" "i3,r1,x,z,A\n" "i3,r2,x,z,B\n")
+PAIRS = (
+    "item,rater,left,right,answer\ni1,r1,x,y,A\ni1,r2,x,y,A\ni2,r1,y,z,B\ni2,r2,y,z,same\ni3,r1,x,z,A\ni3,r2,x,z,B\n"
+)
 PAIR_COLUMNS = {"item": "item", "rater": "rater", "system_a": "left", "system_b": "right", "choice": "answer"}
 CHOICES = {"A": "a", "B": "b", "same": "tie"}
 
 
 def pairwise(**extra) -> dict:
-    return {"id": "R", "file": "pairs.csv", "layout": "pairwise", "columns": dict(PAIR_COLUMNS), "choices": dict(CHOICES), **extra}
+    return {
+        "id": "R",
+        "file": "pairs.csv",
+        "layout": "pairwise",
+        "columns": dict(PAIR_COLUMNS),
+        "choices": dict(CHOICES),
+        **extra,
+    }
 
 
 @pytest.fixture
@@ -62,20 +75,28 @@ def test_bradley_terry_values_come_from_the_fitted_model(folder):
     data = spec(pairwise(score="bradley_terry"), criteria=[{"name": "Q", "scale_min": 0, "scale_max": 100}])
     study = load_annotations(data, base=folder)
     values = [study.scores[("Q", s, "R")] for s in "xyz"]
-    assert values[0] > values[2] > values[1] and study.sources[("Q", "x", "R")].endswith("Bradley-Terry value from 6 judgements")
+    assert values[0] > values[2] > values[1] and study.sources[("Q", "x", "R")].endswith(
+        "Bradley-Terry value from 6 judgements"
+    )
 
 
 def test_a_score_outside_the_criterions_scale_says_which_scale_to_set(folder):
     data = spec(pairwise(), criteria=[{"name": "Q", "scale_min": 0, "scale_max": 100}])
-    with pytest.raises(qw.QRAInputError, match=r"pairs.csv: the pairwise score 'preference' gives values -100..100, but "
-                                               r"quality criterion 'Q' has the scale 0..100"):
+    with pytest.raises(
+        qw.QRAInputError,
+        match=r"pairs.csv: the pairwise score 'preference' gives values -100..100, but "
+        r"quality criterion 'Q' has the scale 0..100",
+    ):
         load_annotations(data, base=folder)
 
 
 def test_an_unmapped_answer_is_an_error_listing_the_answers_found(folder):
     data = spec(pairwise(choices={"A": "a", "B": "b"}))
-    with pytest.raises(qw.QRAInputError, match=r"pairs.csv: row 5, column 'answer': answer 'same' is not in the choices "
-                                               r"map; the answers found are 'A' \(3\), 'B' \(2\), 'same' \(1\)"):
+    with pytest.raises(
+        qw.QRAInputError,
+        match=r"pairs.csv: row 5, column 'answer': answer 'same' is not in the choices "
+        r"map; the answers found are 'A' \(3\), 'B' \(2\), 'same' \(1\)",
+    ):
         load_annotations(data, base=folder)
 
 
@@ -98,7 +119,9 @@ def test_raw_choice_agreement_codes_by_system_or_by_position(folder):
     expected = krippendorff.alpha(reliability_data=[[0, 1, 0], [0, 2, 1]], level_of_measurement="nominal")
     assert frame[frame.measure == "alpha"].value.iloc[0] == pytest.approx(expected, abs=1e-12)
     # by position: r1 (a, b, a), r2 (a, tie, b): the same pattern here (the field tests show where they differ)
-    assert annotator_agreement(by_position).query("measure == 'alpha'").value.iloc[0] == pytest.approx(expected, abs=1e-12)
+    assert annotator_agreement(by_position).query("measure == 'alpha'").value.iloc[0] == pytest.approx(
+        expected, abs=1e-12
+    )
     assert by_position.ratings.choices.codes("Q", "R")[2].tolist() == ["a", "a", "b", "tie", "a", "b"]
 
 
@@ -112,12 +135,16 @@ def test_choices_survive_a_study_file_round_trip(folder, tmp_path):
 
 
 def test_reported_scores_mix_with_item_level_experiments_everywhere(folder):
-    original = {"id": "O", "role": "original", "scores": {"Q": {"x": 40, "y": {"value": -10, "se": 4.5, "n": 90},
-                                                                "z": -30}}}
+    original = {
+        "id": "O",
+        "role": "original",
+        "scores": {"Q": {"x": 40, "y": {"value": -10, "se": 4.5, "n": 90}, "z": -30}},
+    }
     study = load_annotations(spec(original, pairwise()), base=folder)
     assert study.scores[("Q", "y", "O")] == -10.0 and study.sources[("Q", "y", "O")] == "reported system value (spec)"
     assert study.metadata["annotations"]["reported_uncertainty"] == [
-        {"experiment": "O", "quality_criterion": "Q", "system": "y", "se": 4.5, "n": 90}]
+        {"experiment": "O", "quality_criterion": "Q", "system": "y", "se": 4.5, "n": 90}
+    ]
     result = qw.assess(study)
     assert not result.to_frame().empty
     agreement = result.annotator_agreement()
@@ -133,93 +160,170 @@ def test_rater_counts_of_an_experiment_without_ratings_is_empty():
 
 
 def test_best_worst_by_name_and_by_position(tmp_path):
-    (tmp_path / "bws.csv").write_text("hit,worker,s1,s2,s3,best,worst,b,w\n"
-                                      "h1,r1,x,y,z,x,z,1,3\n" "h1,r2,x,y,z,y,z,2,3\n" "h2,r1,y,z,w,w,y,3,1\n")
+    (tmp_path / "bws.csv").write_text(
+        "hit,worker,s1,s2,s3,best,worst,b,w\nh1,r1,x,y,z,x,z,1,3\nh1,r2,x,y,z,y,z,2,3\nh2,r1,y,z,w,w,y,3,1\n"
+    )
     columns = {"item": "hit", "rater": "worker", "shown": ["s1", "s2", "s3"], "best": "best", "worst": "worst"}
-    by_name = load_annotations(spec({"id": "R", "file": "bws.csv", "layout": "best_worst", "columns": columns}),
-                               base=tmp_path)
+    by_name = load_annotations(
+        spec({"id": "R", "file": "bws.csv", "layout": "best_worst", "columns": columns}), base=tmp_path
+    )
     # x: shown 2, best 1 -> 50; y: shown 3, best 1, worst 1 -> 0; z: shown 3, worst 2 -> -66.7; w: 1 best -> 100
-    assert by_name.scores == pytest.approx({("Q", "x", "R"): 50.0, ("Q", "y", "R"): 0.0, ("Q", "z", "R"): -200 / 3,
-                                            ("Q", "w", "R"): 100.0})
+    assert by_name.scores == pytest.approx(
+        {("Q", "x", "R"): 50.0, ("Q", "y", "R"): 0.0, ("Q", "z", "R"): -200 / 3, ("Q", "w", "R"): 100.0}
+    )
     positions = {**columns, "best": "b", "worst": "w"}
-    by_position = load_annotations(spec({"id": "R", "file": "bws.csv", "layout": "best_worst", "columns": positions,
-                                         "best_worst_by": "position"}), base=tmp_path)
+    by_position = load_annotations(
+        spec({"id": "R", "file": "bws.csv", "layout": "best_worst", "columns": positions, "best_worst_by": "position"}),
+        base=tmp_path,
+    )
     assert by_position.scores == by_name.scores
-    bad = {**columns, "best": "worst", "worst": "best"}  # best x but worst "x" again in row 2? no: the same system twice
-    (tmp_path / "bws.csv").write_text("hit,worker,s1,s2,s3,best,worst\n" "h1,r1,x,y,z,x,x\n")
+    bad = {
+        **columns,
+        "best": "worst",
+        "worst": "best",
+    }  # best x but worst "x" again in row 2? no: the same system twice
+    (tmp_path / "bws.csv").write_text("hit,worker,s1,s2,s3,best,worst\nh1,r1,x,y,z,x,x\n")
     with pytest.raises(qw.QRAInputError, match=r"bws.csv: row 2: the same system is chosen best and worst"):
         load_annotations(spec({"id": "R", "file": "bws.csv", "layout": "best_worst", "columns": bad}), base=tmp_path)
-    (tmp_path / "bws.csv").write_text("hit,worker,s1,s2,s3,best,worst\n" "h1,r1,x,y,z,q,x\n")
+    (tmp_path / "bws.csv").write_text("hit,worker,s1,s2,s3,best,worst\nh1,r1,x,y,z,q,x\n")
     with pytest.raises(qw.QRAInputError, match=r"row 2, column 'best': 'q' is not among the systems shown \(x, y, z\)"):
-        load_annotations(spec({"id": "R", "file": "bws.csv", "layout": "best_worst", "columns": columns}), base=tmp_path)
+        load_annotations(
+            spec({"id": "R", "file": "bws.csv", "layout": "best_worst", "columns": columns}), base=tmp_path
+        )
 
 
 def test_items_in_columns_reads_a_form_with_repeated_headers_by_position(tmp_path):
-    (tmp_path / "form.csv").write_text("Zeitstempel,Consent,Which is better?,Which is better?,Rate it\n"
-                                       ",,,,\n"
-                                       "t1,Ja,Audio 1,Beide gleich,Sehr gut\n" "t2,Ja,Audio 2,Audio 1,Gut\n")
-    data = spec({"id": "R", "file": "form.csv", "layout": "items_in_columns", "columns": {"rater": "Zeitstempel"},
-                 "items": [{"column": 3, "item": "q1", "system_a": "FS2", "system_b": "Taco2", "criterion": "Q"},
-                           {"column": 4, "item": "q2", "system_a": "Taco2", "system_b": "FS2", "criterion": "Q"},
-                           {"column": "Rate it", "item": "q3", "system": "FS2", "criterion": "Quality"}],
-                 "choices": {"Audio 1": "a", "Audio 2": "b", "Beide gleich": "tie"},
-                 "values": {"Sehr gut": 5, "Gut": 4}},
-                criteria=[{"name": "Q", "scale_min": -100, "scale_max": 100},
-                          {"name": "Quality", "scale_min": 1, "scale_max": 5}])
+    (tmp_path / "form.csv").write_text(
+        "Zeitstempel,Consent,Which is better?,Which is better?,Rate it\n"
+        ",,,,\n"
+        "t1,Ja,Audio 1,Beide gleich,Sehr gut\n"
+        "t2,Ja,Audio 2,Audio 1,Gut\n"
+    )
+    data = spec(
+        {
+            "id": "R",
+            "file": "form.csv",
+            "layout": "items_in_columns",
+            "columns": {"rater": "Zeitstempel"},
+            "items": [
+                {"column": 3, "item": "q1", "system_a": "FS2", "system_b": "Taco2", "criterion": "Q"},
+                {"column": 4, "item": "q2", "system_a": "Taco2", "system_b": "FS2", "criterion": "Q"},
+                {"column": "Rate it", "item": "q3", "system": "FS2", "criterion": "Quality"},
+            ],
+            "choices": {"Audio 1": "a", "Audio 2": "b", "Beide gleich": "tie"},
+            "values": {"Sehr gut": 5, "Gut": 4},
+        },
+        criteria=[
+            {"name": "Q", "scale_min": -100, "scale_max": 100},
+            {"name": "Quality", "scale_min": 1, "scale_max": 5},
+        ],
+    )
     study = load_annotations(data, base=tmp_path)
     # FS2: q1 +1 (t1), -1 (t2); q2 0 (t1), -1 (t2: Audio 1 = Taco2) -> -25
     assert study.scores[("Q", "FS2", "R")] == -25.0 and study.scores[("Q", "Taco2", "R")] == 25.0
     assert study.scores[("Quality", "FS2", "R")] == 4.5
     data["experiments"][0]["items"][0]["column"] = "Which is better?"
-    with pytest.raises(qw.QRAInputError, match=r"form.csv: 2 columns are named 'Which is better\?' \(columns 3, 4\); "
-                                               r"name the items\[0\] column by its 1-based position"):
+    with pytest.raises(
+        qw.QRAInputError,
+        match=r"form.csv: 2 columns are named 'Which is better\?' \(columns 3, 4\); "
+        r"name the items\[0\] column by its 1-based position",
+    ):
         load_annotations(data, base=tmp_path)
 
 
 def test_several_files_gzip_exclude_and_a_multi_column_item(tmp_path):
     with gzip.open(tmp_path / "b1.csv.gz", "wt") as handle:
-        handle.write("set,ix,w,a,b,chose_b,extra\n" "s,1,r1,x,y,True,1\n" "s,1,r2,x,y,False,2\n" "check,0,r1,x,y,True,3\n")
-    (tmp_path / "b2.csv").write_text("set,ix,w,a,b,chose_b\n" "s,2,r1,x,y,True\n" "s,2,r3,x,y,True\n")
-    entry = {"id": "R", "files": ["b1.csv.gz", "b2.csv"], "layout": "pairwise", "choices": {"True": "b", "False": "a"},
-             "columns": {"item": ["set", "ix"], "rater": "w", "system_a": "a", "system_b": "b", "choice": "chose_b"},
-             "exclude": {"set": ["check"]}, "optional_exclude": {"w": ["r3"]}}
+        handle.write("set,ix,w,a,b,chose_b,extra\ns,1,r1,x,y,True,1\ns,1,r2,x,y,False,2\ncheck,0,r1,x,y,True,3\n")
+    (tmp_path / "b2.csv").write_text("set,ix,w,a,b,chose_b\ns,2,r1,x,y,True\ns,2,r3,x,y,True\n")
+    entry = {
+        "id": "R",
+        "files": ["b1.csv.gz", "b2.csv"],
+        "layout": "pairwise",
+        "choices": {"True": "b", "False": "a"},
+        "columns": {"item": ["set", "ix"], "rater": "w", "system_a": "a", "system_b": "b", "choice": "chose_b"},
+        "exclude": {"set": ["check"]},
+        "optional_exclude": {"w": ["r3"]},
+    }
     study = load_annotations(spec(entry), base=tmp_path)
     assert study.scores[("Q", "y", "R")] == 100 * (1 - 1 + 1 + 1) / 4
-    assert sorted(set(study.ratings.columns()[2])) == ["s/1 [x vs y]|x", "s/1 [x vs y]|y", "s/2 [x vs y]|x", "s/2 [x vs y]|y"]
+    assert sorted(set(study.ratings.columns()[2])) == [
+        "s/1 [x vs y]|x",
+        "s/1 [x vs y]|y",
+        "s/2 [x vs y]|x",
+        "s/2 [x vs y]|y",
+    ]
     assert study.metadata["annotations"]["optional_exclude"] == {"R": {"w": ["r3"]}}
-    assert load_annotations(spec(entry), base=tmp_path, optional_exclude=True).scores[("Q", "y", "R")] == pytest.approx(100 / 3, rel=1e-15)
+    assert load_annotations(spec(entry), base=tmp_path, optional_exclude=True).scores[("Q", "y", "R")] == pytest.approx(
+        100 / 3, rel=1e-15
+    )
     entry["exclude"] = {"sett": ["check"]}
-    with pytest.raises(qw.QRAInputError, match=r"b1.csv: column 'sett' \(in exclude\) is missing; did you mean 'set'\?"):
+    with pytest.raises(
+        qw.QRAInputError, match=r"b1.csv: column 'sett' \(in exclude\) is missing; did you mean 'set'\?"
+    ):
         load_annotations(spec(entry), base=tmp_path)
 
 
 def test_values_map_answer_texts_to_ratings(tmp_path):
-    (tmp_path / "r.csv").write_text("sys,item,rater,answer\n" "x,1,a,Sehr gut\n" "x,1,b,Gut\n" "y,2,a,Schlecht\n")
-    entry = {"id": "R", "file": "r.csv", "columns": {"system": "sys", "item": "item", "rater": "rater",
-                                                     "criteria": {"Q": "answer"}}}
+    (tmp_path / "r.csv").write_text("sys,item,rater,answer\nx,1,a,Sehr gut\nx,1,b,Gut\ny,2,a,Schlecht\n")
+    entry = {
+        "id": "R",
+        "file": "r.csv",
+        "columns": {"system": "sys", "item": "item", "rater": "rater", "criteria": {"Q": "answer"}},
+    }
     criteria = [{"name": "Q", "scale_min": 1, "scale_max": 5}]
-    study = load_annotations(spec(entry, criteria=criteria, values={"Sehr gut": 5, "Gut": 4, "Schlecht": 1}), base=tmp_path)
+    study = load_annotations(
+        spec(entry, criteria=criteria, values={"Sehr gut": 5, "Gut": 4, "Schlecht": 1}), base=tmp_path
+    )
     assert study.scores == {("Q", "x", "R"): 4.5, ("Q", "y", "R"): 1.0}
-    with pytest.raises(qw.QRAInputError, match=r"row 4, column 'answer': answer 'Schlecht' is not in the values map; the "
-                                               r"answers found are 'Sehr gut' \(1\), 'Gut' \(1\), 'Schlecht' \(1\)"):
+    with pytest.raises(
+        qw.QRAInputError,
+        match=r"row 4, column 'answer': answer 'Schlecht' is not in the values map; the "
+        r"answers found are 'Sehr gut' \(1\), 'Gut' \(1\), 'Schlecht' \(1\)",
+    ):
         load_annotations(spec(entry, criteria=criteria, values={"Sehr gut": 5, "Gut": 4}), base=tmp_path)
 
 
-@pytest.mark.parametrize("change, message", [
-    (lambda s: s.update(experimnets=[]), r"annotation spec: unknown key 'experimnets'; did you mean 'experiments'\?"),
-    (lambda s: s["experiments"][0].update(layuot="pairwise"), r"experiments\[0\]: unknown key 'layuot'; did you mean 'layout'\?"),
-    (lambda s: s["experiments"][0]["columns"].update(system_c="x"),
-     r"experiments\[0\].columns: unknown key 'system_c'; did you mean 'system_b'\?"),
-    (lambda s: s["quality_criteria"][0].update(scale_mx=5), r"quality_criteria\[0\]: unknown key 'scale_mx'; did you mean 'scale_max'\?"),
-    (lambda s: s.update(conventions={"name": "qrapp", "scale_shfit": False}),
-     r"annotation spec: conventions: unknown field 'scale_shfit'; did you mean 'scale_shift'\?"),
-    (lambda s: s["experiments"][0].update(layout="pairwize"), r"layout: 'pairwize' is not one of .*did you mean 'pairwise'\?"),
-    (lambda s: s["experiments"][0].update(score="winrate"), r"score: must be one of preference, win_rate, bradley_terry"),
-    (lambda s: s["experiments"].append({"id": "O", "scores": {"Qu": {"x": 1}}}),
-     r"experiments\[1\].scores: 'Qu' is not a quality criterion of the spec; did you mean 'Q'\?"),
-    (lambda s: s["experiments"].append({"id": "O", "file": "x.csv", "scores": {"Q": {"x": 1}}}),
-     r"experiments\[1\] \(an experiment given by its system values\): unknown key 'file'"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (
+            lambda s: s.update(experimnets=[]),
+            r"annotation spec: unknown key 'experimnets'; did you mean 'experiments'\?",
+        ),
+        (
+            lambda s: s["experiments"][0].update(layuot="pairwise"),
+            r"experiments\[0\]: unknown key 'layuot'; did you mean 'layout'\?",
+        ),
+        (
+            lambda s: s["experiments"][0]["columns"].update(system_c="x"),
+            r"experiments\[0\].columns: unknown key 'system_c'; did you mean 'system_b'\?",
+        ),
+        (
+            lambda s: s["quality_criteria"][0].update(scale_mx=5),
+            r"quality_criteria\[0\]: unknown key 'scale_mx'; did you mean 'scale_max'\?",
+        ),
+        (
+            lambda s: s.update(conventions={"name": "qrapp", "scale_shfit": False}),
+            r"annotation spec: conventions: unknown field 'scale_shfit'; did you mean 'scale_shift'\?",
+        ),
+        (
+            lambda s: s["experiments"][0].update(layout="pairwize"),
+            r"layout: 'pairwize' is not one of .*did you mean 'pairwise'\?",
+        ),
+        (
+            lambda s: s["experiments"][0].update(score="winrate"),
+            r"score: must be one of preference, win_rate, bradley_terry",
+        ),
+        (
+            lambda s: s["experiments"].append({"id": "O", "scores": {"Qu": {"x": 1}}}),
+            r"experiments\[1\].scores: 'Qu' is not a quality criterion of the spec; did you mean 'Q'\?",
+        ),
+        (
+            lambda s: s["experiments"].append({"id": "O", "file": "x.csv", "scores": {"Q": {"x": 1}}}),
+            r"experiments\[1\] \(an experiment given by its system values\): unknown key 'file'",
+        ),
+    ],
+)
 def test_a_misspelt_key_anywhere_is_named_with_the_nearest_known_one(folder, change, message):
     data = spec(pairwise())
     change(data)
@@ -229,7 +333,9 @@ def test_a_misspelt_key_anywhere_is_named_with_the_nearest_known_one(folder, cha
 
 def test_spec_conventions_are_kept_and_used_by_assess(folder):
     original = {"id": "O", "role": "original", "scores": {"Q": {"x": 40, "y": -10, "z": -30}}}
-    study = load_annotations(spec(original, pairwise(), conventions={"name": "qrapp", "scale_shift": False}), base=folder)
+    study = load_annotations(
+        spec(original, pairwise(), conventions={"name": "qrapp", "scale_shift": False}), base=folder
+    )
     result = qw.assess(study)
     assert result.conventions.stamp() == "qrapp+scale_shift=false"
     values = [[40, 50], [-10, -25], [-30, -25]]
@@ -263,7 +369,9 @@ def test_cli_one_experiment_csv_has_the_signature_and_every_table_quoted_alike(f
     values = pd.read_csv(io.StringIO(text), comment="#", nrows=3)
     assert set(values.system) == {"#x", "'=HYPERLINK(1)", "z"}
     blocks = text.split("\n\n")
-    assert len(blocks) == 3 and blocks[2].startswith('"experiment","quality_criterion","system_x"')  # the sign tests, quoted too
+    assert len(blocks) == 3 and blocks[2].startswith(
+        '"experiment","quality_criterion","system_x"'
+    )  # the sign tests, quoted too
     assert '"#x"' in blocks[2] and "'=HYPERLINK(1)" in blocks[2]
 
 
@@ -309,12 +417,15 @@ def test_a_bootstrap_gives_no_agreement_interval_for_raw_choices_rather_than_one
 
 
 def test_a_rater_judging_the_same_comparison_in_two_files_of_one_experiment_is_refused(tmp_path):
-    (tmp_path / "b1.csv").write_text("item,rater,left,right,answer\n" "i1,r1,x,y,A\n")
-    (tmp_path / "b2.csv").write_text("item,rater,left,right,answer\n" "i2,r1,x,y,A\n" "i1,r1,x,y,B\n")
+    (tmp_path / "b1.csv").write_text("item,rater,left,right,answer\ni1,r1,x,y,A\n")
+    (tmp_path / "b2.csv").write_text("item,rater,left,right,answer\ni2,r1,x,y,A\ni1,r1,x,y,B\n")
     entry = pairwise(files=["b1.csv", "b2.csv"])
     del entry["file"]
-    with pytest.raises(qw.QRAInputError, match=r"b1.csv, b2.csv: b1.csv row 2 and b2.csv row 3, column 'rater': rater 'r1' rates item "
-                                               r"'i1 \[x vs y\]\|x' on 'Q' twice"):
+    with pytest.raises(
+        qw.QRAInputError,
+        match=r"b1.csv, b2.csv: b1.csv row 2 and b2.csv row 3, column 'rater': rater 'r1' rates item "
+        r"'i1 \[x vs y\]\|x' on 'Q' twice",
+    ):
         load_annotations(spec(entry), base=tmp_path)
 
 
@@ -328,7 +439,12 @@ def test_layout_errors_quote_a_long_name_cut_to_forty_characters_with_its_length
     assert long_name not in message
     assert message.endswith("found ['item', 'rater', 'left', 'right', 'answer']")
     (folder / "twice.csv").write_text("item,rater,system,score\n" + f"{'i' * 60},r1,x,5\n" * 2)
-    data = spec({"id": "O", "file": "twice.csv", "columns": {"system": "system", "item": "item", "rater": "rater",
-                                                             "criteria": {"Q": "score"}}})
+    data = spec(
+        {
+            "id": "O",
+            "file": "twice.csv",
+            "columns": {"system": "system", "item": "item", "rater": "rater", "criteria": {"Q": "score"}},
+        }
+    )
     with pytest.raises(qw.QRAInputError, match=r"rater 'r1' rates item 'i{40}…' \(60 characters\) on 'Q' twice"):
         load_annotations(data, base=folder)

@@ -6,13 +6,16 @@ from qra_widgets import QRAInputError
 from qra_widgets.io import parse
 
 
-@pytest.mark.parametrize("text, value", [("3.5", 3.5), (" 4 ", 4.0), ("", None), ("   ", None), ("-0.25", -0.25), ("1e2", 100.0)])
+@pytest.mark.parametrize(
+    "text, value", [("3.5", 3.5), (" 4 ", 4.0), ("", None), ("   ", None), ("-0.25", -0.25), ("1e2", 100.0)]
+)
 def test_a_score_typed_in_a_form_parses_to_its_number(text, value):
     assert parse.score(text) == value
 
 
-@pytest.mark.parametrize("text, message", [("3,5", "'3,5' is not a number (use '.' as the decimal point)"),
-                                           ("N/A", "'N/A' is not a number")])
+@pytest.mark.parametrize(
+    "text, message", [("3,5", "'3,5' is not a number (use '.' as the decimal point)"), ("N/A", "'N/A' is not a number")]
+)
 def test_a_score_that_is_not_a_number_is_refused_saying_why(text, message):
     with pytest.raises(QRAInputError) as error:
         parse.score(text)
@@ -36,11 +39,14 @@ def test_pasted_block_with_and_without_headers():
     assert parse.pasted_block("3.7,3.1\n3.2\n", systems, labels) == [["3.7", "3.1"], ["3.2"]]
 
 
-@pytest.mark.parametrize("text, message", [
-    ("1\t2\n3\t4\n5\t6\n", "paste: 3 rows but the grid has 2 systems"),
-    ("1\t2\t3\t4\n", "paste: row 1 has 4 cells but the grid has 3 experiments"),
-    ("\n  \n", "paste: nothing to paste"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("1\t2\n3\t4\n5\t6\n", "paste: 3 rows but the grid has 2 systems"),
+        ("1\t2\t3\t4\n", "paste: row 1 has 4 cells but the grid has 3 experiments"),
+        ("\n  \n", "paste: nothing to paste"),
+    ],
+)
 def test_pasted_block_never_drops_cells_silently(text, message):
     with pytest.raises(QRAInputError) as error:
         parse.pasted_block(text, ["SVM", "GeDi"], ["August", "vM", "Li"])
@@ -72,7 +78,10 @@ def test_ids_from_names_are_unique_and_plain():
 
 
 def test_heds_criteria_match_by_name_or_one_to_one_and_the_rest_are_listed():
-    assert parse.match_criteria(["Fluency", "Adequacy"], ["Fluency", "Clarity"]) == ({"Fluency": "Fluency"}, ["Adequacy"])
+    assert parse.match_criteria(["Fluency", "Adequacy"], ["Fluency", "Clarity"]) == (
+        {"Fluency": "Fluency"},
+        ["Adequacy"],
+    )
     assert parse.match_criteria(["quality"], ["Overall"]) == ({"quality": "Overall"}, [])
     assert parse.match_criteria(["a", "b"], ["c"]) == ({}, ["a", "b"])
 
@@ -80,8 +89,12 @@ def test_heds_criteria_match_by_name_or_one_to_one_and_the_rest_are_listed():
 def _two_runs():
     from qra_widgets.study import Experiment, QualityCriterion, Study
 
-    return Study("s", quality_criteria=[QualityCriterion("Fluency", 1, 5)], systems=["A", "B"],
-                 experiments=[Experiment("E1", label="Original 2022"), Experiment("E2")])
+    return Study(
+        "s",
+        quality_criteria=[QualityCriterion("Fluency", 1, 5)],
+        systems=["A", "B"],
+        experiments=[Experiment("E1", label="Original 2022"), Experiment("E2")],
+    )
 
 
 def test_pasted_scores_are_parsed_and_checked_against_the_study_and_applied_all_or_nothing():
@@ -94,7 +107,9 @@ def test_pasted_scores_are_parsed_and_checked_against_the_study_and_applied_all_
     assert study.scores == {}  # checking changes nothing
     study.update_scores(values)
     assert study.scores == {("Fluency", "A", "E1"): 3.5, ("Fluency", "B", "E1"): 4.0}
-    with pytest.raises(ScoreError, match=r"^B / Original 2022 on 'Fluency': 0.0 is below the scale minimum 1.0") as error:
+    with pytest.raises(
+        ScoreError, match=r"^B / Original 2022 on 'Fluency': 0.0 is below the scale minimum 1.0"
+    ) as error:
         parse.score_cells(study, {("Fluency", "A", "E2"): "2", ("Fluency", "B", "E1"): "0"})
     assert error.value.key == ("Fluency", "B", "E1")
     with pytest.raises(QRAInputError, match=r"^A / E2: '3,5' is not a number \(use '.' as the decimal point\)"):

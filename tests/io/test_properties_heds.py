@@ -16,11 +16,41 @@ NAPIER = HEDS_DIR / "heds2_example_napiernlp_reprohum2024.json"
 
 def test_catalogue_has_the_22_properties_of_qrapp_table1():
     general = ["G.test_dataset", "G.metric", "G.metric_implementation", "G.runtime_environment"]
-    heds = ["H2.1", "H2.2", "H2.3", "H3.1.1", "H4.2.1", "H4.2.2", "H4.2.3", "H3.2.1", "H3.2.2.1", "H3.2.2.4",
-            "H3.2.4", "H3.2.5", "H3.3.2", "H3.3.3.1", "H4.3.1.2", "H4.3.5", "H4.3.7", "H4.3.8"]
+    heds = [
+        "H2.1",
+        "H2.2",
+        "H2.3",
+        "H3.1.1",
+        "H4.2.1",
+        "H4.2.2",
+        "H4.2.3",
+        "H3.2.1",
+        "H3.2.2.1",
+        "H3.2.2.4",
+        "H3.2.4",
+        "H3.2.5",
+        "H3.3.2",
+        "H3.3.3.1",
+        "H4.3.1.2",
+        "H4.3.5",
+        "H4.3.7",
+        "H4.3.8",
+    ]
     assert sorted(PROPERTIES) == sorted(general + heds)
     human = {p.id for p in PROPERTIES.values() if p.human_only}
-    assert human == {"H3.2.1", "H3.2.2.1", "H3.2.2.4", "H3.2.4", "H3.2.5", "H3.3.2", "H3.3.3.1", "H4.3.1.2", "H4.3.5", "H4.3.7", "H4.3.8"}
+    assert human == {
+        "H3.2.1",
+        "H3.2.2.1",
+        "H3.2.2.4",
+        "H3.2.4",
+        "H3.2.5",
+        "H3.3.2",
+        "H3.3.3.1",
+        "H4.3.1.2",
+        "H4.3.5",
+        "H4.3.7",
+        "H4.3.8",
+    }
     per_criterion = {p.id for p in PROPERTIES.values() if p.per_criterion}
     assert {"H4.2.1", "H4.2.2", "H4.2.3", "H4.3.1.2", "H4.3.5", "H4.3.7", "H4.3.8"} <= per_criterion
     assert not {p.id for p in PROPERTIES.values() if p.id.startswith(("H2", "H3"))} & per_criterion
@@ -33,8 +63,12 @@ def test_option_lists_follow_appendix_a():
     assert PROPERTIES["H4.2.2"].options == ("Absolute", "Relative")
     assert PROPERTIES["H3.2.2.1"].options == ("Yes", "No", "N/A (please explain)")
     assert PROPERTIES["H4.3.8"].options[1] == "Direct quality estimation"
-    assert (PROPERTIES["H3.1.1"].kind, PROPERTIES["H2.1"].kind, PROPERTIES["H4.2.1"].kind, PROPERTIES["H4.3.7"].kind) == (
-        "integer", "multiple", "single", "text")
+    assert (
+        PROPERTIES["H3.1.1"].kind,
+        PROPERTIES["H2.1"].kind,
+        PROPERTIES["H4.2.1"].kind,
+        PROPERTIES["H4.3.7"].kind,
+    ) == ("integer", "multiple", "single", "text")
     assert PROPERTIES["H2.1"].has_other and not PROPERTIES["H4.2.1"].has_other
 
 
@@ -105,7 +139,10 @@ def test_napiers_heds_sheet_imports_the_answers_checked_by_hand():
     assert p["H4.3.8"] == {criterion: "Relative quality estimation (including ranking)"}
     assert p["H4.2.2"] == {criterion: "Relative"}
     assert p["H2.3"] == ["Paraphrasing/lossless simplification"]
-    assert len(p["H3.3.3.1"]) == 5 and "Automatic quality checking methods are used during and/or after evaluation" in p["H3.3.3.1"]
+    assert (
+        len(p["H3.3.3.1"]) == 5
+        and "Automatic quality checking methods are used during and/or after evaluation" in p["H3.3.3.1"]
+    )
     assert p["H3.1.1"].startswith("60 tasks total")  # free text, not an integer: kept, and said so
     assert any(note.startswith("H3.1.1:") for note in result.notes)
 
@@ -114,7 +151,9 @@ def test_napiers_heds_sheet_imports_the_answers_checked_by_hand():
 def test_heds_answers_fill_an_experiment_in_a_study():
     result = import_heds(VAN_MILTENBURG)
     experiment = result.apply_to(Experiment("vM2024"), {"Fluency": "Fluency (1-4)"})
-    study = Study(id="s", quality_criteria=[QualityCriterion("Fluency (1-4)", 1, 4)], systems=["SVM"], experiments=[experiment])
+    study = Study(
+        id="s", quality_criteria=[QualityCriterion("Fluency (1-4)", 1, 4)], systems=["SVM"], experiments=[experiment]
+    )
     assert study.experiment("vM2024").properties["H4.3.8"] == {"Fluency (1-4)": "Direct quality estimation"}
     assert study.experiment("vM2024").properties["H3.2.1"] == 2
 
@@ -132,8 +171,10 @@ def test_every_mapped_answer_is_valid_for_the_catalogue():
         ([], "a HEDS datasheet is a JSON object"),
         ({"schema": "qra-widgets/study"}, "not a HEDS 2 datasheet nor a HEDS 3.0 one"),
         ({"heds-system-tasks-1": "yes"}, "key 'heds-system-tasks-1' should hold"),
-        ({"heds-sample_evaluators_design-evaluators-number_of_evaluators": {"data": {"": 2}}},
-         r"number_of_evaluators': data\[''\]: should hold text or true/false, got int"),
+        (
+            {"heds-sample_evaluators_design-evaluators-number_of_evaluators": {"data": {"": 2}}},
+            r"number_of_evaluators': data\[''\]: should hold text or true/false, got int",
+        ),
     ],
 )
 def test_a_malformed_heds_sheet_is_refused_saying_why(data, message):

@@ -4,6 +4,7 @@ The attack: a spec uploaded through Library -> Import many (or read by ``qra-wid
 ``site``) names ``/etc/passwd``, ``../secret.csv`` or a link out of its folder, and the
 refusal messages quote what was read.  Every such name is refused before anything is read.
 """
+
 from __future__ import annotations
 
 import json
@@ -16,12 +17,21 @@ from qra_widgets.io.annotations import load_annotations, spec_file_bytes
 
 
 def _spec(file_name: str) -> dict:
-    return {"schema": "qra-widgets/annotations", "version": 1, "id": "attack",
-            "quality_criteria": [{"name": "Fluency", "scale_min": 1, "scale_max": 5}],
-            "experiments": [{"id": "O", "role": "original", "file": file_name,
-                             "columns": {"system": "system", "item": "item", "criteria": {"Fluency": "x"}}},
-                            {"id": "R", "file": "r.csv",
-                             "columns": {"system": "system", "item": "item", "criteria": {"Fluency": "x"}}}]}
+    return {
+        "schema": "qra-widgets/annotations",
+        "version": 1,
+        "id": "attack",
+        "quality_criteria": [{"name": "Fluency", "scale_min": 1, "scale_max": 5}],
+        "experiments": [
+            {
+                "id": "O",
+                "role": "original",
+                "file": file_name,
+                "columns": {"system": "system", "item": "item", "criteria": {"Fluency": "x"}},
+            },
+            {"id": "R", "file": "r.csv", "columns": {"system": "system", "item": "item", "criteria": {"Fluency": "x"}}},
+        ],
+    }
 
 
 @pytest.fixture

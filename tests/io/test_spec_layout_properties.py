@@ -54,21 +54,37 @@ def _units(cells: dict) -> list[tuple[str, str]]:
 
 
 def _spec(entries: list[dict]) -> dict:
-    return {"schema": "qra-widgets/annotations", "version": 1, "id": "layouts",
-            "quality_criteria": [{"name": qc, "scale_min": 1, "scale_max": 5} for qc in CRITERIA],
-            "experiments": entries}
+    return {
+        "schema": "qra-widgets/annotations",
+        "version": 1,
+        "id": "layouts",
+        "quality_criteria": [{"name": qc, "scale_min": 1, "scale_max": 5} for qc in CRITERIA],
+        "experiments": entries,
+    }
 
 
 def long_layout(data, raters, delimiter=","):
     files, entries = {}, []
     for experiment, cells in data.items():
         rows = [["system", "item", "rater", "criterion", "rating"]] + [
-            [s, i, r, q, v] for (s, i, r, q), v in sorted(cells.items())]
+            [s, i, r, q, v] for (s, i, r, q), v in sorted(cells.items())
+        ]
         name = f"{experiment}.csv"
         files[name] = _csv(rows, delimiter)
-        entries.append({"id": experiment, "role": "original" if experiment == "O" else "repeat", "file": name,
-                        "columns": {"system": "system", "item": "item", "rater": "rater", "criterion": "criterion",
-                                    "rating": "rating"}})
+        entries.append(
+            {
+                "id": experiment,
+                "role": "original" if experiment == "O" else "repeat",
+                "file": name,
+                "columns": {
+                    "system": "system",
+                    "item": "item",
+                    "rater": "rater",
+                    "criterion": "criterion",
+                    "rating": "rating",
+                },
+            }
+        )
     return files, entries
 
 
@@ -80,13 +96,23 @@ def raters_in_columns(data, raters):
     files, entries = {}, []
     for experiment, cells in data.items():
         header = ["system", "item"] + [f"{q} ({r})" for q in CRITERIA for r in raters]
-        rows = [header] + [[s, i] + [cells.get((s, i, r, q), "") for q in CRITERIA for r in raters]
-                           for s, i in _units(cells)]
+        rows = [header] + [
+            [s, i] + [cells.get((s, i, r, q), "") for q in CRITERIA for r in raters] for s, i in _units(cells)
+        ]
         name = f"{experiment}.csv"
         files[name] = _csv(rows)
-        entries.append({"id": experiment, "role": "original" if experiment == "O" else "repeat", "file": name,
-                        "columns": {"system": "system", "item": "item",
-                                    "criteria": {q: {"raters": {r: f"{q} ({r})" for r in raters}} for q in CRITERIA}}})
+        entries.append(
+            {
+                "id": experiment,
+                "role": "original" if experiment == "O" else "repeat",
+                "file": name,
+                "columns": {
+                    "system": "system",
+                    "item": "item",
+                    "criteria": {q: {"raters": {r: f"{q} ({r})" for r in raters}} for q in CRITERIA},
+                },
+            }
+        )
     return files, entries
 
 
@@ -99,11 +125,19 @@ def file_per_rater(data, raters):
             if not mine:
                 continue
             name = f"{experiment}-{rater}.csv"
-            files[name] = _csv([["system", "item", *CRITERIA]] + [[s, i] + [cells.get((s, i, rater, q), "")
-                                                                           for q in CRITERIA] for s, i in mine])
+            files[name] = _csv(
+                [["system", "item", *CRITERIA]]
+                + [[s, i] + [cells.get((s, i, rater, q), "") for q in CRITERIA] for s, i in mine]
+            )
             listed.append({"file": name, "rater": rater})
-        entries.append({"id": experiment, "role": "original" if experiment == "O" else "repeat", "files": listed,
-                        "columns": {"system": "system", "item": "item", "criteria": {q: q for q in CRITERIA}}})
+        entries.append(
+            {
+                "id": experiment,
+                "role": "original" if experiment == "O" else "repeat",
+                "files": listed,
+                "columns": {"system": "system", "item": "item", "criteria": {q: q for q in CRITERIA}},
+            }
+        )
     return files, entries
 
 
@@ -116,10 +150,20 @@ def nested_json_lines(data, raters):
             lines.append(json.dumps({"model": {"name": s}, "id": i, "annotations": annotations}))
         name = f"{experiment}.jsonl"
         files[name] = ("\n".join(lines) + "\n").encode()
-        entries.append({"id": experiment, "role": "original" if experiment == "O" else "repeat", "file": name,
-                        "explode": "annotations",
-                        "columns": {"system": "model.name", "item": "id", "rater": "annotations.who",
-                                    "criteria": {q: f"annotations.scores.{q}" for q in CRITERIA}}})
+        entries.append(
+            {
+                "id": experiment,
+                "role": "original" if experiment == "O" else "repeat",
+                "file": name,
+                "explode": "annotations",
+                "columns": {
+                    "system": "model.name",
+                    "item": "id",
+                    "rater": "annotations.who",
+                    "criteria": {q: f"annotations.scores.{q}" for q in CRITERIA},
+                },
+            }
+        )
     return files, entries
 
 
@@ -141,8 +185,9 @@ def _same(study, reference) -> None:
     assert study.labels == reference.labels
 
 
-@pytest.mark.parametrize("layout", [semicolon_layout, raters_in_columns, file_per_rater, nested_json_lines],
-                         ids=lambda f: f.__name__)
+@pytest.mark.parametrize(
+    "layout", [semicolon_layout, raters_in_columns, file_per_rater, nested_json_lines], ids=lambda f: f.__name__
+)
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(drawn=ratings())
 def test_each_layout_gives_the_study_of_the_long_csv(layout, drawn):
@@ -179,7 +224,9 @@ def test_row_keys_and_index_keys_name_items_and_raters_by_position(drawn):
         renamed[experiment] = {(s, number[(s, i)], str(raters.index(r)), q): v for (s, i, r, q), v in cells.items()}
     # items are numbered per file, so the two experiments' items share numbers; keep them apart by system
     frame = study.ratings.frame()
-    got = {(row.experiment, row.system, row.item, row.rater, row.quality_criterion): row.rating
-           for row in frame.itertuples()}
+    got = {
+        (row.experiment, row.system, row.item, row.rater, row.quality_criterion): row.rating
+        for row in frame.itertuples()
+    }
     want = {(e, s, i, r, q): float(v) for e, cells in renamed.items() for (s, i, r, q), v in cells.items()}
     assert got == want

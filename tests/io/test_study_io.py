@@ -63,7 +63,10 @@ def test_study_validation_names_the_field(overrides, message):
 @pytest.mark.parametrize(
     "build, message",
     [
-        (lambda: QualityCriterion("Q", scale_min=5, scale_max=1), "scale_max \\(1.0\\) must be above scale_min \\(5.0\\)"),
+        (
+            lambda: QualityCriterion("Q", scale_min=5, scale_max=1),
+            "scale_max \\(1.0\\) must be above scale_min \\(5.0\\)",
+        ),
         (lambda: QualityCriterion("Q", label_level="fuzzy"), "label_level must be one of"),
         (lambda: Experiment("e", role="replication"), "role must be one of \\('original', 'repeat'\\)"),
         (lambda: Experiment("e", conditions={"hardware": {}}), "conditions must map some of"),
@@ -128,10 +131,14 @@ def test_json_round_trip_loses_nothing(tmp_path, qra2022_nts):
         ('{"schema": "qra-widgets/study", "version": 2, "id": "x"}', "version: 2 is not supported"),
         ('{"schema": "qra-widgets/study", "version": 1, "id": 7}', "study.id: expected str, got int"),
         ('{"schema": "qra-widgets/study", "version": 1, "id": "x", "systems": "A"}', "study.systems: expected list"),
-        ('{"schema": "qra-widgets/study", "version": 1, "id": "x", "experiments": [{"label": "y"}]}',
-         "experiments\\[0\\]: missing field 'id'"),
-        ('{"schema": "qra-widgets/study", "version": 1, "id": "x", "quality_criteria": [{"name": "Q", "scale_min": "1"}]}',
-         "quality_criteria\\[0\\].scale_min: expected int/float, got str"),
+        (
+            '{"schema": "qra-widgets/study", "version": 1, "id": "x", "experiments": [{"label": "y"}]}',
+            "experiments\\[0\\]: missing field 'id'",
+        ),
+        (
+            '{"schema": "qra-widgets/study", "version": 1, "id": "x", "quality_criteria": [{"name": "Q", "scale_min": "1"}]}',
+            "quality_criteria\\[0\\].scale_min: expected int/float, got str",
+        ),
     ],
 )
 def test_broken_json_names_the_problem(text, message):
@@ -201,13 +208,22 @@ def test_long_csv_variants_read_the_same(tmp_path, variant):
         ("experiment,qc,system,score\nA,F,S,1\n", "missing column\\(s\\) \\['quality_criterion'\\]"),
         ("experiment,quality_criterion,system,score\n", "has a header but no rows"),
         (CSV.replace("3.2,1", "N/A,1"), "row 3, column 'score': 'N/A' is not a number"),
-        (CSV.replace(";", "").replace("3.2,1", '"3,2",1'), "row 3, column 'score': '3,2' is not a number \\(use '.' as the decimal point, no thousands separators\\)"),
+        (
+            CSV.replace(";", "").replace("3.2,1", '"3,2",1'),
+            "row 3, column 'score': '3,2' is not a number \\(use '.' as the decimal point, no thousands separators\\)",
+        ),
         (CSV.replace("3.2,1", "inf,1"), "row 3, column 'score': 'inf' is not a finite number"),
         (CSV + "A22,Fluency,SVM,3.0,1\n", "rows 2 and 6 both give the score of 'SVM' in 'A22' on 'Fluency'"),
-        (CSV.replace("vM24,Fluency,SVM,3.12,1", "vM24,Fluency,SVM,3.12,0"), "row 4: scale_min of 'Fluency' is 0.0, but 1.0 earlier"),
+        (
+            CSV.replace("vM24,Fluency,SVM,3.12,1", "vM24,Fluency,SVM,3.12,0"),
+            "row 4: scale_min of 'Fluency' is 0.0, but 1.0 earlier",
+        ),
         (CSV.replace("3.12,1", "0.5,1"), "0.5 is below the scale minimum 1.0"),
         (CSV.replace("A22,Fluency,GeDi", ",Fluency,GeDi"), "row 3, column 'experiment' is empty"),
-        ('experiment,quality_criterion,system,score\n"A,F,S,1\n', "row 2: cannot be read as CSV \\(unexpected end of data\\); is a quote"),
+        (
+            'experiment,quality_criterion,system,score\n"A,F,S,1\n',
+            "row 2: cannot be read as CSV \\(unexpected end of data\\); is a quote",
+        ),
     ],
 )
 def test_broken_csv_names_row_and_column(tmp_path, text, message):
@@ -236,8 +252,12 @@ def test_an_excel_scores_table_reads_as_the_same_csv_does(tmp_path):
 
 def test_a_labels_csv_adds_numeric_and_text_labels_to_the_study(tmp_path):
     scores = write(tmp_path, "ex.csv", CSV)
-    labels = write(tmp_path, "labels.csv", "experiment,quality_criterion,system,item,label\n"
-                   "A22,Fluency,SVM,d1,3\nvM24,Fluency,SVM,d1,3\nA22,Fluency,SVM,d2,good\nvM24,Fluency,GeDi,d1,2\n")
+    labels = write(
+        tmp_path,
+        "labels.csv",
+        "experiment,quality_criterion,system,item,label\n"
+        "A22,Fluency,SVM,d1,3\nvM24,Fluency,SVM,d1,3\nA22,Fluency,SVM,d2,good\nvM24,Fluency,GeDi,d1,2\n",
+    )
     study = qw.load_study(scores, labels=labels)
     assert study.labels[("Fluency", "SVM", "d1", "A22")] == 3.0
     assert study.labels[("Fluency", "SVM", "d2", "A22")] == "good"

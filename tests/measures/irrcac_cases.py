@@ -24,8 +24,11 @@ IRRCAC = json.loads((Path(__file__).parents[1] / "data" / "reference" / "irrcac_
 WEIGHTS = {"none": None, "linear": "linear", "quadratic": "quadratic"}
 
 
-CASES = [(index, name, np.array(case["labels"], dtype=float), case["irrcac"][name])
-         for index, case in enumerate(IRRCAC["cases"]) for name in WEIGHTS]
+CASES = [
+    (index, name, np.array(case["labels"], dtype=float), case["irrcac"][name])
+    for index, case in enumerate(IRRCAC["cases"])
+    for name in WEIGHTS
+]
 
 
 CASE_IDS = [f"case{index}-{name}" for index, name, _, _ in CASES]

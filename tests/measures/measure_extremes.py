@@ -51,8 +51,10 @@ def exact_agreement(patterns: np.ndarray, multiplicity: np.ndarray, q: int):
     fleiss_pe = sum(p * p for p in pi)
     ac_pe = sum(p * (1 - p) for p in pi) / (q - 1)
     bp_pe = Fraction(1, q)
-    o = [[sum(k * Fraction(row[c] * row[d] - (c == d) * row[c], sum(row) - 1) for row, k in pairable) for d in range(q)]
-         for c in range(q)]
+    o = [
+        [sum(k * Fraction(row[c] * row[d] - (c == d) * row[c], sum(row) - 1) for row, k in pairable) for d in range(q)]
+        for c in range(q)
+    ]
     n_c = [sum(o[c]) for c in range(q)]
     n = sum(n_c)
     d_o = sum(o[c][d] for c in range(q) for d in range(q) if c != d) / n

@@ -40,7 +40,11 @@ def test_near_total_agreement_is_defined_in_both_paths():
     b[:2] = 1
     codes, categories = m.encode(np.vstack([a, b]))
     found = m.cohen_kappa_batch(codes[0], codes[1], categories.size)
-    assert found.values[0] == pytest.approx(cohen_kappa_score(a, b), rel=1e-9) == pytest.approx(m.cohen_kappa(a, b), rel=1e-12)
+    assert (
+        found.values[0]
+        == pytest.approx(cohen_kappa_score(a, b), rel=1e-9)
+        == pytest.approx(m.cohen_kappa(a, b), rel=1e-12)
+    )
     assert found.values[0] == pytest.approx(2 / 3, abs=1e-6)  # one shared 1 of three: kappa = 2/3 to 1e-6
 
 
@@ -56,8 +60,13 @@ def test_unit_weights_equal_the_measure_on_the_items_repeated():
     kappa = m.cohen_kappa_batch(codes[0], codes[1], 4, weights)
     for b, row in enumerate(weights.astype(int)):
         repeated = labels[:, np.repeat(np.arange(30), row)]
-        assert found["fleiss_kappa"].values[b] == pytest.approx(m.fleiss_kappa(repeated, categories=[1, 2, 3, 4]), rel=1e-12)
+        assert found["fleiss_kappa"].values[b] == pytest.approx(
+            m.fleiss_kappa(repeated, categories=[1, 2, 3, 4]), rel=1e-12
+        )
         assert found["alpha"].values[b] == pytest.approx(
-            m.krippendorff_alpha(repeated, level="ordinal", categories=[1, 2, 3, 4]), rel=1e-12)
+            m.krippendorff_alpha(repeated, level="ordinal", categories=[1, 2, 3, 4]), rel=1e-12
+        )
         assert found["ac1"].values[b] == pytest.approx(m.gwet_ac(repeated, categories=[1, 2, 3, 4]), rel=1e-12)
-        assert kappa.values[b] == pytest.approx(m.cohen_kappa(repeated[0], repeated[1], categories=[1, 2, 3, 4]), rel=1e-12)
+        assert kappa.values[b] == pytest.approx(
+            m.cohen_kappa(repeated[0], repeated[1], categories=[1, 2, 3, 4]), rel=1e-12
+        )

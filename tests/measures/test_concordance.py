@@ -18,7 +18,10 @@ from qra_widgets import QRAInputError, UndefinedMeasureWarning
 from qra_widgets import measures as m
 from qra_widgets.measures.correlation import kendall_w_pvalue
 
-pytestmark = [pytest.mark.filterwarnings("ignore::sklearn.exceptions.UndefinedMetricWarning"), pytest.mark.filterwarnings("ignore:mypy_extensions.TypedDict is deprecated:DeprecationWarning")]
+pytestmark = [
+    pytest.mark.filterwarnings("ignore::sklearn.exceptions.UndefinedMetricWarning"),
+    pytest.mark.filterwarnings("ignore:mypy_extensions.TypedDict is deprecated:DeprecationWarning"),
+]
 
 PUBLISHED = field_path("qra3", "output-4-studies", "Yao2022", "data.json")  # published field data
 
@@ -61,16 +64,24 @@ def test_kendall_w_refuses_a_bad_score_matrix_saying_why(scores, message):
 def test_kendall_w_pvalue_is_qra3s_and_friedmans():
     """QRA3 Yao 2022: W = 1 over m = 4 experiments and n = 3 systems, chi2 = 8 on 2 df, p = exp(-4)."""
     data = json.loads(PUBLISHED.read_text())
-    kendall = data["result_types"]["Type II"]["per_level_results"]["Criterion"]["criterion"]["Readability"]["per_measure_results"]["kendall"]
-    assert kendall_w_pvalue(kendall["measurements"], tie_correction=False, method="chi2") == pytest.approx(kendall["p"], abs=1e-15)
+    kendall = data["result_types"]["Type II"]["per_level_results"]["Criterion"]["criterion"]["Readability"][
+        "per_measure_results"
+    ]["kendall"]
+    assert kendall_w_pvalue(kendall["measurements"], tie_correction=False, method="chi2") == pytest.approx(
+        kendall["p"], abs=1e-15
+    )
     assert kendall["p"] == pytest.approx(math.exp(-4), abs=1e-15)
     # with ties: the tie-corrected chi2 is Friedman's statistic (systems = treatments, experiments = blocks)
     tied = np.array([[1, 1, 2, 3], [1, 2, 2, 3], [1, 2, 3, 3], [2, 1, 3, 4]], dtype=float)
     friedman = stats.friedmanchisquare(*tied.T)
     assert kendall_w_pvalue(tied, method="chi2") == pytest.approx(friedman.pvalue, rel=1e-12)
     uncorrected = m.kendall_w(tied, tie_correction=False)
-    assert kendall_w_pvalue(tied, tie_correction=False, method="chi2") == pytest.approx(stats.chi2.sf(4 * 3 * uncorrected, 3), rel=1e-12)
-    assert kendall_w_pvalue(tied, tie_correction=False, method="chi2") > kendall_w_pvalue(tied, method="chi2")  # a smaller W is less significant
+    assert kendall_w_pvalue(tied, tie_correction=False, method="chi2") == pytest.approx(
+        stats.chi2.sf(4 * 3 * uncorrected, 3), rel=1e-12
+    )
+    assert kendall_w_pvalue(tied, tie_correction=False, method="chi2") > kendall_w_pvalue(
+        tied, method="chi2"
+    )  # a smaller W is less significant
     # with 4 systems the default is the permutation p-value, which the chi-square approximation overstates
     assert kendall_w_pvalue(tied) < kendall_w_pvalue(tied, method="chi2")
     with pytest.warns(UndefinedMeasureWarning, match="Kendall's W is undefined"):
@@ -116,8 +127,10 @@ def test_w_permutation_p_value_equals_brute_force_enumeration():
     ranks = m.average_ranks(scores)[0]
     observed = (ranks.sum(axis=0) ** 2).sum()
     orders = list(permutations(range(4)))
-    hits = sum(((ranks[0] + ranks[1][list(a)] + ranks[2][list(b)]) ** 2).sum() >= observed - 1e-9
-               for a, b in product(orders, orders))
+    hits = sum(
+        ((ranks[0] + ranks[1][list(a)] + ranks[2][list(b)]) ** 2).sum() >= observed - 1e-9
+        for a, b in product(orders, orders)
+    )
     assert m.kendall_w_pvalue(scores) == pytest.approx(hits / len(orders) ** 2, rel=1e-12)
     assert m.kendall_w_pvalue(scores, method="chi2") > m.kendall_w_pvalue(scores)  # chi-square is conservative here
 

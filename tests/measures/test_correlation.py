@@ -71,7 +71,9 @@ def test_correlation_pvalue_is_scipys():
     assert correlation_pvalue(x, y, measure="tau") == pytest.approx(stats.kendalltau(x, y).pvalue, rel=1e-12)
     # r = 0.8 on n = 4 by hand: t = r sqrt((n-2)/(1-r^2)) = 1.8856 on 2 df, two-sided p = 1 - t / sqrt(t^2 + 2) = 0.2
     assert correlation_pvalue([1, 2, 3, 4], [1, 3, 2, 4], measure="rho") == pytest.approx(0.2, abs=1e-12)
-    with pytest.warns(UndefinedMeasureWarning, match="the p-value of Pearson.s r is undefined: all values of y are equal"):
+    with pytest.warns(
+        UndefinedMeasureWarning, match="the p-value of Pearson.s r is undefined: all values of y are equal"
+    ):
         assert math.isnan(correlation_pvalue([1, 2, 3], [2, 2, 2]))
     with pytest.warns(UndefinedMeasureWarning, match="n - 2 >= 1"):
         assert correlation_pvalue([1, 2], [1, 3], measure="rho", replace_undefined_by=-1) == -1.0
@@ -83,8 +85,10 @@ def test_correlation_pvalue_is_scipys():
 # ---------------------------------------------------------------------- at the extremes
 
 
-@pytest.mark.parametrize("factor, data, expected", [(1e-190, R_0727, 0.727), (1e200, R_0351, 0.351),
-                                                     (1e-300, R_0727, 0.727), (1e300, R_0351, 0.351)])
+@pytest.mark.parametrize(
+    "factor, data, expected",
+    [(1e-190, R_0727, 0.727), (1e200, R_0351, 0.351), (1e-300, R_0727, 0.727), (1e300, R_0351, 0.351)],
+)
 def test_pearson_r_does_not_depend_on_scale(factor, data, expected):
     """r was 1.0 near 1e-190 (expected 0.727) and nan near 1e200 (expected 0.351)."""
     from scipy.stats import pearsonr
@@ -133,8 +137,10 @@ def test_correlation_of_values_one_ulp_apart(level, ulps, y):
 
 
 @EXTREMES
-@given(st.lists(st.lists(st.floats(1, 10), min_size=4, max_size=4), min_size=3, max_size=5),
-       st.lists(st.integers(-250, 250), min_size=5, max_size=5))
+@given(
+    st.lists(st.lists(st.floats(1, 10), min_size=4, max_size=4), min_size=3, max_size=5),
+    st.lists(st.integers(-250, 250), min_size=5, max_size=5),
+)
 def test_mean_pairwise_correlations_are_scale_free_per_experiment(rows, powers):
     matrix = np.array(rows)
     assume(all(well_separated(row) for row in matrix))

@@ -20,7 +20,11 @@ def test_type_i_and_ii_measures_give_one_value_and_one_reason_through_both_paths
         found = m.cv_star_batch(scores[:, j][None])
         value, reason = cases.scalar(lambda v: m.cv_star(v).cv_star, scores[:, j])
         cases.same(found.values[0], found.reasons[0], value, reason)
-    for batch, function in ((m.pearson_batch, m.pearson_r), (m.spearman_batch, m.spearman_rho), (m.tau_b_batch, m.kendall_tau)):
+    for batch, function in (
+        (m.pearson_batch, m.pearson_r),
+        (m.spearman_batch, m.spearman_rho),
+        (m.tau_b_batch, m.kendall_tau),
+    ):
         found = batch(scores[0][None], scores[1][None])
         cases.same(found.values[0], found.reasons[0], *cases.scalar(function, scores[0], scores[1]))
     for name, function in (("r", m.mean_pairwise_r), ("rho", m.mean_pairwise_rho), ("tau", m.mean_pairwise_tau)):

@@ -16,7 +16,10 @@ import qra_widgets as qw
 from qra_widgets import QRAInputError
 from qra_widgets import measures as m
 
-pytestmark = [pytest.mark.filterwarnings("ignore::sklearn.exceptions.UndefinedMetricWarning"), pytest.mark.filterwarnings("ignore:mypy_extensions.TypedDict is deprecated:DeprecationWarning")]
+pytestmark = [
+    pytest.mark.filterwarnings("ignore::sklearn.exceptions.UndefinedMetricWarning"),
+    pytest.mark.filterwarnings("ignore:mypy_extensions.TypedDict is deprecated:DeprecationWarning"),
+]
 
 
 def test_label_lengths_must_match():
@@ -56,8 +59,12 @@ def test_fleiss_ac_bp_alpha_near_unanimity_match_exact_arithmetic(case):
     counts = m.CategoryCounts(np.repeat(patterns, multiplicity, axis=0), np.arange(q, dtype=float))
     exact = exact_agreement(patterns, multiplicity, q)
     assume(any(row.sum() >= 2 for row in patterns))
-    for name, function in (("fleiss", m.fleiss_kappa), ("ac", m.gwet_ac), ("bp", m.brennan_prediger),
-                           ("alpha", m.krippendorff_alpha)):
+    for name, function in (
+        ("fleiss", m.fleiss_kappa),
+        ("ac", m.gwet_ac),
+        ("bp", m.brennan_prediger),
+        ("alpha", m.krippendorff_alpha),
+    ):
         value, reasons = quiet(function, counts)
         if exact[name] is None:
             assert math.isnan(value) and reasons and "only one category is used" in reasons[0]
@@ -102,12 +109,22 @@ def test_adjacent_agreement_matches_brute_force(pair, tolerance):
     assert m.adjacent_agreement(*pair, tolerance=tolerance) == pytest.approx(np.mean(np.abs(a - b) <= tolerance))
 
 
-@pytest.mark.parametrize("index, weights, labels, expected", [c for c in peers.CASES if len(c[2]) == 2],
-                         ids=[i for i, c in zip(peers.CASE_IDS, peers.CASES) if len(c[2]) == 2])
+@pytest.mark.parametrize(
+    "index, weights, labels, expected",
+    [c for c in peers.CASES if len(c[2]) == 2],
+    ids=[i for i, c in zip(peers.CASE_IDS, peers.CASES) if len(c[2]) == 2],
+)
 def test_gwet_ac_and_bp_match_irrcac(index, weights, labels, expected):
     if not (~np.isnan(labels)).all(axis=0).any():
         with pytest.warns(qw.UndefinedMeasureWarning):  # nothing to compare: undefined, as irrCAC has no value
-            assert np.isnan(m.gwet_ac(labels[0], labels[1], weights=peers.WEIGHTS[weights], categories=list(map(float, range(1, peers.Q + 1)))))
+            assert np.isnan(
+                m.gwet_ac(
+                    labels[0],
+                    labels[1],
+                    weights=peers.WEIGHTS[weights],
+                    categories=list(map(float, range(1, peers.Q + 1))),
+                )
+            )
         return
     categories = list(map(float, range(1, peers.Q + 1)))
     ac = m.gwet_ac(labels[0], labels[1], weights=peers.WEIGHTS[weights], categories=categories)
@@ -131,7 +148,9 @@ def test_multi_rater_ac_bp_fleiss_match_irrcac(index, weights, labels, expected)
     assert m.gwet_ac(counts, weights=weights, categories=categories) == pytest.approx(expected["gwet"], abs=1e-9)
     assert m.brennan_prediger(counts, weights=weights, categories=categories) == pytest.approx(expected["bp"], abs=1e-9)
     if len(np.unique(labels[~np.isnan(labels)])) >= 2:
-        assert m.fleiss_kappa(counts, weights=weights, categories=categories) == pytest.approx(expected["fleiss"], abs=1e-9)
+        assert m.fleiss_kappa(counts, weights=weights, categories=categories) == pytest.approx(
+            expected["fleiss"], abs=1e-9
+        )
 
 
 def test_the_irrcac_reference_says_where_it_came_from():
@@ -165,8 +184,12 @@ def test_gwet_bp_fleiss_match_irrcac_on_van_miltenburg(vm_ratings, weights):
     labels = vm_ratings.to_numpy(float).T  # rows = raters
     counts = m.category_counts(labels, categories=vm_irrcac.SCALE)
     assert m.gwet_ac(counts, weights=weights) == pytest.approx(vm_irrcac.ALL[vm_irrcac.KEY[weights]]["gwet"], abs=1e-9)
-    assert m.brennan_prediger(counts, weights=weights) == pytest.approx(vm_irrcac.ALL[vm_irrcac.KEY[weights]]["bp"], abs=1e-9)
-    assert m.fleiss_kappa(counts, weights=weights) == pytest.approx(vm_irrcac.ALL[vm_irrcac.KEY[weights]]["fleiss"], abs=1e-9)
+    assert m.brennan_prediger(counts, weights=weights) == pytest.approx(
+        vm_irrcac.ALL[vm_irrcac.KEY[weights]]["bp"], abs=1e-9
+    )
+    assert m.fleiss_kappa(counts, weights=weights) == pytest.approx(
+        vm_irrcac.ALL[vm_irrcac.KEY[weights]]["fleiss"], abs=1e-9
+    )
     # the label matrix gives the same as the counts
     assert m.gwet_ac(labels, weights=weights, categories=vm_irrcac.SCALE) == m.gwet_ac(counts, weights=weights)
 
@@ -177,8 +200,12 @@ def test_two_rater_forms_with_missing_labels_match_irrcac(vm_ratings, weights):
     a, b = pair["002"].to_numpy(), pair["005"].to_numpy()
     expected = vm_irrcac.IRRCAC["pair_002_005"][vm_irrcac.KEY[weights]]
     assert m.gwet_ac(a, b, weights=weights, categories=vm_irrcac.SCALE) == pytest.approx(expected["gwet"], abs=1e-9)
-    assert m.brennan_prediger(a, b, weights=weights, categories=vm_irrcac.SCALE) == pytest.approx(expected["bp"], abs=1e-9)
-    assert m.fleiss_kappa([a, b], weights=weights, categories=vm_irrcac.SCALE) == pytest.approx(expected["fleiss"], abs=1e-9)
+    assert m.brennan_prediger(a, b, weights=weights, categories=vm_irrcac.SCALE) == pytest.approx(
+        expected["bp"], abs=1e-9
+    )
+    assert m.fleiss_kappa([a, b], weights=weights, categories=vm_irrcac.SCALE) == pytest.approx(
+        expected["fleiss"], abs=1e-9
+    )
 
 
 def test_precomputed_counts_are_put_on_the_declared_scale():
@@ -188,9 +215,14 @@ def test_precomputed_counts_are_put_on_the_declared_scale():
     used_only = m.category_counts(labels)
     assert used_only.categories.tolist() == [2.0, 3.0]
     for function in (m.gwet_ac, m.brennan_prediger):
-        assert function(used_only, categories=vm_irrcac.SCALE) == pytest.approx(function(labels, categories=vm_irrcac.SCALE), abs=1e-15)
+        assert function(used_only, categories=vm_irrcac.SCALE) == pytest.approx(
+            function(labels, categories=vm_irrcac.SCALE), abs=1e-15
+        )
         assert function(used_only, categories=vm_irrcac.SCALE) != pytest.approx(function(used_only), abs=1e-3)
-    assert m.category_counts(used_only, categories=vm_irrcac.SCALE).counts.tolist() == m.category_counts(labels, categories=vm_irrcac.SCALE).counts.tolist()
+    assert (
+        m.category_counts(used_only, categories=vm_irrcac.SCALE).counts.tolist()
+        == m.category_counts(labels, categories=vm_irrcac.SCALE).counts.tolist()
+    )
 
 
 def test_precomputed_counts_outside_the_declared_scale_are_refused():

@@ -72,9 +72,16 @@ def test_annotator_agreement_lists_icc_for_interval_criteria_only():
                 rating = value + bias + rng.normal(0, 5) if qc == "Score" else float(rng.integers(1, 6))
                 columns["rating"].append(float(np.clip(round(rating), 0, 100)) if qc == "Score" else rating)
     ratings = Ratings.from_columns(*columns.values())
-    study = Study("icc", quality_criteria=[QualityCriterion("Score", scale_min=0, scale_max=100, label_level="interval"),
-                                           QualityCriterion("Fluency", scale_min=1, scale_max=5, label_level="ordinal")],
-                  systems=["A", "B"], experiments=[Experiment("E1")], ratings=ratings)
+    study = Study(
+        "icc",
+        quality_criteria=[
+            QualityCriterion("Score", scale_min=0, scale_max=100, label_level="interval"),
+            QualityCriterion("Fluency", scale_min=1, scale_max=5, label_level="ordinal"),
+        ],
+        systems=["A", "B"],
+        experiments=[Experiment("E1")],
+        ratings=ratings,
+    )
     frame = annotator_agreement(study)
     listed = frame[frame.measure.str.startswith("ICC")]
     assert set(listed.quality_criterion) == {"Score"} and list(listed.measure) == ["ICC2", "ICC2k"]

@@ -17,7 +17,10 @@ import qra_widgets as qw
 from qra_widgets import QRAInputError, UndefinedMeasureWarning
 from qra_widgets import measures as m
 
-pytestmark = [pytest.mark.filterwarnings("ignore::sklearn.exceptions.UndefinedMetricWarning"), pytest.mark.filterwarnings("ignore:mypy_extensions.TypedDict is deprecated:DeprecationWarning")]
+pytestmark = [
+    pytest.mark.filterwarnings("ignore::sklearn.exceptions.UndefinedMetricWarning"),
+    pytest.mark.filterwarnings("ignore:mypy_extensions.TypedDict is deprecated:DeprecationWarning"),
+]
 
 
 def test_a_label_outside_the_declared_categories_is_refused():
@@ -69,15 +72,22 @@ def test_kappa_with_chance_agreement_near_one_matches_scikit_learn():
 
 
 @settings(EXTREMES, max_examples=15)
-@given(st.integers(10, 10**5), st.integers(0, 3), st.integers(0, 3), st.integers(0, 3),
-       st.sampled_from([None, "linear", "quadratic"]))
+@given(
+    st.integers(10, 10**5),
+    st.integers(0, 3),
+    st.integers(0, 3),
+    st.integers(0, 3),
+    st.sampled_from([None, "linear", "quadratic"]),
+)
 def test_cohen_kappa_near_unanimity_matches_scikit_learn(common, rare_agree, a1_b0, a0_b1, weights):
     from sklearn.metrics import cohen_kappa_score
 
     a, b = kappa_pair(common, rare_agree, a1_b0, a0_b1)
     value, reasons = quiet(m.cohen_kappa, a, b, weights=weights)
     if len(np.union1d(a, b)) == 1:
-        assert math.isnan(value) and reasons == ["kappa is undefined: only one category is used, so chance agreement is 1"]
+        assert math.isnan(value) and reasons == [
+            "kappa is undefined: only one category is used, so chance agreement is 1"
+        ]
     else:
         assert not reasons
         assert value == pytest.approx(cohen_kappa_score(a, b, weights=weights), rel=1e-9, abs=1e-12)
@@ -101,18 +111,29 @@ def test_cohen_kappa_matches_scikit_learn(pair, weights):
     assert ours == pytest.approx(expected, abs=1e-9)
 
 
-@pytest.mark.parametrize("index, weights, labels, expected", [c for c in peers.CASES if len(c[2]) == 2],
-                         ids=[i for i, c in zip(peers.CASE_IDS, peers.CASES) if len(c[2]) == 2])
+@pytest.mark.parametrize(
+    "index, weights, labels, expected",
+    [c for c in peers.CASES if len(c[2]) == 2],
+    ids=[i for i, c in zip(peers.CASE_IDS, peers.CASES) if len(c[2]) == 2],
+)
 def test_cohen_kappa_with_missing_labels_matches_irrcac(index, weights, labels, expected):
     """The missing-label rule: P_a over items both labelled, each rater's distribution over
     all its labels -- irrCAC's ``conger()``, which for two raters is Cohen's kappa."""
     if not (~np.isnan(labels)).all(axis=0).any() or len(np.unique(labels[~np.isnan(labels)])) < 2:
         # irrCAC has no value here; ours is undefined too: nan, by the one undefined rule
         with pytest.warns(qw.UndefinedMeasureWarning):
-            assert np.isnan(m.cohen_kappa(labels[0], labels[1], weights=peers.WEIGHTS[weights],
-                                          categories=list(map(float, range(1, peers.Q + 1)))))
+            assert np.isnan(
+                m.cohen_kappa(
+                    labels[0],
+                    labels[1],
+                    weights=peers.WEIGHTS[weights],
+                    categories=list(map(float, range(1, peers.Q + 1))),
+                )
+            )
         return
-    ours = m.cohen_kappa(labels[0], labels[1], weights=peers.WEIGHTS[weights], categories=list(map(float, range(1, peers.Q + 1))))
+    ours = m.cohen_kappa(
+        labels[0], labels[1], weights=peers.WEIGHTS[weights], categories=list(map(float, range(1, peers.Q + 1)))
+    )
     assert ours == pytest.approx(expected["conger"], abs=1e-9)
 
 
@@ -128,14 +149,19 @@ def test_fleiss_kappa_matches_statsmodels(labels):
     assert m.fleiss_kappa(labels) == pytest.approx(expected, abs=1e-9)
 
 
-@pytest.mark.parametrize("index, weights, labels, expected", [c for c in peers.CASES if c[1] == "none"],
-                         ids=[i for i, c in zip(peers.CASE_IDS, peers.CASES) if c[1] == "none"])
+@pytest.mark.parametrize(
+    "index, weights, labels, expected",
+    [c for c in peers.CASES if c[1] == "none"],
+    ids=[i for i, c in zip(peers.CASE_IDS, peers.CASES) if c[1] == "none"],
+)
 def test_fleiss_kappa_with_missing_matches_irrcac(index, weights, labels, expected):
     if (~np.isnan(labels)).sum(axis=0).max() < 2 or len(np.unique(labels[~np.isnan(labels)])) < 2:
         with pytest.warns(qw.UndefinedMeasureWarning):  # undefined, as irrCAC has no value
             assert np.isnan(m.fleiss_kappa(labels, categories=list(map(float, range(1, peers.Q + 1)))))
         return
-    assert m.fleiss_kappa(labels, categories=list(map(float, range(1, peers.Q + 1)))) == pytest.approx(expected["fleiss"], abs=1e-9)
+    assert m.fleiss_kappa(labels, categories=list(map(float, range(1, peers.Q + 1)))) == pytest.approx(
+        expected["fleiss"], abs=1e-9
+    )
 
 
 # ---------------------------------------------------------------------- against peers
@@ -155,7 +181,9 @@ def test_cohen_kappa_with_missing_labels_matches_irrcac_on_van_miltenburg(vm_rat
     # dropping the 180 unpaired items (scikit-learn's only option) gives another number
     dropped = cohen_kappa_score(paired["001"].astype(int), paired["003"].astype(int), labels=[1, 2, 3, 4])
     assert abs(ours - dropped) > 1e-3
-    assert m.cohen_kappa(paired["001"].to_numpy(), paired["003"].to_numpy(), categories=vm_irrcac.SCALE) == pytest.approx(dropped, abs=1e-12)
+    assert m.cohen_kappa(
+        paired["001"].to_numpy(), paired["003"].to_numpy(), categories=vm_irrcac.SCALE
+    ) == pytest.approx(dropped, abs=1e-12)
 
 
 # ---------------------------------------------------------------------- the batch form, as the bootstrap calls it

@@ -23,8 +23,16 @@ def reference_pvalue(scores, resamples=10_000, seed=99):
     rows = [np.asarray(row) for row in scores]
     assert kendall_w(np.vstack(rows)) == pytest.approx(w_untied(*rows))  # continuous scores: no ties
 
-    result = stats.permutation_test(rows, w_untied, permutation_type="pairings", n_resamples=resamples,
-                                    alternative="greater", random_state=seed, vectorized=True, axis=-1)
+    result = stats.permutation_test(
+        rows,
+        w_untied,
+        permutation_type="pairings",
+        n_resamples=resamples,
+        alternative="greater",
+        random_state=seed,
+        vectorized=True,
+        axis=-1,
+    )
     return result.pvalue
 
 

@@ -12,7 +12,10 @@ from hypothesis import strategies as st
 from qra_widgets import QRAInputError
 from qra_widgets import measures as m
 
-pytestmark = [pytest.mark.filterwarnings("ignore::sklearn.exceptions.UndefinedMetricWarning"), pytest.mark.filterwarnings("ignore:mypy_extensions.TypedDict is deprecated:DeprecationWarning")]
+pytestmark = [
+    pytest.mark.filterwarnings("ignore::sklearn.exceptions.UndefinedMetricWarning"),
+    pytest.mark.filterwarnings("ignore:mypy_extensions.TypedDict is deprecated:DeprecationWarning"),
+]
 
 
 def test_interval_alpha_needs_numbers():
@@ -34,14 +37,20 @@ def test_precomputed_counts_give_the_same_alpha():
 @pytest.mark.parametrize("factor", [1e-200, 1e200])
 def test_interval_alpha_does_not_depend_on_scale(factor):
     """Krippendorff (2011) section A data: interval alpha 0.849 at any unit."""
-    data = np.array([[1, 2, 3, 3, 2, 1, 4, 1, 2, np.nan, np.nan, np.nan],
-                     [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, np.nan, 3],
-                     [np.nan, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, np.nan],
-                     [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, np.nan]])
+    data = np.array(
+        [
+            [1, 2, 3, 3, 2, 1, 4, 1, 2, np.nan, np.nan, np.nan],
+            [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, np.nan, 3],
+            [np.nan, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, np.nan],
+            [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, np.nan],
+        ]
+    )
     plain = m.krippendorff_alpha(data, level="interval")
     assert round(plain, 3) == 0.849
     assert m.krippendorff_alpha(data * factor, level="interval") == pytest.approx(plain, rel=1e-12)
-    assert m.krippendorff_alpha(data * factor, level="ratio") == pytest.approx(m.krippendorff_alpha(data, level="ratio"), rel=1e-12)
+    assert m.krippendorff_alpha(data * factor, level="ratio") == pytest.approx(
+        m.krippendorff_alpha(data, level="ratio"), rel=1e-12
+    )
 
 
 # ---------------------------------------------------------------------- against peers
@@ -70,6 +79,10 @@ def test_alpha_matches_irrcac_and_the_krippendorff_package_on_van_miltenburg(vm_
     assert m.krippendorff_alpha(labels) == pytest.approx(vm_irrcac.ALL["none"]["krippendorff"], abs=1e-9)
     interval = m.krippendorff_alpha(labels, level="interval")
     assert interval == pytest.approx(vm_irrcac.ALL["quadratic"]["krippendorff"], abs=1e-9)
-    assert interval == pytest.approx(krippendorff.alpha(reliability_data=labels, level_of_measurement="interval"), abs=1e-9)
+    assert interval == pytest.approx(
+        krippendorff.alpha(reliability_data=labels, level_of_measurement="interval"), abs=1e-9
+    )
     ordinal = m.krippendorff_alpha(labels, level="ordinal")
-    assert ordinal == pytest.approx(krippendorff.alpha(reliability_data=labels, level_of_measurement="ordinal"), abs=1e-9)
+    assert ordinal == pytest.approx(
+        krippendorff.alpha(reliability_data=labels, level_of_measurement="ordinal"), abs=1e-9
+    )

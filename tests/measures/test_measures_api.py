@@ -16,27 +16,84 @@ from qra_widgets import measures as m
 # measure -> (its data arguments, a defined call, an undefined call)
 MEASURES = {
     "cv_star": (("values",), lambda f, **kw: f([1.0, 2.0], **kw).cv_star, lambda f, **kw: f([0.0, 0.0], **kw).cv_star),
-    "pearson_r": (("x", "y"), lambda f, **kw: f([1, 2, 3], [1, 3, 2], **kw), lambda f, **kw: f([1, 2, 3], [2, 2, 2], **kw)),
-    "spearman_rho": (("x", "y"), lambda f, **kw: f([1, 2, 3], [1, 3, 2], **kw), lambda f, **kw: f([1, 1, 1], [1, 2, 3], **kw)),
-    "kendall_tau": (("x", "y"), lambda f, **kw: f([1, 2, 3], [1, 3, 2], **kw), lambda f, **kw: f([1, 1, 1], [1, 2, 3], **kw)),
-    "mean_pairwise_r": (("scores",), lambda f, **kw: f([[1, 2, 3], [1, 3, 2]], **kw), lambda f, **kw: f([[1, 1, 1], [1, 2, 3]], **kw)),
-    "mean_pairwise_rho": (("scores",), lambda f, **kw: f([[1, 2, 3], [1, 3, 2]], **kw), lambda f, **kw: f([[1, 1, 1], [1, 2, 3]], **kw)),
-    "mean_pairwise_tau": (("scores",), lambda f, **kw: f([[1, 2, 3], [1, 3, 2]], **kw), lambda f, **kw: f([[1, 1, 1], [1, 2, 3]], **kw)),
-    "kendall_w": (("scores",), lambda f, **kw: f([[1, 2, 3], [1, 3, 2]], **kw), lambda f, **kw: f([[1, 1, 1], [2, 2, 2]], **kw)),
-    "rank_agreement": (("scores",), lambda f, **kw: f([[1, 2, 3], [1, 3, 2]], **kw),
-                       lambda f, **kw: f([[1, np.nan], [np.nan, 2]], **kw)),
+    "pearson_r": (
+        ("x", "y"),
+        lambda f, **kw: f([1, 2, 3], [1, 3, 2], **kw),
+        lambda f, **kw: f([1, 2, 3], [2, 2, 2], **kw),
+    ),
+    "spearman_rho": (
+        ("x", "y"),
+        lambda f, **kw: f([1, 2, 3], [1, 3, 2], **kw),
+        lambda f, **kw: f([1, 1, 1], [1, 2, 3], **kw),
+    ),
+    "kendall_tau": (
+        ("x", "y"),
+        lambda f, **kw: f([1, 2, 3], [1, 3, 2], **kw),
+        lambda f, **kw: f([1, 1, 1], [1, 2, 3], **kw),
+    ),
+    "mean_pairwise_r": (
+        ("scores",),
+        lambda f, **kw: f([[1, 2, 3], [1, 3, 2]], **kw),
+        lambda f, **kw: f([[1, 1, 1], [1, 2, 3]], **kw),
+    ),
+    "mean_pairwise_rho": (
+        ("scores",),
+        lambda f, **kw: f([[1, 2, 3], [1, 3, 2]], **kw),
+        lambda f, **kw: f([[1, 1, 1], [1, 2, 3]], **kw),
+    ),
+    "mean_pairwise_tau": (
+        ("scores",),
+        lambda f, **kw: f([[1, 2, 3], [1, 3, 2]], **kw),
+        lambda f, **kw: f([[1, 1, 1], [1, 2, 3]], **kw),
+    ),
+    "kendall_w": (
+        ("scores",),
+        lambda f, **kw: f([[1, 2, 3], [1, 3, 2]], **kw),
+        lambda f, **kw: f([[1, 1, 1], [2, 2, 2]], **kw),
+    ),
+    "rank_agreement": (
+        ("scores",),
+        lambda f, **kw: f([[1, 2, 3], [1, 3, 2]], **kw),
+        lambda f, **kw: f([[1, np.nan], [np.nan, 2]], **kw),
+    ),
     "cohen_kappa": (("a", "b"), lambda f, **kw: f([1, 2, 1], [1, 2, 2], **kw), lambda f, **kw: f([1, 1], [1, 1], **kw)),
-    "percent_agreement": (("a", "b"), lambda f, **kw: f([1, 2, 1], [1, 2, 2], **kw), lambda f, **kw: f([1, None], [None, 2], **kw)),
-    "adjacent_agreement": (("a", "b"), lambda f, **kw: f([1, 2, 1], [1, 2, 3], **kw), lambda f, **kw: f([1, None], [None, 2], **kw)),
+    "percent_agreement": (
+        ("a", "b"),
+        lambda f, **kw: f([1, 2, 1], [1, 2, 2], **kw),
+        lambda f, **kw: f([1, None], [None, 2], **kw),
+    ),
+    "adjacent_agreement": (
+        ("a", "b"),
+        lambda f, **kw: f([1, 2, 1], [1, 2, 3], **kw),
+        lambda f, **kw: f([1, None], [None, 2], **kw),
+    ),
     "gwet_ac": (("a", "b"), lambda f, **kw: f([1, 2, 1], [1, 2, 2], **kw), lambda f, **kw: f([1, 1], [1, 1], **kw)),
-    "brennan_prediger": (("a", "b"), lambda f, **kw: f([1, 2, 1], [1, 2, 2], **kw), lambda f, **kw: f([1, 1], [1, 1], **kw)),
-    "fleiss_kappa": (("labels",), lambda f, **kw: f([[1, 2, 1], [1, 2, 2]], **kw), lambda f, **kw: f([[1, 1], [1, 1]], **kw)),
-    "krippendorff_alpha": (("labels",), lambda f, **kw: f([[1, 2, 1], [1, 2, 2]], **kw), lambda f, **kw: f([[1, 1], [1, 1]], **kw)),
+    "brennan_prediger": (
+        ("a", "b"),
+        lambda f, **kw: f([1, 2, 1], [1, 2, 2], **kw),
+        lambda f, **kw: f([1, 1], [1, 1], **kw),
+    ),
+    "fleiss_kappa": (
+        ("labels",),
+        lambda f, **kw: f([[1, 2, 1], [1, 2, 2]], **kw),
+        lambda f, **kw: f([[1, 1], [1, 1]], **kw),
+    ),
+    "krippendorff_alpha": (
+        ("labels",),
+        lambda f, **kw: f([[1, 2, 1], [1, 2, 2]], **kw),
+        lambda f, **kw: f([[1, 1], [1, 1]], **kw),
+    ),
 }
 # required arguments that are not options: which measure mean_pairwise computes
 SELECTORS = {"mean_pairwise": ("scores", "measure")}
-HELPERS = {"rank_counts": ("scores",), "sign_counts": ("signs",), "category_counts": ("labels",),
-           "encode": ("labels",), "encode_values": ("values",), "mean_pairwise": ("scores", "measure")}
+HELPERS = {
+    "rank_counts": ("scores",),
+    "sign_counts": ("signs",),
+    "category_counts": ("labels",),
+    "encode": ("labels",),
+    "encode_values": ("values",),
+    "mean_pairwise": ("scores", "measure"),
+}
 
 
 @pytest.mark.parametrize("name", sorted(MEASURES) + sorted(HELPERS))
@@ -44,7 +101,7 @@ def test_options_are_keyword_only(name):
     data = MEASURES[name][0] if name in MEASURES else HELPERS[name]
     parameters = inspect.signature(getattr(m, name)).parameters
     assert tuple(parameters)[: len(data)] == data
-    for option in tuple(parameters)[len(data):]:
+    for option in tuple(parameters)[len(data) :]:
         assert parameters[option].kind is inspect.Parameter.KEYWORD_ONLY, f"{name}({option}) is not keyword-only"
 
 

@@ -72,13 +72,16 @@ def test_holm_leaves_nan_out_of_the_family():
     assert np.isnan(holm([float("nan")])).all() and holm([]).size == 0
 
 
-@pytest.mark.parametrize("call, message", [
-    (lambda: preference_scores(["x"], ["x"], ["a"]), "position 0 compares 'x' with itself"),
-    (lambda: preference_scores(["x"], ["y"], ["A"]), "outcome: value 'A' at position 0 is not one of a, b, tie"),
-    (lambda: win_rates(["x"], ["y"], ["a"], ties="drop"), "ties: must be one of half, exclude"),
-    (lambda: preference_scores(["x", "y"], ["y"], ["a"]), "three 1-D sequences of the same length"),
-    (lambda: best_worst_scores([["x", "y"]], ["z"], ["x"]), "'z' / 'x' is not among the systems shown"),
-])
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: preference_scores(["x"], ["x"], ["a"]), "position 0 compares 'x' with itself"),
+        (lambda: preference_scores(["x"], ["y"], ["A"]), "outcome: value 'A' at position 0 is not one of a, b, tie"),
+        (lambda: win_rates(["x"], ["y"], ["a"], ties="drop"), "ties: must be one of half, exclude"),
+        (lambda: preference_scores(["x", "y"], ["y"], ["a"]), "three 1-D sequences of the same length"),
+        (lambda: best_worst_scores([["x", "y"]], ["z"], ["x"]), "'z' / 'x' is not among the systems shown"),
+    ],
+)
 def test_malformed_judgements_are_refused_by_name(call, message):
     with pytest.raises(qw.QRAInputError, match=message):
         call()

@@ -261,8 +261,10 @@ def test_numbers_given_as_text_are_refused_by_cv_star(values):
         m.cv_star(values)
 
 
-@pytest.mark.parametrize("values, scale_min", [([1.7e308, 1.79e308 - 1e292, 1.6e308], None),
-                                               ([-1.79e308, 1.79e308, 1.79e308], None), ([1.7e308, 1.0], -1.7e308)])
+@pytest.mark.parametrize(
+    "values, scale_min",
+    [([1.7e308, 1.79e308 - 1e292, 1.6e308], None), ([-1.79e308, 1.79e308, 1.79e308], None), ([1.7e308, 1.0], -1.7e308)],
+)
 def test_huge_finite_values_do_not_overflow_inside_cv_star(values, scale_min):
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no RuntimeWarning, no OverflowError

@@ -16,7 +16,10 @@ from qra_widgets import QRAInputError, UndefinedMeasureWarning
 from qra_widgets import measures as m
 from qra_widgets.uncertainty import bootstrap
 
-pytestmark = [pytest.mark.filterwarnings("ignore::sklearn.exceptions.UndefinedMetricWarning"), pytest.mark.filterwarnings("ignore:mypy_extensions.TypedDict is deprecated:DeprecationWarning")]
+pytestmark = [
+    pytest.mark.filterwarnings("ignore::sklearn.exceptions.UndefinedMetricWarning"),
+    pytest.mark.filterwarnings("ignore:mypy_extensions.TypedDict is deprecated:DeprecationWarning"),
+]
 
 
 def test_rank_agreement_ties_in_one_experiment_differ():
@@ -61,8 +64,13 @@ def test_rank_agreement_with_scores_one_ulp_apart(level, offsets):
 
 @pytest.mark.parametrize("pair_signs_up_to", [m.ranking.PAIR_SIGNS_UP_TO, 1], ids=["pair signs", "sorting"])
 @peers.PEERS
-@given(scores=arrays(np.float64, st.tuples(st.integers(2, 5), st.integers(2, 12)),
-                     elements=st.one_of(st.integers(0, 4).map(float), st.just(np.nan))))
+@given(
+    scores=arrays(
+        np.float64,
+        st.tuples(st.integers(2, 5), st.integers(2, 12)),
+        elements=st.one_of(st.integers(0, 4).map(float), st.just(np.nan)),
+    )
+)
 def test_rank_agreement_matches_the_double_loop(pair_signs_up_to, scores):
     """Both ways of counting P (pair signs for few systems, sorting for many) against the loop."""
     same, total = peers.naive_p(scores)
@@ -89,6 +97,9 @@ def test_a_system_drawn_twice_is_not_a_pair_ranked_the_same(qra2022_essay_scorin
     scores = np.array([[1.0, 2.0, 3.0, 4.0], [1.0, 2.0, 3.0, 5.0]])[:, picks[0]][None]
     same_pairs, compared = m.rank_counts_batch(scores, copies=picks)
     assert (same_pairs[0], compared[0]) == (5, 5)  # 6 pairs less the copy pair (0, 0)
-    assert tuple(x[0] for x in m.rank_counts_batch(scores)) == (6, 6)  # the earlier count: the copy pair "ranked the batch.same"
+    assert tuple(x[0] for x in m.rank_counts_batch(scores)) == (
+        6,
+        6,
+    )  # the earlier count: the copy pair "ranked the batch.same"
     w = m.kendall_w_batch(np.repeat(scores, 1, axis=0), tie_correction=False, copies=picks).values[0]
     assert w == pytest.approx(1.0)  # two experiments ranking the drawn systems alike: W = 1 with or without ties

@@ -15,10 +15,19 @@ FORMULA = '=HYPERLINK("http://example.invalid/x","click")'
 
 def test_report_csv_writes_a_formula_system_name_as_text(tmp_path, capsys):
     study = tmp_path / "study.csv"
-    rows = [("A", "+Fluency", FORMULA, 3.1), ("A", "+Fluency", "GeDi", 2.5), ("B", "+Fluency", FORMULA, 3.4),
-            ("B", "+Fluency", "GeDi", 2.2), ("C", "+Fluency", FORMULA, 3.0), ("C", "+Fluency", "GeDi", 2.0)]
-    study.write_text("experiment,quality_criterion,system,score\n"
-                     + "".join(f'{e},{q},"{s.replace(chr(34), chr(34) * 2)}",{v}\n' for e, q, s, v in rows), encoding="utf-8")
+    rows = [
+        ("A", "+Fluency", FORMULA, 3.1),
+        ("A", "+Fluency", "GeDi", 2.5),
+        ("B", "+Fluency", FORMULA, 3.4),
+        ("B", "+Fluency", "GeDi", 2.2),
+        ("C", "+Fluency", FORMULA, 3.0),
+        ("C", "+Fluency", "GeDi", 2.0),
+    ]
+    study.write_text(
+        "experiment,quality_criterion,system,score\n"
+        + "".join(f'{e},{q},"{s.replace(chr(34), chr(34) * 2)}",{v}\n' for e, q, s, v in rows),
+        encoding="utf-8",
+    )
     assert main(["report", str(study), "--format", "csv", "--scale-min", "1"]) == 0
     out = capsys.readouterr().out
     cells = [cell for row in csv.reader(io.StringIO(out)) for cell in row]
@@ -26,7 +35,11 @@ def test_report_csv_writes_a_formula_system_name_as_text(tmp_path, capsys):
     assert not [cell for cell in cells if cell.startswith(("=", "+", "@"))]
     # the numbers stay numbers: the CV* of the formula-named system is in the value column
     frame = pd.read_csv(io.StringIO(out.split("\n\n")[0]), comment="#")  # the signature lines first
-    assert frame.loc[(frame.system == "'" + FORMULA) & (frame.level == "system") & (frame.measure == "CV*"), "value"].notna().all()
+    assert (
+        frame.loc[(frame.system == "'" + FORMULA) & (frame.level == "system") & (frame.measure == "CV*"), "value"]
+        .notna()
+        .all()
+    )
     assert pd.api.types.is_float_dtype(frame["value"])
 
 

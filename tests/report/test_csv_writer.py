@@ -17,25 +17,38 @@ from qra_widgets.examples import load as load_example
 from qra_widgets.report.csvsafe import _cells, columns_to_csv, frame_to_csv, safe_frame
 
 TEXT = st.text(alphabet=st.sampled_from(list("ab ,;\"'\n\r\t=+-@.0123456789eé|") + ["\u2028"]), max_size=8)
-FLOATS = st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.sampled_from([0.1, -0.0, 1e-5, 1e16, 123456789.125, 5e-324]))
+FLOATS = st.one_of(
+    st.floats(allow_nan=True, allow_infinity=True), st.sampled_from([0.1, -0.0, 1e-5, 1e16, 123456789.125, 5e-324])
+)
 
 
 def columns(rows: int):
     """One column of each kind the writer handles itself."""
-    return st.fixed_dictionaries({
-        "text": st.lists(st.one_of(TEXT, st.none()), min_size=rows, max_size=rows).map(lambda v: pd.Series(v, dtype="str")),
-        "float": st.lists(FLOATS, min_size=rows, max_size=rows).map(lambda v: np.array(v, dtype=float)),
-        "int": st.lists(st.integers(-2**63, 2**63 - 1), min_size=rows, max_size=rows).map(lambda v: np.array(v, dtype=np.int64)),
-        "Int64": st.lists(st.one_of(st.integers(-10**12, 10**12), st.none()), min_size=rows, max_size=rows).map(
-            lambda v: pd.array(v, dtype="Int64")),
-        "bool": st.lists(st.booleans(), min_size=rows, max_size=rows).map(lambda v: np.array(v, dtype=bool)),
-        "boolean": st.lists(st.one_of(st.booleans(), st.none()), min_size=rows, max_size=rows).map(
-            lambda v: pd.array(v, dtype="boolean")),
-        "object": st.lists(st.one_of(TEXT, st.none(), FLOATS, st.integers(), st.just(pd.NA), st.lists(st.integers(), max_size=2)),
-                           min_size=rows, max_size=rows).map(lambda v: pd.Series(v, dtype=object)),
-        "category": st.lists(st.sampled_from(["=x", "b", "c,d"]), min_size=rows, max_size=rows).map(pd.Categorical),
-        "names": st.lists(st.one_of(TEXT, st.none()), min_size=rows, max_size=rows),  # a list of texts, as given
-    })
+    return st.fixed_dictionaries(
+        {
+            "text": st.lists(st.one_of(TEXT, st.none()), min_size=rows, max_size=rows).map(
+                lambda v: pd.Series(v, dtype="str")
+            ),
+            "float": st.lists(FLOATS, min_size=rows, max_size=rows).map(lambda v: np.array(v, dtype=float)),
+            "int": st.lists(st.integers(-(2**63), 2**63 - 1), min_size=rows, max_size=rows).map(
+                lambda v: np.array(v, dtype=np.int64)
+            ),
+            "Int64": st.lists(st.one_of(st.integers(-(10**12), 10**12), st.none()), min_size=rows, max_size=rows).map(
+                lambda v: pd.array(v, dtype="Int64")
+            ),
+            "bool": st.lists(st.booleans(), min_size=rows, max_size=rows).map(lambda v: np.array(v, dtype=bool)),
+            "boolean": st.lists(st.one_of(st.booleans(), st.none()), min_size=rows, max_size=rows).map(
+                lambda v: pd.array(v, dtype="boolean")
+            ),
+            "object": st.lists(
+                st.one_of(TEXT, st.none(), FLOATS, st.integers(), st.just(pd.NA), st.lists(st.integers(), max_size=2)),
+                min_size=rows,
+                max_size=rows,
+            ).map(lambda v: pd.Series(v, dtype=object)),
+            "category": st.lists(st.sampled_from(["=x", "b", "c,d"]), min_size=rows, max_size=rows).map(pd.Categorical),
+            "names": st.lists(st.one_of(TEXT, st.none()), min_size=rows, max_size=rows),  # a list of texts, as given
+        }
+    )
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -52,7 +65,9 @@ def test_the_csv_writer_writes_exactly_what_pandas_writes(data):
     assert columns_to_csv(data, nonnumeric=True) == frame_to_csv(frame, **quoted)
 
 
-@pytest.mark.parametrize("name", ["qrapp_example1", "belz2021_torc", "qra2022_essay_scoring", "qrapp_table4_illustrative"])
+@pytest.mark.parametrize(
+    "name", ["qrapp_example1", "belz2021_torc", "qra2022_essay_scoring", "qrapp_table4_illustrative"]
+)
 def test_the_tidy_frames_csv_is_pandas_csv(name):
     result = qw.assess(load_example(name), bootstrap=30, seed=1)
     frame = result.to_frame()

@@ -23,27 +23,102 @@ from hypothesis import strategies as st
 import qra_widgets as qw
 from qra_widgets.report import escape
 
-PIECES = [r"\input{/etc/passwd}", r"\write18{rm -rf ~}", "\n", "\r\n", "|", "<script>alert('qra')</script>", "=HYPERLINK(\"http://x\")",
-          "@SUM(A1)", "+1", "-x", "&", "%", "$", "#", "_", "{", "}", "~", "^", "`", "*", "[link](http://x)", "\\", "\"", "'",
-          "\x00", "\t", "Puduppully & Lapata", "ü", " "]
+PIECES = [
+    r"\input{/etc/passwd}",
+    r"\write18{rm -rf ~}",
+    "\n",
+    "\r\n",
+    "|",
+    "<script>alert('qra')</script>",
+    '=HYPERLINK("http://x")',
+    "@SUM(A1)",
+    "+1",
+    "-x",
+    "&",
+    "%",
+    "$",
+    "#",
+    "_",
+    "{",
+    "}",
+    "~",
+    "^",
+    "`",
+    "*",
+    "[link](http://x)",
+    "\\",
+    '"',
+    "'",
+    "\x00",
+    "\t",
+    "Puduppully & Lapata",
+    "ü",
+    " ",
+]
 hostile = st.lists(st.sampled_from(PIECES), min_size=1, max_size=5).map("".join).map(lambda s: "x" + s.strip() + "y")
 
 #: The commands the writers themselves write (tables, captions, colours, escapes of special characters).
-WRITER_COMMANDS = {"begin", "end", "centering", "hline", "caption", "textbf", "textbackslash", "textasciitilde",
-                   "textasciicircum", "multirow", "multicolumn", "cline", "cellcolor", "phantom", "footnotesize",
-                   "label", "vspace", "citet", "uparrow", "downarrow", "textbraceleft", "textbraceright", "rho", "tau", "kappa", "alpha", "mathit", "mathrm",
-                   "bar", "text", "hat", "CV", "mu", "sigma", "left", "right", "times", "approx", "pm"}
+WRITER_COMMANDS = {
+    "begin",
+    "end",
+    "centering",
+    "hline",
+    "caption",
+    "textbf",
+    "textbackslash",
+    "textasciitilde",
+    "textasciicircum",
+    "multirow",
+    "multicolumn",
+    "cline",
+    "cellcolor",
+    "phantom",
+    "footnotesize",
+    "label",
+    "vspace",
+    "citet",
+    "uparrow",
+    "downarrow",
+    "textbraceleft",
+    "textbraceright",
+    "rho",
+    "tau",
+    "kappa",
+    "alpha",
+    "mathit",
+    "mathrm",
+    "bar",
+    "text",
+    "hat",
+    "CV",
+    "mu",
+    "sigma",
+    "left",
+    "right",
+    "times",
+    "approx",
+    "pm",
+}
 
 
 def hostile_study(study_name: str, systems: list[str], criterion: str, experiments: list[str]) -> qw.Study:
     values = {0: (3.1, 2.2, 4.0), 1: (3.3, 2.0, 3.9)}
-    return qw.Study(id=study_name, name=study_name, quality_criteria=[qw.QualityCriterion(criterion, scale_min=1)],
-                    systems=systems, experiments=[qw.Experiment(e, role="original" if k == 0 else "repeat") for k, e in enumerate(experiments)],
-                    scores={(criterion, s, e): values[k][j] for k, e in enumerate(experiments) for j, s in enumerate(systems)})
+    return qw.Study(
+        id=study_name,
+        name=study_name,
+        quality_criteria=[qw.QualityCriterion(criterion, scale_min=1)],
+        systems=systems,
+        experiments=[qw.Experiment(e, role="original" if k == 0 else "repeat") for k, e in enumerate(experiments)],
+        scores={(criterion, s, e): values[k][j] for k, e in enumerate(experiments) for j, s in enumerate(systems)},
+    )
 
 
-names = st.tuples(hostile, st.lists(hostile, min_size=3, max_size=3, unique=True), hostile,
-                  st.lists(hostile, min_size=2, max_size=2, unique=True))
+names = st.tuples(
+    hostile,
+    st.lists(hostile, min_size=3, max_size=3, unique=True),
+    hostile,
+    st.lists(hostile, min_size=2, max_size=2, unique=True),
+)
 
 
 def assessed(drawn):
@@ -81,7 +156,7 @@ def test_markdown_keeps_one_row_per_line_and_every_column(drawn):
     header = next(i for i, line in enumerate(lines) if line.startswith("| Type of result"))
     columns = unescaped(lines[header], "|")
     rows = []
-    for line in lines[header + 2:]:
+    for line in lines[header + 2 :]:
         if not line.startswith("|"):
             break
         rows.append(line)
@@ -144,9 +219,33 @@ def test_html_writers_show_names_as_text(drawn):
     for page in (result._repr_html_(), template_table(result)):
         assert "<script" not in page  # the text alert('qra') may stay: it is element text, not a tag
         tags = set(re.findall(r"<(/?[^\s>/]*)", page))
-        assert {t.lstrip("/") for t in tags} <= {"p", "b", "i", "ul", "li", "table", "thead", "tbody", "tr", "th", "td", "details",
-                                                 "summary", "div", "span", "small", "a", "br", "em", "strong", "sup", "sub", "abbr",
-                                                 "caption", "code"}, tags
+        assert {t.lstrip("/") for t in tags} <= {
+            "p",
+            "b",
+            "i",
+            "ul",
+            "li",
+            "table",
+            "thead",
+            "tbody",
+            "tr",
+            "th",
+            "td",
+            "details",
+            "summary",
+            "div",
+            "span",
+            "small",
+            "a",
+            "br",
+            "em",
+            "strong",
+            "sup",
+            "sub",
+            "abbr",
+            "caption",
+            "code",
+        }, tags
 
 
 @FAST
@@ -154,14 +253,18 @@ def test_html_writers_show_names_as_text(drawn):
 def test_csv_has_no_formula_cell_and_reads_back_every_name(drawn):
     study, result = assessed(drawn)
     cells = [cell for row in csv.reader(io.StringIO(result.to_csv())) for cell in row]
-    assert not [c for c in cells if c[:1] in ("=", "+", "-", "@", "\t", "\r") and not re.fullmatch(r"[+-]?[\d.e+-]+", c)]
+    assert not [
+        c for c in cells if c[:1] in ("=", "+", "-", "@", "\t", "\r") and not re.fullmatch(r"[+-]?[\d.e+-]+", c)
+    ]
     assert {escape.csv_cell(s) for s in study.systems} <= set(cells)
 
 
 def test_the_static_site_page_shows_a_hostile_study_name_as_text(tmp_path):
     from qra_widgets.report.site import study_page_html
 
-    study = hostile_study("<script>alert('qra')</script>\n| x", ["</script><script>alert('qra')</script>", "B", "C"], "Q", ["o", "r"])
+    study = hostile_study(
+        "<script>alert('qra')</script>\n| x", ["</script><script>alert('qra')</script>", "B", "C"], "Q", ["o", "r"]
+    )
     page = study_page_html(study, plotly_src="plotly.min.js")
     assert "<script>alert('qra')" not in page and "</script><script>alert" not in page
 
@@ -177,5 +280,10 @@ def test_the_markdown_caption_writes_html_characters_as_entities_and_renders_the
 
 def test_a_citation_given_in_a_qra3_config_cannot_run_a_command():
     assert escape.latex_citation(r"\citet{Yao2022}") == r"\citet{Yao2022}"
-    for attack in (r"\input{/etc/passwd}", r"\immediate\write18{id}", r"\citet{a}\input{/etc/passwd}", r"\citet{a\input{x}}"):
+    for attack in (
+        r"\input{/etc/passwd}",
+        r"\immediate\write18{id}",
+        r"\citet{a}\input{/etc/passwd}",
+        r"\citet{a\input{x}}",
+    ):
         check_latex(escape.latex_citation(attack))

@@ -12,8 +12,9 @@ import difflib
 import pytest
 from golden import GOLDEN, INPUTS, render_all
 
-EXPECTED = sorted(p.relative_to(GOLDEN).as_posix() for p in GOLDEN.rglob("*")
-                  if p.is_file() and INPUTS not in p.parents)
+EXPECTED = sorted(
+    p.relative_to(GOLDEN).as_posix() for p in GOLDEN.rglob("*") if p.is_file() and INPUTS not in p.parents
+)
 
 
 @pytest.fixture(scope="module")
@@ -32,5 +33,7 @@ def test_the_output_is_byte_identical_to_the_golden_file(outputs, name):
     got = outputs.get(name)
     assert got is not None, f"{name}: no longer written"
     if got != expected:
-        diff = "".join(difflib.unified_diff(expected.splitlines(True), got.splitlines(True), "golden/" + name, "now", n=1))
+        diff = "".join(
+            difflib.unified_diff(expected.splitlines(True), got.splitlines(True), "golden/" + name, "now", n=1)
+        )
         pytest.fail(f"{name} changed (python3 scripts/golden rewrites it if meant):\n{diff[:4000]}")

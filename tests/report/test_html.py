@@ -39,8 +39,14 @@ def test_no_module_outside_report_calls_the_standard_librarys_html_escaper():
 
 
 def test_a_table_escapes_every_cell_and_header_and_marks_numbers_and_undefined_values():
-    frame = pd.DataFrame({"<i>name</i>": ["<script>x</script>", None], "value": [0.123456, np.nan],
-                          "n": pd.array([3, None], dtype="Int64"), "systems": [["a", "b<"], []]})
+    frame = pd.DataFrame(
+        {
+            "<i>name</i>": ["<script>x</script>", None],
+            "value": [0.123456, np.nan],
+            "n": pd.array([3, None], dtype="Int64"),
+            "systems": [["a", "b<"], []],
+        }
+    )
     html = table(frame, headers={"value": "CV*"}, decimals=2, css="qra-template", caption="A & B")
     assert html.startswith("<table class='qra-template'><caption>A &amp; B</caption><thead><tr>")
     assert "<th scope='col'>&lt;i&gt;name&lt;/i&gt;</th><th scope='col' class='qra-num'>CV*</th>" in html
@@ -49,8 +55,10 @@ def test_a_table_escapes_every_cell_and_header_and_marks_numbers_and_undefined_v
     assert "<tr><td></td><td class='qra-num qra-na'>–</td><td class='qra-num qra-na'>–</td><td></td></tr>" in html
     assert "<script" not in html
     linked = table(pd.DataFrame({"study": ["x'y"]}), link=lambda s: f"studies/{s}.html", scroll=True)
-    assert linked == ("<div class='qra-scroll'><table><thead><tr><th scope='col'>study</th></tr></thead><tbody><tr>"
-                      "<td><a href='studies/x&#x27;y.html'>x&#x27;y</a></td></tr></tbody></table></div>")
+    assert linked == (
+        "<div class='qra-scroll'><table><thead><tr><th scope='col'>study</th></tr></thead><tbody><tr>"
+        "<td><a href='studies/x&#x27;y.html'>x&#x27;y</a></td></tr></tbody></table></div>"
+    )
 
 
 def test_the_template_as_html_has_the_markdown_reports_cells_one_section_per_result_type(qrapp_example1):

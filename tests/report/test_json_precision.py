@@ -16,9 +16,11 @@ from qra_widgets.cli import main
 
 def _study(tmp_path):
     path = tmp_path / "tau.csv"
-    path.write_text("experiment,quality_criterion,system,score,scale_min,scale_max\n"
-                    "O,Vstrict_run,C1,0.887,-1,1\nR,Vstrict_run,C1,0.81,-1,1\n"
-                    "O,Vstrict_run,C2,0.727,-1,1\nR,Vstrict_run,C2,0.81,-1,1\n")
+    path.write_text(
+        "experiment,quality_criterion,system,score,scale_min,scale_max\n"
+        "O,Vstrict_run,C1,0.887,-1,1\nR,Vstrict_run,C1,0.81,-1,1\n"
+        "O,Vstrict_run,C2,0.727,-1,1\nR,Vstrict_run,C2,0.81,-1,1\n"
+    )
     return path
 
 

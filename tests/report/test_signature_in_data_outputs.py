@@ -25,15 +25,23 @@ def sharp_study() -> Study:
     spreadsheet would run."""
     example = examples.load("qrapp_example1")
     renamed = {"SVM": "C# model", "GeDi": '=HYPERLINK("http://example.invalid")'}
-    return Study(id="sharp", quality_criteria=example.quality_criteria, systems=[renamed.get(s, s) for s in example.systems],
-                 experiments=example.experiments,
-                 scores={(q, renamed.get(s, s), e): v for (q, s, e), v in example.scores.items()})
+    return Study(
+        id="sharp",
+        quality_criteria=example.quality_criteria,
+        systems=[renamed.get(s, s) for s in example.systems],
+        experiments=example.experiments,
+        scores={(q, renamed.get(s, s), e): v for (q, s, e), v in example.scores.items()},
+    )
 
 
 def test_the_csv_starts_with_the_signature_and_the_citation():
     result = qw.assess(examples.load("qrapp_example1"))
     lines = result.to_csv().splitlines()
-    assert lines[0] == f"# signature: conventions:qrapp|version:{__version__}" == f"# signature: {result.conventions.signature()}"
+    assert (
+        lines[0]
+        == f"# signature: conventions:qrapp|version:{__version__}"
+        == f"# signature: {result.conventions.signature()}"
+    )
     assert lines[1] == f"# {cite_line()}" and "Belz, Popović & Mille (2022)" in lines[1]
     qra3 = qw.assess(examples.load("qrapp_example1"), conventions="qra3").to_csv().splitlines()[0]
     assert qra3.startswith("# signature: conventions:qra3|")
@@ -45,7 +53,11 @@ def test_pandas_reads_the_csv_back_with_comment_and_a_sharp_inside_a_name_surviv
     back = read_csv_exact(io.StringIO(text), comment="#")
     frame = result.to_frame()
     assert list(back.columns) == list(frame.columns) and len(back) == len(frame)
-    assert set(back.system.dropna()) == {"C# model", "'=HYPERLINK(\"http://example.invalid\")", "DExperts"}  # neutralised, not cut
+    assert set(back.system.dropna()) == {
+        "C# model",
+        '\'=HYPERLINK("http://example.invalid")',
+        "DExperts",
+    }  # neutralised, not cut
     np.testing.assert_array_equal(back.value.to_numpy(), frame.value.to_numpy())  # floats round-trip exactly
     np.testing.assert_array_equal(back.ci_low.to_numpy(), frame.ci_low.to_numpy())
     assert pd.api.types.is_float_dtype(back.value) and back.ci_B.dropna().eq(200).all()
@@ -67,10 +79,18 @@ def test_the_json_object_carries_signature_version_and_citation():
     result = qw.assess(examples.load("qrapp_example1"))
     data = json.loads(result.to_json())
     assert list(data) == ["signature", "version", "cite", "results", "annotator_agreement", "bootstrap"]
-    assert (data["signature"], data["version"], data["cite"]) == (result.conventions.signature(), __version__, cite_line())
-    assert len(data["results"]) == len(result.to_frame()) and data["annotator_agreement"] == [] and data["bootstrap"] == {}
+    assert (data["signature"], data["version"], data["cite"]) == (
+        result.conventions.signature(),
+        __version__,
+        cite_line(),
+    )
+    assert (
+        len(data["results"]) == len(result.to_frame()) and data["annotator_agreement"] == [] and data["bootstrap"] == {}
+    )
     svm = next(r for r in data["results"] if r["measure"] == "CV*" and r["system"] == "SVM")
-    assert svm["value"] == pytest.approx(19.96, abs=0.005) and svm["ci_low"] is None and svm["ci_note"] == ""  # QRA++ Table 3
+    assert (
+        svm["value"] == pytest.approx(19.96, abs=0.005) and svm["ci_low"] is None and svm["ci_note"] == ""
+    )  # QRA++ Table 3
 
 
 def test_the_cli_prints_what_the_library_writes(capsys):
@@ -83,8 +103,10 @@ def test_the_cli_prints_what_the_library_writes(capsys):
 
 def test_the_quoted_csv_still_has_no_formula_cell():
     cells = [cell for row in csv.reader(io.StringIO(qw.assess(sharp_study()).to_csv())) for cell in row]
-    assert "'=HYPERLINK(\"http://example.invalid\")" in cells
-    assert not [c for c in cells if c.startswith(("=", "+", "@")) or (c.startswith("-") and not c.lstrip("-")[:1].isdigit())]
+    assert '\'=HYPERLINK("http://example.invalid")' in cells
+    assert not [
+        c for c in cells if c.startswith(("=", "+", "@")) or (c.startswith("-") and not c.lstrip("-")[:1].isdigit())
+    ]
 
 
 def test_the_site_downloads_are_the_library_outputs(tmp_path):

@@ -51,15 +51,22 @@ def test_every_page_loads_offline_and_its_charts_draw_in_chromium(site):
     pages = [site / "index.html", *sorted((site / "studies").glob("*.html"))]
     with chromium() as context:
         outside: list[str] = []
-        context.route("**/*", lambda route: (outside.append(route.request.url) if not route.request.url.startswith("file://") else None,
-                                             route.abort() if not route.request.url.startswith("file://") else route.continue_()))
+        context.route(
+            "**/*",
+            lambda route: (
+                outside.append(route.request.url) if not route.request.url.startswith("file://") else None,
+                route.abort() if not route.request.url.startswith("file://") else route.continue_(),
+            ),
+        )
         for path in pages:
             page = context.new_page()
             errors: list[str] = []
             page.on("pageerror", lambda error, seen=errors: seen.append(str(error)))
             page.goto(path.as_uri())
             charts = page.locator(".plotly-graph-div").count()
-            page.wait_for_function(f"document.querySelectorAll('.plotly-graph-div .main-svg').length >= {charts}", timeout=60_000)
+            page.wait_for_function(
+                f"document.querySelectorAll('.plotly-graph-div .main-svg').length >= {charts}", timeout=60_000
+            )
             assert charts >= 1, path.name
             assert page.locator(".plotly-graph-div .main-svg").count() >= charts
             assert errors == [], (path.name, errors)
@@ -78,7 +85,14 @@ def test_a_study_that_cannot_be_assessed_gets_a_page_that_says_why(tmp_path, qra
 
     library = StudyLibrary(tmp_path / "lib.sqlite3")
     library.save(qrapp_example1)
-    library.save(Study("lonely", quality_criteria=[QualityCriterion("Q")], systems=["a"], experiments=[Experiment("e1")],
-                       scores={("Q", "a", "e1"): 1.0}))
+    library.save(
+        Study(
+            "lonely",
+            quality_criteria=[QualityCriterion("Q")],
+            systems=["a"],
+            experiments=[Experiment("e1")],
+            scores={("Q", "a", "e1"): 1.0},
+        )
+    )
     build_site(library.path, tmp_path / "out")
     assert "at least two experiments" in (tmp_path / "out" / "studies" / f"{page_name('lonely')}.html").read_text()

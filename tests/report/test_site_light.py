@@ -41,8 +41,13 @@ def test_the_site_builds_without_plotly_ipywidgets_or_voila(tmp_path, qrapp_exam
     studies.mkdir()
     for name in ("qrapp_example1", "belz2021_torc"):
         save_study(examples.load(name), studies / f"{name}.json")
-    done = subprocess.run([sys.executable, "-c", WITHOUT_APP_STACK, "site", str(studies), "--out", str(tmp_path / "site")],
-                          capture_output=True, text=True, timeout=300, check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", WITHOUT_APP_STACK, "site", str(studies), "--out", str(tmp_path / "site")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     assert "loaded: []" in done.stdout
     site = tmp_path / "site"
@@ -71,12 +76,20 @@ def test_text_from_the_data_cannot_end_the_chart_script(tmp_path):
     evil = "</script><script>alert(1)</script>"
     folder = tmp_path / "studies"
     folder.mkdir()
-    rows = [(e, s, v) for e, values in (("A", (3.1, 2.5)), ("B", (3.4, 2.2)), ("C", (3.0, 2.0)))
-            for s, v in zip((evil, "GeDi"), values)]
-    (folder / "s.csv").write_text("experiment,quality_criterion,system,score,scale_min\n"
-                                  + "".join(f"{e},Fluency,{s},{v},1\n" for e, s, v in rows), encoding="utf-8")
+    rows = [
+        (e, s, v)
+        for e, values in (("A", (3.1, 2.5)), ("B", (3.4, 2.2)), ("C", (3.0, 2.0)))
+        for s, v in zip((evil, "GeDi"), values)
+    ]
+    (folder / "s.csv").write_text(
+        "experiment,quality_criterion,system,score,scale_min\n"
+        + "".join(f"{e},Fluency,{s},{v},1\n" for e, s, v in rows),
+        encoding="utf-8",
+    )
     build_site(folder, tmp_path / "site")
     page = next((tmp_path / "site" / "studies").glob("*.html")).read_text(encoding="utf-8")
     assert "<script>alert(1)" not in page
-    names = {name for data, _layout in charts_of(page) for trace in data for name in [trace.get("name"), *trace.get("x", [])]}
+    names = {
+        name for data, _layout in charts_of(page) for trace in data for name in [trace.get("name"), *trace.get("x", [])]
+    }
     assert any(isinstance(n, str) and "alert(1)" in n for n in names)  # the name is there, as text in the JSON

@@ -16,8 +16,11 @@ from qra_widgets.store import StudyLibrary
 
 def files(folder: Path) -> dict[str, str]:
     """Every file of a site; a chart's <div> id (a counter, unique in a process) is left out."""
-    return {str(p.relative_to(folder)): re.sub(r"qra-chart-\d+", "qra-chart", p.read_text(encoding="utf-8"))
-            for p in sorted(folder.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(folder)): re.sub(r"qra-chart-\d+", "qra-chart", p.read_text(encoding="utf-8"))
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
 
 
 def test_the_site_from_stored_results_is_the_site_from_assessing_every_study_again(tmp_path, monkeypatch):
@@ -51,9 +54,13 @@ def test_an_edited_study_shows_its_new_numbers_and_a_tampered_one_is_assessed_ag
     assert page.read_text(encoding="utf-8") == assess(study).to_csv()
     assert ',"SVM",19.9' not in page.read_text(encoding="utf-8")
 
-    study.set_score("Fluency", "SVM", "Li2024", 2.1)  # the revision's text changed without a save: its results are stale
+    study.set_score(
+        "Fluency", "SVM", "Li2024", 2.1
+    )  # the revision's text changed without a save: its results are stale
     with sqlite3.connect(library.path) as db:
-        db.execute("UPDATE revisions SET body = ? WHERE study_id = ? AND revision = 2", (study_to_json(study), study.id))
+        db.execute(
+            "UPDATE revisions SET body = ? WHERE study_id = ? AND revision = 2", (study_to_json(study), study.id)
+        )
     build_site(library.path, tmp_path / "site")
     assert page.read_text(encoding="utf-8") == assess(study).to_csv()
 

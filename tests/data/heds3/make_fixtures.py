@@ -42,8 +42,12 @@ def fill(page, element_id: str, text: str) -> None:
     The form shows one section at a time, so fields are set through the page's DOM (the
     same value and event a person's typing produces) rather than by clicking sections open.
     """
-    page.eval_on_selector(f"#{element_id}", "(el, text) => { el.value = text; el.dispatchEvent(new Event('keyup')); "
-                                            "el.dispatchEvent(new Event('change')); }", text)
+    page.eval_on_selector(
+        f"#{element_id}",
+        "(el, text) => { el.value = text; el.dispatchEvent(new Event('keyup')); "
+        "el.dispatchEvent(new Event('change')); }",
+        text,
+    )
 
 
 def tick(page, element_id: str) -> None:
@@ -75,13 +79,17 @@ def download(page, target: Path) -> None:
 
 
 def two_criteria(page) -> None:
-    fill(page, "heds-paper_and_resources-paper-experiment_identification", "Human evaluation of fluency and informativeness, section 5")
-    tick(page, "heds-system-input_types-1")     # raw/structured data
+    fill(
+        page,
+        "heds-paper_and_resources-paper-experiment_identification",
+        "Human evaluation of fluency and informativeness, section 5",
+    )
+    tick(page, "heds-system-input_types-1")  # raw/structured data
     tick(page, "heds-system-output_types-5")
     tick(page, "heds-system-tasks-4")
     fill(page, "heds-sample_evaluators_design-sample-number_of_system_outputs", "150")
     fill(page, E + "number_of_evaluators", "3")
-    tick(page, E + "evaluators-expertise-2")   # No
+    tick(page, E + "evaluators-expertise-2")  # No
     tick(page, E + "evaluators-are_authors-2")  # No
     fill(page, E + "training_practice", "A practice round of five items with feedback")
     fill(page, E + "characteristics", "Crowd workers on Prolific, native speakers of English")
@@ -89,26 +97,32 @@ def two_criteria(page) -> None:
     tick(page, D + "quality_assurance-method-1")
     tick(page, D + "quality_assurance-method-3")
     for name, qcet, question, scale in (
-            ("Fluency", "Fluency", "How fluent is this text?", "5"),
-            ("Informativeness", "Informativeness (QOG-c-2)", "How much of the input's information does the text give?", "5")):
+        ("Fluency", "Fluency", "How fluent is this text?", "5"),
+        (
+            "Informativeness",
+            "Informativeness (QOG-c-2)",
+            "How much of the input's information does the text give?",
+            "5",
+        ),
+    ):
         new_criterion(page, name)
         fill(page, R + "qc_name-participant_criterion_name", name)
         fill(page, R + "qc_name-mapped_criterion_name", qcet)
-        tick(page, C + "evaluation_mode-objective_or_subjective-2")   # Subjective
-        tick(page, C + "evaluation_mode-absolute_or_relative-1")      # Absolute
-        tick(page, C + "evaluation_mode-intrinsic_or_extrinsic-1")    # Intrinsic
+        tick(page, C + "evaluation_mode-objective_or_subjective-2")  # Subjective
+        tick(page, C + "evaluation_mode-absolute_or_relative-1")  # Absolute
+        tick(page, C + "evaluation_mode-intrinsic_or_extrinsic-1")  # Intrinsic
         fill(page, R + "size_of_scale", scale)
         fill(page, R + "list_or_range", "1 (worst) to 5 (best)")
-        tick(page, R + "scale_presented_as-1")    # multiple-choice options
+        tick(page, R + "scale_presented_as-1")  # multiple-choice options
         fill(page, R + "verbatim_question", question)
-        tick(page, R + "form_of_response-2")      # direct quality estimation
+        tick(page, R + "form_of_response-2")  # direct quality estimation
 
 
 def messy(page) -> None:
     tick(page, "heds-system-input_types-2")
     fill(page, "heds-sample_evaluators_design-sample-number_of_system_outputs", "TBA")
     fill(page, E + "number_of_evaluators", "between 3 and 5, depending on the batch")
-    tick(page, E + "evaluators-expertise-3")    # N/A (please explain)
+    tick(page, E + "evaluators-expertise-3")  # N/A (please explain)
     fill(page, E + "evaluators-expertise-other_text", "Experts for the medical texts only")
     fill(page, E + "training_practice", "N/A")
     new_criterion(page, "Overall quality")
@@ -117,8 +131,8 @@ def messy(page) -> None:
     tick(page, R + "scale_presented_as-1")
     fill(page, R + "size_of_scale", "N/A")
     fill(page, R + "verbatim_question", "Which text is better overall?")
-    tick(page, R + "form_of_response-3")        # relative quality estimation
-    new_criterion(page, "Correctness")           # added, never filled in
+    tick(page, R + "form_of_response-3")  # relative quality estimation
+    new_criterion(page, "Correctness")  # added, never filled in
 
 
 def main() -> None:
@@ -126,8 +140,12 @@ def main() -> None:
 
     with sync_playwright() as p:
         context = p.chromium.launch_persistent_context(
-            tempfile.mkdtemp(), executable_path="/usr/bin/chromium", headless=True, accept_downloads=True,
-            args=["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"])
+            tempfile.mkdtemp(),
+            executable_path="/usr/bin/chromium",
+            headless=True,
+            accept_downloads=True,
+            args=["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"],
+        )
         try:
             for name, scenario in (("heds3_two_criteria.json", two_criteria), ("heds3_messy.json", messy)):
                 page = context.new_page()

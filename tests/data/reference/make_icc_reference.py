@@ -26,14 +26,30 @@ TYPES = ["ICC1", "ICC2", "ICC3", "ICC1k", "ICC2k", "ICC3k"]  # pingouin's row or
 
 
 def long(matrix):
-    return pd.DataFrame([{"item": i, "rater": r, "value": float(v)} for i, row in enumerate(matrix)
-                         for r, v in enumerate(row) if not np.isnan(v)])
+    return pd.DataFrame(
+        [
+            {"item": i, "rater": r, "value": float(v)}
+            for i, row in enumerate(matrix)
+            for r, v in enumerate(row)
+            if not np.isnan(v)
+        ]
+    )
 
 
 def reference(name, frame, source):
     out = pg.intraclass_corr(data=frame, targets="item", raters="rater", ratings="value", nan_policy="omit")
-    rows = {t: {"icc": float(r.ICC), "F": float(r.F), "df1": float(r.df1), "df2": float(r.df2), "pval": float(r.pval),
-                "ci_low": float(r.CI95[0]), "ci_high": float(r.CI95[1])} for t, r in zip(TYPES, out.itertuples())}
+    rows = {
+        t: {
+            "icc": float(r.ICC),
+            "F": float(r.F),
+            "df1": float(r.df1),
+            "df2": float(r.df2),
+            "pval": float(r.pval),
+            "ci_low": float(r.CI95[0]),
+            "ci_high": float(r.CI95[1]),
+        }
+        for t, r in zip(TYPES, out.itertuples())
+    }
     return {"name": name, "source": source, "ratings": frame.to_dict("list"), "pingouin": rows}
 
 
@@ -50,8 +66,13 @@ def main():
         if index % 2:
             matrix[1, 0] = np.nan  # one item a rater skipped: left out
         sets.append(reference(f"random_{n}x{k}", long(matrix), f"numpy default_rng(30), set {index}"))
-    meta = {"generator": "tests/data/reference/make_icc_reference.py", "pingouin": pg.__version__,
-            "numpy": np.__version__, "pandas": pd.__version__, "sets": sets}
+    meta = {
+        "generator": "tests/data/reference/make_icc_reference.py",
+        "pingouin": pg.__version__,
+        "numpy": np.__version__,
+        "pandas": pd.__version__,
+        "sets": sets,
+    }
     Path(__file__).with_name("pingouin_icc.json").write_text(json.dumps(meta, indent=1) + "\n")
 
 

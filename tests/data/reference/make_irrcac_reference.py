@@ -30,8 +30,10 @@ from irrCAC.raw import CAC
 HERE = Path(__file__).parent
 CATEGORIES = [1.0, 2.0, 3.0, 4.0]
 WEIGHTS = {"none": "identity", "linear": "linear", "quadratic": "quadratic"}
-COMMAND = ("python -m venv /tmp/irr && /tmp/irr/bin/pip install irrCAC==0.4.4 && "
-           "/tmp/irr/bin/python tests/data/reference/make_irrcac_reference.py $QRA_WIDGETS_FIELD_DATA")
+COMMAND = (
+    "python -m venv /tmp/irr && /tmp/irr/bin/pip install irrCAC==0.4.4 && "
+    "/tmp/irr/bin/python tests/data/reference/make_irrcac_reference.py $QRA_WIDGETS_FIELD_DATA"
+)
 
 
 def coefficient(frame: pd.DataFrame, weights: str, name: str, categories=CATEGORIES) -> float | None:
@@ -47,9 +49,13 @@ def coefficient(frame: pd.DataFrame, weights: str, name: str, categories=CATEGOR
 
 
 def header() -> dict:
-    return {"source": "irrCAC (Gwet's agreement coefficients for Python), irrCAC.raw.CAC(..., digits=15)",
-            "versions": {name: version(name) for name in ("irrCAC", "pandas", "numpy", "scipy")},
-            "python": sys.version.split()[0], "command": COMMAND, "categories": CATEGORIES}
+    return {
+        "source": "irrCAC (Gwet's agreement coefficients for Python), irrCAC.raw.CAC(..., digits=15)",
+        "versions": {name: version(name) for name in ("irrCAC", "pandas", "numpy", "scipy")},
+        "python": sys.version.split()[0],
+        "command": COMMAND,
+        "categories": CATEGORIES,
+    }
 
 
 def random_cases(count: int = 120, seed: int = 20251125) -> list[dict]:
@@ -62,21 +68,29 @@ def random_cases(count: int = 120, seed: int = 20251125) -> list[dict]:
         if index % 4 != 0:  # a quarter without missing labels
             labels[rng.random((raters, items)) < rng.uniform(0.1, 0.4)] = np.nan
         frame = pd.DataFrame(labels.T)
-        values = {w: {name: coefficient(frame, irr, name) for name in ("gwet", "bp", "fleiss", "conger")}
-                  for w, irr in WEIGHTS.items()}
+        values = {
+            w: {name: coefficient(frame, irr, name) for name in ("gwet", "bp", "fleiss", "conger")}
+            for w, irr in WEIGHTS.items()
+        }
         cases.append({"labels": [[None if np.isnan(v) else int(v) for v in row] for row in labels], "irrcac": values})
     return cases
 
 
 def van_miltenburg(field: Path) -> dict:
     folder = field / "vanmiltenburg2024"
-    wide = pd.read_csv(folder / "vanmiltenburg2024_fluency_ratings_item_by_rater.csv", index_col="item", dtype={"item": str})
+    wide = pd.read_csv(
+        folder / "vanmiltenburg2024_fluency_ratings_item_by_rater.csv", index_col="item", dtype={"item": str}
+    )
     long = pd.read_csv(folder / "vanmiltenburg2024_fluency_ratings_long.csv", dtype={"participant": str})
-    all_raters = {w: {name: coefficient(wide, irr, name) for name in ("gwet", "bp", "fleiss")} for w, irr in WEIGHTS.items()}
+    all_raters = {
+        w: {name: coefficient(wide, irr, name) for name in ("gwet", "bp", "fleiss")} for w, irr in WEIGHTS.items()
+    }
     for w in ("none", "quadratic"):
         all_raters[w]["krippendorff"] = coefficient(wide, WEIGHTS[w], "krippendorff")
-    pair_002_005 = {w: {name: coefficient(wide[["002", "005"]], WEIGHTS[w], name) for name in ("gwet", "bp", "fleiss")}
-                    for w in ("none", "quadratic")}
+    pair_002_005 = {
+        w: {name: coefficient(wide[["002", "005"]], WEIGHTS[w], name) for name in ("gwet", "bp", "fleiss")}
+        for w in ("none", "quadratic")
+    }
     augmented = long[long.participant.isin([f"00{i}" for i in range(3, 9)])]
     augmented = augmented.pivot_table(index="item", columns="participant", values="score")
     return {
@@ -84,8 +98,9 @@ def van_miltenburg(field: Path) -> dict:
         "all_raters_item_by_rater": all_raters,
         "pair_001_003_conger": coefficient(wide[["001", "003"]], "identity", "conger"),
         "pair_002_005": pair_002_005,
-        "raters_003_008_from_long": {name: coefficient(augmented, "identity", name, categories=[1, 2, 3, 4])
-                                     for name in ("gwet", "bp", "fleiss")},
+        "raters_003_008_from_long": {
+            name: coefficient(augmented, "identity", name, categories=[1, 2, 3, 4]) for name in ("gwet", "bp", "fleiss")
+        },
     }
 
 
@@ -94,7 +109,8 @@ def main() -> None:
     (HERE / "irrcac_random.json").write_text(json.dumps({**header(), "cases": random_cases()}, indent=0) + "\n")
     if len(sys.argv) > 1:
         (HERE / "irrcac_vanmiltenburg2024.json").write_text(
-            json.dumps({**header(), **van_miltenburg(Path(sys.argv[1]))}, indent=1) + "\n")
+            json.dumps({**header(), **van_miltenburg(Path(sys.argv[1]))}, indent=1) + "\n"
+        )
 
 
 if __name__ == "__main__":
