@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import contextlib
+import math
 import numbers
 import warnings
 from collections import Counter
@@ -80,6 +81,26 @@ def check_replacement(replace_undefined_by: object) -> float:
     ):
         raise QRAInputError(f"replace_undefined_by: must be a number or nan, got {replace_undefined_by!r}")
     return float(replace_undefined_by)
+
+
+def finite_number(text: str, not_a_number: str, not_finite: str) -> float:
+    """``float(text)`` for a number a person typed, or :class:`QRAInputError` with the caller's
+    message: ``not_a_number`` when the text is no number, ``not_finite`` for nan or infinity.
+
+    >>> finite_number(" 2.50 ", "no number", "not finite")
+    2.5
+    >>> finite_number("inf", "--x: 'inf' is not a number", "--x: 'inf' is not a finite number")
+    Traceback (most recent call last):
+    ...
+    qra_widgets.errors.QRAInputError: --x: 'inf' is not a finite number
+    """
+    try:
+        value = float(text)
+    except ValueError:
+        raise QRAInputError(not_a_number) from None
+    if not math.isfinite(value):
+        raise QRAInputError(not_finite)
+    return value
 
 
 def undefined(reason: str, replace_undefined_by: float = float("nan")) -> float:

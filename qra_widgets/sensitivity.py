@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .errors import QRAInputError, UndefinedMeasureWarning
+from .errors import QRAInputError, UndefinedMeasureWarning, finite_number
 from .limits import shown, shown_values
 
 if TYPE_CHECKING:
@@ -62,12 +62,8 @@ def check_published(published) -> tuple[float, int]:
             f"published: must be a number as printed, of at most {MAX_PUBLISHED_CHARS} characters; "
             f"got {len(text):,} characters"
         )
-    try:
-        target = float(text)
-    except ValueError:
-        raise QRAInputError(f"published: must be a number as printed, got {shown(text, 30)}") from None
-    if not np.isfinite(target):
-        raise QRAInputError(f"published: must be a finite number as printed, got {shown(text, 30)}")
+    got = f"number as printed, got {shown(text, 30)}"
+    target = finite_number(text, f"published: must be a {got}", f"published: must be a finite {got}")
     mantissa = text.lower().split("e", 1)[0]
     return target, len(mantissa.split(".", 1)[1]) if "." in mantissa else 0
 

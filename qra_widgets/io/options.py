@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..conventions import PRESETS, QRA3, Conventions  # noqa: F401 (QRA3 is named in the doctest)
-from ..errors import QRAInputError
+from ..errors import QRAInputError, finite_number
 
 
 def parse_conventions(text: str) -> Conventions:
@@ -46,19 +46,12 @@ def parse_scale_min(text: str | None) -> float | dict[str, float] | None:
     >>> parse_scale_min("1"), parse_scale_min("Fluency=1, Accuracy=0")
     (1.0, {'Fluency': 1.0, 'Accuracy': 0.0})
     """
-    import math
-
     if text is None:
         return None
 
     def number(value: str, where: str) -> float:
-        try:
-            result = float(value)
-        except ValueError:
-            raise QRAInputError(f"--scale-min: {where}{value.strip()[:40]!r} is not a number") from None
-        if not math.isfinite(result):
-            raise QRAInputError(f"--scale-min: {where}{value.strip()[:40]!r} is not a finite number")
-        return result
+        said = f"--scale-min: {where}{value.strip()[:40]!r} is not a"
+        return finite_number(value, f"{said} number", f"{said} finite number")
 
     if "=" not in text:
         return number(text, "")
