@@ -24,6 +24,7 @@ from .overview import Overview, overview  # binds ``overview`` to the function, 
 from .planning import plan_reproduction
 from .ratings import icc
 from .replication import replication_success
+from .report import formats as _formats  # noqa: F401 (registers Assessment's writers: qra_widgets.writers)
 from .study import Experiment, QualityCriterion, Study
 from .version import __version__
 

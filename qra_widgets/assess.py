@@ -36,6 +36,7 @@ from .limits import check_bootstrap
 from .measures.precision import cv_star_checked
 from .result import ResultRow as _Row
 from .study import Study
+from .writers import writer
 
 COLUMNS = [
     "result_type",
@@ -103,19 +104,13 @@ class _Kept:
     pairs: dict = field(default_factory=dict)  # (row bytes, row bytes) -> RankCounts of that experiment pair
 
 
-def _writers():
-    """The writers' module, imported when a writer is called (as pandas' ``DataFrame.to_csv`` imports
-    ``pandas.io.formats``): an assessment is made without loading them."""
-    from .report import formats
-
-    return formats
-
-
 @dataclass(repr=False)
 class Assessment:
     """The result of :func:`assess`: a tidy frame of every value.  The template, the writers
     (Markdown, LaTeX, CSV, JSON, HTML) and the narrative are functions of
-    :mod:`qra_widgets.report.formats`; the methods below delegate to them in one line."""
+    :mod:`qra_widgets.report.formats`; the methods below delegate to them in one line, finding
+    them by name in :mod:`qra_widgets.writers` (where that module registers them), so the engine
+    never imports the writers above it."""
 
     study: Study
     rows: list[_Row]
@@ -132,38 +127,38 @@ class Assessment:
 
     def table(self, decimals: dict[str, int] | None = None, intervals: bool | None = None):
         """The QRA++ template as a frame: :func:`qra_widgets.report.formats.table`."""
-        return _writers().table(self, decimals, intervals)
+        return writer("table")(self, decimals, intervals)
 
     def caption(self) -> str:
         """:func:`qra_widgets.report.formats.caption`."""
-        return _writers().caption(self)
+        return writer("caption")(self)
 
     def interval_caption(self) -> str:
         """:func:`qra_widgets.report.formats.interval_caption`."""
-        return _writers().interval_caption(self)
+        return writer("interval_caption")(self)
 
     def to_markdown(self, decimals: dict[str, int] | None = None) -> str:
         """:func:`qra_widgets.report.formats.to_markdown`."""
-        return _writers().to_markdown(self, decimals)
+        return writer("to_markdown")(self, decimals)
 
     def to_latex(self, decimals: dict[str, int] | None = None) -> str:
         """:func:`qra_widgets.report.formats.to_latex`."""
-        return _writers().to_latex(self, decimals)
+        return writer("to_latex")(self, decimals)
 
     def to_csv(self) -> str:
         """:func:`qra_widgets.report.formats.to_csv`."""
-        return _writers().to_csv(self)
+        return writer("to_csv")(self)
 
     def to_json(self) -> str:
         """:func:`qra_widgets.report.formats.to_json`."""
-        return _writers().to_json(self)
+        return writer("to_json")(self)
 
     def _repr_html_(self) -> str:
-        return _writers().to_html(self)
+        return writer("to_html")(self)
 
     def narrative(self, quality_criterion: str, system: str, *, sd_ci: str = "chi-square") -> str:
         """:func:`qra_widgets.report.formats.narrative`."""
-        return _writers().narrative(self, quality_criterion, system, sd_ci=sd_ci)
+        return writer("narrative")(self, quality_criterion, system, sd_ci=sd_ci)
 
     # ------------------------------------------------------------------ interval cautions
 

@@ -7,12 +7,15 @@ Data flows one way (measures -> study -> io -> engine -> compare/overview -> rep
 from __future__ import annotations
 
 import configparser
+import inspect
 import io
 import shutil
 import subprocess
 import sys
 import tokenize
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -112,28 +115,118 @@ def test_the_circle_finder_finds_a_circle():
     assert _circles({"a": {"b"}, "b": set()}) == []
 
 
-def test_no_module_imports_in_a_circle_besides_the_writers_delegation():
-    """Module by module (finer than the acyclic contract, which looks at packages): no circle once the
-    one call-time arrow, ``Assessment.to_*`` -> report/formats.py, is set aside."""
+def test_no_module_imports_in_a_circle():
+    """Module by module (finer than the acyclic contract, which looks at packages): no circle, with
+    nothing set aside (``Assessment.to_*`` find their writers by name, :mod:`qra_widgets.writers`)."""
     edges = _imports_by_module()
-    assert "qra_widgets.result" in edges and "qra_widgets.report.formats" in edges["qra_widgets.assess"]
-    edges["qra_widgets.assess"].discard("qra_widgets.report.formats")
+    assert "qra_widgets.result" in edges and "qra_widgets.report.formats" in edges["qra_widgets"]
     assert _circles(edges) == []
 
 
-def test_the_engine_imports_the_writers_only_when_a_writer_is_called():
-    """The exception in ``.importlinter`` is one import inside ``assess._writers``: loading the
-    engine never loads a writer, and report/formats.py never imports the engine."""
+def _layer_ranks() -> dict[str, int]:
+    """``.importlinter``'s layers, top (0: the CLI) to bottom, as ``{module: rank}``; names joined by
+    ``|`` share a rank.  The package root, the library's front door, sits right below the app
+    (``widgets``); ``python -m qra_widgets`` (``__main__``) above the CLI."""
+    stated = configparser.ConfigParser()
+    stated.read(ROOT / ".importlinter", encoding="utf-8")
+    layers = [line.strip() for line in stated["importlinter:contract:layers"]["layers"].splitlines() if line.strip()]
+    ranks = {name.strip(): rank for rank, layer in enumerate(layers, start=1) for name in layer.split("|")}
+    ranks["qra_widgets.__main__"] = 0
+    ranks["qra_widgets"] = ranks["qra_widgets.widgets"] + 0.5
+    return ranks
+
+
+def _rank(module: str, ranks: dict[str, int]) -> float:
+    return ranks[module] if module in ranks else ranks[".".join(module.split(".")[:2])]
+
+
+def test_no_module_imports_one_above_it_but_the_lazy_dashboard():
+    """Module by module, at any depth and whether the import is at the top or inside a function: the
+    one import of a layer above is the package root's ``qra_widgets.Dashboard``, loaded in
+    ``__getattr__`` when asked for.  (Before issue 32, ``assess`` imported ``report/formats.py`` too.)"""
     import ast
 
-    tree = ast.parse((ROOT / "qra_widgets" / "assess.py").read_text(encoding="utf-8"))
-    where = {}
-    for function in [None, *[n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)]]:
-        body = tree.body if function is None else function.body
-        for node in body if function is None else ast.walk(function):
-            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("report"):
-                where.setdefault(node.module, set()).add(None if function is None else function.name)
-    assert where == {"report": {"_writers"}}
-    formats = ast.parse((ROOT / "qra_widgets" / "report" / "formats.py").read_text(encoding="utf-8"))
-    loaded = {n.module for n in formats.body if isinstance(n, ast.ImportFrom)}
+    edges = _imports_by_module()
+    ranks = _layer_ranks()
+    unplaced = {module for module in edges if module != "qra_widgets" and ".".join(module.split(".")[:2]) not in ranks}
+    assert not unplaced, f"modules with no layer in .importlinter: {sorted(unplaced)}"
+    up = {
+        (importer, imported)
+        for importer, imports in edges.items()
+        for imported in imports
+        if _rank(imported, ranks) < _rank(importer, ranks)
+    }
+    assert up == {("qra_widgets", "qra_widgets.widgets")}, sorted(up)
+    root = ast.parse((ROOT / "qra_widgets" / "__init__.py").read_text(encoding="utf-8"))
+    where = {
+        function.name
+        for function in ast.walk(root)
+        if isinstance(function, ast.FunctionDef)
+        for node in ast.walk(function)
+        if isinstance(node, ast.ImportFrom) and node.module == "widgets"
+    }
+    at_top = [n for n in root.body if isinstance(n, ast.ImportFrom) and (n.module or "").startswith("widgets")]
+    assert where == {"__getattr__"} and not at_top
+
+
+def test_the_upward_check_sees_an_arrow_up():
+    ranks = _layer_ranks()
+    assert _rank("qra_widgets.report.formats", ranks) < _rank("qra_widgets.assess", ranks)
+    assert _rank("qra_widgets.measures.kappa", ranks) > _rank("qra_widgets.assess", ranks)
+    assert _rank("qra_widgets.writers", ranks) == _rank("qra_widgets.result", ranks)
+
+
+def test_every_assessment_writer_is_the_report_function_its_docstring_names():
+    """``Assessment.to_*`` delegate by name to the functions report/formats.py registers; ``help()``
+    on each names that function, and report/formats.py never imports the engine it writes for."""
+    import ast
+
+    from qra_widgets import Assessment
+    from qra_widgets.report import formats
+    from qra_widgets.writers import writer
+
+    methods = {"_repr_html_": "to_html"} | {
+        name: name
+        for name in (
+            "table",
+            "caption",
+            "interval_caption",
+            "to_markdown",
+            "to_latex",
+            "to_csv",
+            "to_json",
+            "narrative",
+        )
+    }
+    for method, name in methods.items():
+        assert writer(name) is getattr(formats, name)
+        source = ast.unparse(ast.parse(inspect.getsource(getattr(Assessment, method)).strip()))
+        assert f"writer({name!r})(self" in source, source
+        if method != "_repr_html_":
+            assert f"qra_widgets.report.formats.{name}" in getattr(Assessment, method).__doc__
+    loaded = {
+        n.module
+        for n in ast.parse(Path(formats.__file__).read_text(encoding="utf-8")).body
+        if isinstance(n, ast.ImportFrom)
+    }
     assert not {m for m in loaded if m and m.lstrip(".").startswith(("assess", "study", "measures"))}, loaded
+
+
+def test_an_unregistered_writer_is_named_in_its_error():
+    from qra_widgets.writers import writer
+
+    with pytest.raises(LookupError, match="no writer 'to_docx' is registered: import qra_widgets.report.formats"):
+        writer("to_docx")
+
+
+def test_the_developers_guide_shows_the_layers_as_the_contract_states_them():
+    """docs/contributing.md's layer block is ``.importlinter``'s layers, top to bottom, without the
+    ``qra_widgets.`` prefix (a note after a layer's names is allowed)."""
+    stated = configparser.ConfigParser()
+    stated.read(ROOT / ".importlinter", encoding="utf-8")
+    layers = [line.strip() for line in stated["importlinter:contract:layers"]["layers"].splitlines() if line.strip()]
+    expected = [" | ".join(name.strip().removeprefix("qra_widgets.") for name in layer.split("|")) for layer in layers]
+    guide = (ROOT / "docs" / "contributing.md").read_text(encoding="utf-8")
+    block = guide[guide.index("```\ncli\n") + 4 :]
+    shown = [line.split("  ")[0].strip() for line in block[: block.index("```")].splitlines()]
+    assert shown == expected

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..errors import QRAInputError
+from ..writers import register
 from .escape import latex, markdown_cell
 from .template import OTHER_DECIMALS, TEMPLATE_COLUMNS, _format, caption, interval_caption, table, template_rows
 
@@ -408,3 +409,18 @@ def json_records(frame) -> list[dict]:
 
     columns = [str(c) for c in frame.columns]
     return [dict(zip(columns, map(plain, row))) for row in frame.astype(object).itertuples(index=False, name=None)]
+
+
+# Assessment.to_* (and table, caption, interval_caption, narrative) find these by name in
+# qra_widgets.writers: the engine sits below this module and never imports it.
+register(
+    table=table,
+    caption=caption,
+    interval_caption=interval_caption,
+    to_markdown=to_markdown,
+    to_latex=to_latex,
+    to_csv=to_csv,
+    to_json=to_json,
+    to_html=to_html,
+    narrative=narrative,
+)
