@@ -230,3 +230,13 @@ def test_the_developers_guide_shows_the_layers_as_the_contract_states_them():
     block = guide[guide.index("```\ncli\n") + 4 :]
     shown = [line.split("  ")[0].strip() for line in block[: block.index("```")].splitlines()]
     assert shown == expected
+
+
+def test_every_measures_module_has_its_own_test_file():
+    """Tests mirror the package: ``qra_widgets/measures/<module>.py`` is tested in
+    ``tests/measures/test_<module>.py`` (a leading underscore dropped: ``_validation`` ->
+    ``test_validation.py``)."""
+    modules = sorted(p.stem for p in (ROOT / "qra_widgets" / "measures").glob("*.py") if p.stem != "__init__")
+    assert len(modules) >= 14
+    missing = [name for name in modules if not (ROOT / "tests" / "measures" / f"test_{name.lstrip('_')}.py").is_file()]
+    assert not missing, missing

@@ -5,7 +5,6 @@ import json
 import math
 from pathlib import Path
 
-import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -43,7 +42,8 @@ GOOD_CSV = "experiment,quality_criterion,system,score\nA,Q,s1,3\nA,Q,s2,2\nB,Q,s
 SCHEMA = '{"schema": "qra-widgets/study", "version": 1, "id": "x"'
 
 CATALOGUE = [
-    # measures: empty, n = 1, NaN, inf, non-numeric, shape and option errors
+    # measures: empty, n = 1, NaN, inf, non-numeric, shape and option errors (the agreement
+    # coefficients' labels and options: tests/measures/test_agreement.py)
     ("empty values", lambda: m.cv_star([]), "values: needs at least 2 values, got 0"),
     ("a single value", lambda: m.cv_star([3.0]), "values: needs at least 2 values, got 1"),
     ("NaN score", lambda: m.cv_star([1.0, float("nan")]), "values: value at position 1 is nan"),
@@ -52,32 +52,11 @@ CATALOGUE = [
     ("N/A in a measure", lambda: m.cv_star([2, "N/A"]), "values: value 'N/A' at position 1 is not a number"),
     ("one experiment for W", lambda: m.kendall_w([[1, 2, 3]]), "scores: needs at least 2 experiments"),
     ("score vectors of different length", lambda: m.pearson_r([1, 2, 3], [1, 2]), "x and y: lengths differ (3 vs 2)"),
-    ("mismatched label lengths", lambda: m.gwet_ac([1, 2, 3], [1, 2]), "a and b: lengths differ (3 vs 2)"),
-    ("empty labels", lambda: m.cohen_kappa([], []), "a and b: are empty"),
-    (
-        "label outside the declared categories",
-        lambda: m.cohen_kappa([1, 7], [1, 2], categories=[1, 2, 3]),
-        "label 7.0 is not one of the declared categories",
-    ),
-    (
-        "duplicate declared categories",
-        lambda: m.brennan_prediger([1, 2], [1, 2], categories=[1, 1, 2]),
-        "categories: contains duplicates",
-    ),
-    ("unknown alpha level", lambda: m.krippendorff_alpha([[1, 2], [1, 2]], level="circular"), "level: must be one of"),
-    ("unknown weights", lambda: m.cohen_kappa([1, 2], [1, 2], weights="cubic"), "weights: must be one of"),
-    (
-        "negative tolerance",
-        lambda: m.adjacent_agreement([1, 2], [1, 2], tolerance=-1),
-        "tolerance: must be a finite number >= 0",
-    ),
     (
         "a finding that is not a sign",
         lambda: m.sign_counts([[2, 1], [1, 1]]),
         "signs: every stated finding must be -1, 0 or 1",
     ),
-    ("labels of one experiment", lambda: m.fleiss_kappa([[1, 2, 3]]), "labels: needs at least 2 experiments"),
-    ("infinite label", lambda: m.krippendorff_alpha([[1.0, np.inf], [1.0, 2.0]]), "labels: contains an infinite value"),
     # the study model
     (
         "score below the scale minimum",

@@ -22,9 +22,7 @@ pytestmark = [
 ]
 
 
-def test_label_lengths_must_match():
-    with pytest.raises(QRAInputError, match="lengths differ \\(3 vs 2\\)"):
-        m.gwet_ac([1, 2, 3], [1, 2])
+# Malformed labels and options: tests/measures/test_agreement.py (one table for every coefficient).
 
 
 def test_bp_counts_unused_categories_when_declared():
