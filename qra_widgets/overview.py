@@ -319,6 +319,42 @@ class Overview:
         frame["year"] = frame["study"].map(years).fillna("(no year)")
         return pd.DataFrame(frame[frame["value"].notna()]).reset_index(drop=True)
 
+    def page(
+        self, level: str = "criteria", by: str | None = None, *, worst_first: bool = True, page: int = 0, size: int = 25
+    ):
+        """Page ``page`` (from 0; clamped into range) of :meth:`sorted`, ``size`` rows a page, as plain
+        Python data for a view: ``rows`` (the page's rows as dicts), ``columns``, ``total`` (rows on
+        every page), ``pages``, ``page`` and ``per_type`` (rows of each evaluation type, every page)."""
+        import math
+
+        frame = self.sorted(level, by, worst_first=worst_first)
+        pages = max(1, math.ceil(len(frame) / size))
+        page = min(max(page, 0), pages - 1)
+        return {
+            "rows": frame.iloc[page * size : (page + 1) * size].to_dict("records"),
+            "columns": list(frame.columns),
+            "total": len(frame),
+            "pages": pages,
+            "page": page,
+            "per_type": {kind: int(n) for kind, n in frame["evaluation_type"].value_counts().items()},
+        }
+
+    def choices(self, key: str) -> list[str]:
+        """The values the filter ``key`` can take here, sorted (the app's filter menus); ``"study"``:
+        the study ids."""
+        if key == "study":
+            return sorted(set(self.studies.study))
+        if key in ("evaluation_type",):
+            return sorted(set(self.criteria.evaluation_type))
+        if key == "qcet":
+            return sorted(set(self.criteria.qcet_name))
+        if key == "result_type":
+            return sorted({t for types in self.criteria.result_types for t in types})
+        if key == "track":
+            return sorted({t for t in self.studies.track if t})
+        column = {"team": "teams", "year": "years", "tag": "tags"}[key]
+        return sorted({v for values in self.studies[column] for v in values})
+
     @property
     def property_effects(self):
         return property_effects(self.pairs, seed=self.seed)
@@ -779,6 +815,15 @@ def unclassified_criteria(library, study_ids=None):
     criterion is ranked with the unknowns in the overview, apart from human and metric results."""
     import pandas as pd
 
+    return pd.DataFrame(_unclassified_rows(library, study_ids), columns=UNCLASSIFIED_COLUMNS)
+
+
+def unclassified_records(library, study_ids=None) -> list[dict]:
+    """:func:`unclassified_criteria` as plain dicts (keys: its columns), for the app's prompt."""
+    return [dict(zip(UNCLASSIFIED_COLUMNS, row)) for row in _unclassified_rows(library, study_ids)]
+
+
+def _unclassified_rows(library, study_ids=None) -> list[tuple]:
     from .properties.suggest import suggest_criterion
 
     ids = list(study_ids) if study_ids is not None else [s.id for s in library.list()]
@@ -798,7 +843,7 @@ def unclassified_criteria(library, study_ids=None):
                         guess.reason,
                     )
                 )
-    return pd.DataFrame(rows, columns=UNCLASSIFIED_COLUMNS)
+    return rows
 
 
 def classify_criteria(library, study_id: str, answers: dict) -> int:

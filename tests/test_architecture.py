@@ -240,3 +240,65 @@ def test_every_measures_module_has_its_own_test_file():
     assert len(modules) >= 14
     missing = [name for name in modules if not (ROOT / "tests" / "measures" / f"test_{name.lstrip('_')}.py").is_file()]
     assert not missing, missing
+
+
+#: widgets/ modules that are not views: AppState and the commands and events mixed into it, which
+#: may use pandas to compute what they hand the views.
+APP_STATE_SIDE = {"state", "interval_commands", "events"}
+#: The Annotations card keeps each uploaded file parsed (its frame) for the preview, the layout guess
+#: and the load, so that the upload parses a file once (issue 32); not yet handed to io/ as plain data.
+ANNOTATION_CARD = {"annotation_experiment", "annotation_cards"}
+#: What reading a pandas frame looks like in code: a view that calls one of these holds a frame.
+FRAME_READING = {
+    "iloc",
+    "loc",
+    "to_dict",
+    "value_counts",
+    "itertuples",
+    "iterrows",
+    "to_frame",
+    "sort_values",
+    "groupby",
+    "nunique",
+    "fillna",
+    "astype",
+    "isin",
+    "head",
+    "reset_index",
+    "concat",
+    "DataFrame",
+    "Series",
+    "notna",
+    "isna",
+    "dropna",
+    "drop",
+    "merge",
+    "assign",
+}
+
+
+def _views() -> list[str]:
+    names = [p.stem for p in (ROOT / "qra_widgets" / "widgets").glob("*.py") if p.stem != "__init__"]
+    return sorted(set(names) - APP_STATE_SIDE - ANNOTATION_CARD)
+
+
+def test_the_views_hold_no_pandas_frame():
+    """The views render: the library, AppState and report/ (report/app_html.py, report/html.py) hand
+    them HTML and plain Python data, so no view module imports pandas or reads a frame."""
+    import ast
+
+    import grimp
+
+    views = _views()
+    assert {"overview", "results", "sidebyside", "tables", "uncertainty", "library", "criteria_prompt"} <= set(views)
+    graph = grimp.build_graph("qra_widgets", include_external_packages=True, cache_dir=None)
+    importing = graph.find_modules_that_directly_import("pandas")
+    assert "qra_widgets.widgets.state" in importing or "qra_widgets.overview" in importing  # the check sees pandas
+    assert not importing & {f"qra_widgets.widgets.{name}" for name in views}, sorted(importing)
+    reading = {}
+    for name in views:
+        tree = ast.parse((ROOT / "qra_widgets" / "widgets" / f"{name}.py").read_text(encoding="utf-8"))
+        found = sorted({n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr in FRAME_READING})
+        if found:
+            reading[name] = found
+    assert not reading, reading

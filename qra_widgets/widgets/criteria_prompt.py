@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ipywidgets as w
 
-from ..overview import unclassified_criteria
+from ..overview import unclassified_records
 from ..properties import qcet_taxonomy
 from ..report.html import escape
 from ..study import EVALUATION_TYPES
@@ -46,15 +46,15 @@ class CriteriaPrompt:
     @guarded(lambda self: self.status)
     def ask(self, study_ids) -> None:
         """Show a row for each criterion of these (library) studies that has no evaluation type or QCET criterion."""
-        frame = unclassified_criteria(self.state.library, list(study_ids))
-        if not len(frame):
+        records = unclassified_records(self.state.library, list(study_ids))
+        if not records:
             self.hide()
             return
         qcet = [("(none)", "")] + [(f"{node.label}", node.id) for node in qcet_taxonomy().values() if node.depth >= 1]
         for old in self.rows.children:
             old.close()
         self.fields, children = [], []
-        for record in frame.head(MAX_ROWS).to_dict("records"):
+        for record in records[:MAX_ROWS]:
             kind = w.Dropdown(
                 options=[(TYPE_LABELS[t], t) for t in EVALUATION_TYPES],
                 value=record["suggested_type"],
@@ -73,7 +73,7 @@ class CriteriaPrompt:
             row.add_class("qra-classify-row")
             children.append(row)
             self.fields.append((record["study"], record["quality_criterion"], kind, criterion))
-        more = len(frame) - len(self.fields)
+        more = len(records) - len(self.fields)
         self.intro.value = (
             "<h4>What kind of evaluation is each criterion?</h4><p>These criteria came without an evaluation "
             "type or QCET criterion. The suggestions come from their names: check them and save. Human, "

@@ -12,6 +12,7 @@ import ipywidgets as w
 from .. import examples, library_actions
 from ..errors import QRAInputError
 from ..io.reading import check_size
+from ..report.app_html import REPORT_ROWS_SHOWN, report_table  # noqa: F401 (REPORT_ROWS_SHOWN: kept importable)
 from ..report.html import escape
 from .common import (
     Confirm,
@@ -29,7 +30,6 @@ from .overview import OverviewView  # noqa: F401  (moved to widgets/overview.py;
 from .state import AppState
 
 MAX_UPLOAD_TOTAL_BYTES = 40 * 2**20  # well under the app's websocket message limit (serve.WEBSOCKET_MAX_MESSAGE_BYTES)
-REPORT_ROWS_SHOWN = 200
 BULK_TYPES = ".json,.csv,.tsv,.txt,.xlsx,.zip"
 QRA3_FILES = {"metrics.csv": ("metrics", "text/csv"), "config.json": ("config", "application/json")}
 
@@ -79,16 +79,6 @@ def summary_line(report, what: str = "") -> str:
     if getattr(report, "skipped", None):
         parts.append(f"Skipped {len(report.skipped)} file{'s' if len(report.skipped) != 1 else ''} (see below).")
     return " ".join(parts)
-
-
-def report_table(report) -> str:
-    """The ImportReport as an escaped HTML table (the first :data:`REPORT_ROWS_SHOWN` rows)."""
-    frame = report.to_frame()
-    more = len(frame) - REPORT_ROWS_SHOWN
-    table = frame.head(REPORT_ROWS_SHOWN).to_html(
-        index=False, escape=True, border=0, justify="left", classes="qra-import-table"
-    )
-    return table + (f"<p>… and {more} more rows.</p>" if more > 0 else "")
 
 
 class ExamplesBar:

@@ -2,7 +2,8 @@
 
 The view reads the library's stored results (:func:`qra_widgets.overview`) when it is first
 shown, and again on Reload or when the tab is shown again; filtering, sorting and paging then
-work on the frames in memory.  The rows are a real table (:class:`DataTable`): headers sort,
+ask that :class:`~qra_widgets.overview.Overview` in memory, which hands this view plain rows
+(``Overview.page``) and menus (``Overview.choices``): the view holds no frame.  The rows are a real table (:class:`DataTable`): headers sort,
 numbers are right-aligned, full names show on hover, and a click (or Enter) opens the study on
 its Assessment tab.  Every level is grouped by evaluation type and ranked within it: a human
 CV* is never ranked against a metric CV*.  Distributions are box plots and the experiment-pair
@@ -11,13 +12,12 @@ property analysis is a table and an interval chart.  No statistics happen here.
 
 from __future__ import annotations
 
-import math
-
 import ipywidgets as w
 
 from .. import charts
 from ..overview import MEASURES, WORSE_IS_HIGHER, overview
-from ..report.html import escape
+from ..report.app_html import property_effects
+from ..report.html import _missing, escape
 from . import tables
 from .common import Confirm, Status, guard_unsaved, guarded, run_reported
 from .datatable import DataTable
@@ -121,12 +121,6 @@ def _text(value, kind: str) -> str:
     return str(value)
 
 
-def _missing(value) -> bool:
-    import pandas as pd
-
-    return bool(pd.isna(value))
-
-
 class OverviewView:
     """Study / criterion / system tables (sortable, filterable, grouped by evaluation type, worst
     first, paginated), distributions and the experiment-pair property analysis."""
@@ -228,31 +222,15 @@ class OverviewView:
             dropdown.options = [ALL] + self._choices(key)
             dropdown.value = kept if kept in dropdown.options else ALL
         self.on_filter()
-        effects = self.data.property_effects
-        if len(effects) and (effects.status != "too few pairs").any():
-            show_figure(self.effects_chart, charts.property_effects_chart(effects))
+        self.effects.value, drawn = property_effects(self.data.property_effects)
+        if drawn:
+            show_figure(self.effects_chart, charts.property_effects_chart(self.data.property_effects))
         else:
             clear_figure(self.effects_chart)
-        self.effects.value = (
-            tables.frame_table(effects, caption="Properties and pair CV*")
-            if len(effects)
-            else "<p>No pair of experiments answers a catalogue property in both: fill in the properties in the "
-            "Experiments tab to see which ones matter.</p>"
-        )
-        self.status.ok(f"Overview of {self.data.studies.study.nunique()} studies.")
+        self.status.ok(f"Overview of {len(self.data.choices('study'))} studies.")
 
     def _choices(self, key: str) -> list[str]:
-        data = self.data
-        if key in ("evaluation_type",):
-            return sorted(set(data.criteria.evaluation_type))
-        if key == "qcet":
-            return sorted(set(data.criteria.qcet_name))
-        if key == "result_type":
-            return sorted({t for types in data.criteria.result_types for t in types})
-        if key == "track":
-            return sorted({t for t in data.studies.track if t})
-        column = {"team": "teams", "year": "years", "tag": "tags"}[key]
-        return sorted({v for values in data.studies[column] for v in values})
+        return self.data.choices(key)
 
     @guarded(lambda self: self.status)
     def on_filter(self) -> None:
@@ -278,24 +256,18 @@ class OverviewView:
 
     # ------------------------------------------------------------------ table
 
-    def sorted_frame(self):
-        return self.view.sorted(self.level.value, self.sort_key, worst_first=self.worst_first)
-
     @guarded(lambda self: self.status)
     def show_page(self, page: int) -> None:
         if self.view is None:
             return
         level = self.level.value
-        if self.sort_key not in self.view.sorted(level).columns:
+        if self.sort_key not in self.view.page(level, size=1)["columns"]:
             self.sort_key, self.worst_first = DEFAULT_SORT[level], True
-        frame = self.sorted_frame()
-        pages = max(1, math.ceil(len(frame) / self.PAGE_SIZE))
-        self.page = min(max(page, 0), pages - 1)
-        shown = frame.iloc[self.page * self.PAGE_SIZE : (self.page + 1) * self.PAGE_SIZE]
+        shown = self.view.page(level, self.sort_key, worst_first=self.worst_first, page=page, size=self.PAGE_SIZE)
+        pages, self.page, per_type = shown["pages"], shown["page"], shown["per_type"]
         columns = COLUMNS[level]
-        per_type = frame["evaluation_type"].value_counts()
         rows, group = [], None
-        for record in shown.to_dict("records"):
+        for record in shown["rows"]:
             if record["evaluation_type"] != group:
                 group = record["evaluation_type"]
                 count = int(per_type.get(group, 0))
@@ -342,7 +314,7 @@ class OverviewView:
         self.previous.disabled, self.next.disabled = self.page == 0, self.page >= pages - 1
         order = "worst first" if self.worst_first else "best first"
         self.where.value = (
-            f"<span class='qra-overview-where'>page {self.page + 1} of {pages} · {len(frame)} "
+            f"<span class='qra-overview-where'>page {self.page + 1} of {pages} · {shown['total']} "
             f"{LEVELS[level].lower()} · by {escape(self.sort_key)}, {order}</span>"
         )
 

@@ -371,7 +371,7 @@ class CompareView:
             return
         comparison = compare_subsets(self.state.study, by=list(self.attribute.value))
         skipped = "".join(f"<li>{escape(g)}: {escape(r)}</li>" for g, r in comparison.skipped.items())
-        self.table.value = tables.frame_table(comparison.table, index=True, headers={"index": "Measure"}) + (
+        self.table.value = tables.subset_table(comparison) + (
             f"<p>Not assessed:</p><ul>{skipped}</ul>" if skipped else ""
         )
         if comparison.assessments:

@@ -7,14 +7,13 @@ figures from :mod:`qra_widgets.charts`; this module only renders them.
 
 from __future__ import annotations
 
-import math
-
 import ipywidgets as w
 
 from .. import charts
 from ..meta import consistency, forest, leave_one_out, rank_intervals
 from ..replication import replication_success
-from ..report.html import escape, table
+from ..report.app_html import influence_note, pooled_summary, verdict_table
+from ..report.html import escape
 from .common import Status, button, guarded, labelled
 from .results import clear_figure, show_figure
 from .state import AppState
@@ -30,87 +29,6 @@ def default_margin(criterion) -> float:
     if criterion.scale_max is None:
         return 0.1
     return round(0.05 * (criterion.scale_max - criterion.scale_min), 6)
-
-
-def _cell(value, decimals: int = 3) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "n/a"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, float):
-        return f"{value:.{decimals}f}"
-    return str(value)
-
-
-def verdict_table(frame) -> str:
-    """The consistency verdicts as an escaped HTML table (:func:`qra_widgets.report.html.table`)."""
-    import pandas as pd
-
-    if not len(frame):
-        return "<p>No reproduction to compare with the original.</p>"
-    columns = [
-        ("system", "System"),
-        ("experiment", "Reproduction"),
-        ("original_value", "Original"),
-        ("value", "Reproduction value"),
-        ("pi_low", "PI low"),
-        ("pi_high", "PI high"),
-        ("inside_pi", "Inside PI"),
-        ("tost_p", "TOST p"),
-        ("equivalent", "Equivalent"),
-        ("order_kept", "Order kept"),
-        ("note", "Note"),
-    ]
-    rows = []
-    for record in frame.to_dict("records"):
-        cells = []
-        for key, _ in columns:
-            value = record[key]
-            value = (
-                None
-                if value is None or (not isinstance(value, (str, float, int, bool)) and str(value) == "<NA>")
-                else value
-            )
-            cells.append(_cell(value))
-        rows.append(cells)
-    return table(pd.DataFrame(rows, columns=[title for _, title in columns]), css="qra-template qra-verdicts")
-
-
-def pooled_summary(frame) -> str:
-    """One line per system: the estimator, the pooled value and interval, the prediction interval, τ², I², Q."""
-    lines = []
-    for record in frame[frame.row == "pooled"].to_dict("records"):
-        prediction = frame[(frame.row == "prediction") & (frame.system == record["system"])].iloc[0]
-        pi = (
-            f"prediction interval [{prediction.ci_low:.3f}, {prediction.ci_high:.3f}]"
-            if not math.isnan(prediction.ci_low)
-            else escape(prediction.note or "no prediction interval")
-        )
-        if math.isnan(record["value"]):
-            lines.append(f"<li>{escape(str(record['system']))}: {escape(record['note'])}</li>")
-            continue
-        lines.append(
-            f"<li><b>{escape(str(record['system']))}</b>: pooled {record['value']:.3f} "
-            f"[{record['ci_low']:.3f}, {record['ci_high']:.3f}] ({escape(record['estimator'])}, "
-            f"{escape(charts.CI_LABELS.get(record['ci_method'], record['ci_method']))} interval, k = {record['k']}); "
-            f"{pi}; τ² = {record['tau2']:.4g} [{record['tau2_low']:.4g}, {record['tau2_high']:.4g}], "
-            f"I² = {record['i2']:.0f}% [{record['i2_low']:.0f}, {record['i2_high']:.0f}], Q({record['q_df']}) = {record['q']:.2f}, "
-            f"p = {record['q_p']:.3g}</li>"
-        )
-    return "<ul>" + "".join(lines) + "</ul>"
-
-
-def influence_note(influence) -> str:
-    """One line naming the experiments that leave-one-out pooling marks influential (ringed on the plot)."""
-    marked = influence[influence["influential"].fillna(False).astype(bool)] if len(influence) else influence
-    if not len(marked):
-        return ""
-    names = ", ".join(
-        f"{escape(str(r.system))} · {escape(str(r.label))} (deleted residual {r.deleted_residual:.2f}, "
-        f"pooled without it {r.estimate:.3f})"
-        for r in marked.itertuples()
-    )
-    return f"<p class='qra-note qra-influential'>Influential (leave one out; ringed): {names}.</p>"
 
 
 class SideBySideView:
@@ -246,11 +164,9 @@ class SideBySideView:
         if len(success):
             show_figure(self.verdict_matrix, charts.verdict_figure_json(success))
         verdicts = consistency(assessment, margin=float(self.margin.value), quality_criterion=self.criterion.value)
-        if system is not None:
-            verdicts = verdicts[verdicts.system == system]
         self.verdicts.value = (
             f"<p class='qra-note'>Margin ±{self.margin.value:g} (scale units of "
-            f"{escape(self.criterion.value)}).</p>" + verdict_table(verdicts)
+            f"{escape(self.criterion.value)}).</p>" + verdict_table(verdicts, system)
         )
 
     @guarded(lambda self: self.status)

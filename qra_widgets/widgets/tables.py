@@ -10,19 +10,9 @@ from __future__ import annotations
 
 import math
 
-from ..overview import COLUMN_TITLES
+from ..report.app_html import HEADERS, frame_table, number, published_comparison, side_by_side, subset_table  # noqa: F401 (the tab's tables)
 from ..report.html import escape as escape_html
-from ..report.html import table, template_html
-from ..report.template import DEFAULT_DECIMALS, MEASURE_LABELS, OTHER_DECIMALS
-
-
-def _places(measure: str) -> int:
-    return DEFAULT_DECIMALS.get(measure, OTHER_DECIMALS)
-
-
-def number(value: float, measure: str) -> str:
-    """A value at the precision the template uses (CV* 2 decimals, the others 3)."""
-    return f"{value:.{_places(measure)}f}"
+from ..report.html import template_html
 
 
 def template_table(assessment, css: str = "") -> str:
@@ -68,114 +58,6 @@ def headline_cards(assessment) -> str:
         card("n", str(assessment.n), f"experiments · {assessment.conventions.describe()} conventions", "qra-card-n"),
     ]
     return f"<div class='qra-cards'>{''.join(cards)}</div>"
-
-
-def published_comparison(assessment, records: list[dict]) -> str:
-    """A paper example's published numbers beside the computed ones, rounded as the paper printed
-    them, with the documented reason where they differ (``metadata.published_values``)."""
-    from ..errors import QRAInputError
-    from ..examples import published_table
-
-    rows, sources = [], []
-    for record in records:
-        try:
-            computed = assessment.value(
-                record["measure"], record["level"], record.get("quality_criterion"), record.get("system")
-            )
-        except QRAInputError:
-            continue
-        where = " / ".join(p for p in (record.get("quality_criterion"), record.get("system")) if p) or "whole study"
-        rows.append(
-            (
-                f"{MEASURE_LABELS.get(record['measure'], record['measure'])} · {where}",
-                computed,
-                record["published"],
-                record.get("note", ""),
-            )
-        )
-        sources.append(record.get("source", ""))
-    if not rows:
-        return ""
-    import pandas as pd
-
-    shown = published_table(rows)
-    states = [
-        "qra-match" if row["match"] else ("qra-explained" if row["note"] else "qra-mismatch")
-        for _, row in shown.iterrows()
-    ]
-    checks = [
-        "✓ same" if row["match"] else ("differs: " + row["note"] if row["note"] else "differs (no documented reason)")
-        for _, row in shown.iterrows()
-    ]
-    frame = pd.DataFrame(
-        {
-            "Value": shown["what"],
-            "Published": shown["published"],
-            "Computed": shown["computed"],
-            "Where": sources,
-            "Check": checks,
-        }
-    )
-    return (
-        table(frame, css="qra-template qra-published", numeric=("Published", "Computed"), row_classes=states)
-        + "<p class='qra-hint'>Computed values are rounded to the digits the paper printed.</p>"
-    )
-
-
-def side_by_side(first, second) -> str:
-    """QC- and study-level values of the same study under two conventions, with the difference."""
-
-    def keyed(assessment):
-        frame = assessment.to_frame()
-        frame = frame[frame.level != "system"]
-        # a study-level row has no criterion: None on pandas 2, NaN in pandas 3's str column (truthy)
-        return {
-            (
-                r.result_type,
-                r.measure,
-                r.level,
-                r.quality_criterion if isinstance(r.quality_criterion, str) else "",
-            ): r.value
-            for r in frame.itertuples()
-        }
-
-    import pandas as pd
-
-    a, b = keyed(first), keyed(second)
-    name_a, name_b = first.conventions.describe(), second.conventions.describe()
-    shown = lambda value, measure: "n/a" if math.isnan(value) else number(value, measure)
-    rows, differing = [], []
-    for key in dict.fromkeys([*a, *b]):
-        _, measure, _level, qc = key
-        va, vb = a.get(key, float("nan")), b.get(key, float("nan"))
-        differs = not (math.isnan(va) and math.isnan(vb)) and (
-            math.isnan(va) or math.isnan(vb) or number(va, measure) != number(vb, measure)
-        )
-        rows.append([MEASURE_LABELS.get(measure, measure), qc or "whole study", shown(va, measure), shown(vb, measure)])
-        differing.append("qra-differs" if differs else "")
-    frame = pd.DataFrame(rows, columns=["Measure", "Level", name_a, name_b])
-    return (
-        table(frame, css="qra-template qra-side-by-side", numeric=(name_a, name_b), row_classes=differing)
-        + "<p class='qra-hint'>Highlighted rows differ at the printed precision.</p>"
-    )
-
-
-HEADERS = COLUMN_TITLES  # human column headers (the app and the HTML report share them)
-
-
-def frame_table(
-    frame, *, caption: str = "", headers: dict | None = None, decimals: int = 3, index: bool = False, css: str = ""
-) -> str:
-    """Any frame in the app's one table style (the template's): :func:`qra_widgets.report.html.table`
-    with human headers (:data:`HEADERS`)."""
-    return table(
-        frame.reset_index() if index else frame,
-        headers={**HEADERS, **(headers or {})},
-        decimals=decimals,
-        css=f"qra-template {css}",
-        caption=caption,
-        scroll=True,
-    )
 
 
 def interval_template(assessment) -> str:

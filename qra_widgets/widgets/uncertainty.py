@@ -14,7 +14,6 @@ between two edits, never during one.
 from __future__ import annotations
 
 import asyncio
-import math
 import threading
 
 import ipywidgets as w
@@ -22,7 +21,8 @@ import ipywidgets as w
 from .. import charts
 from ..errors import QRAInputError
 from ..limits import check_plan
-from ..report.html import escape, table
+from ..report.app_html import agreement_table, plan_table
+from ..report.html import escape
 from . import tables
 from .annotation_cards import split_list
 from .common import Status, button, guarded, labelled, run_reported
@@ -32,13 +32,6 @@ from .state import AppState, IntervalsComputed, IntervalsDropped
 
 #: Simulated reproductions per design in the Plan box (AppState.plan's default).
 PLAN_RUNS = 3
-AGREEMENT_NAMES = {
-    "alpha": "Krippendorff's α",
-    "fleiss_kappa": "Fleiss' κ",
-    "kappa": "Cohen's κ",
-    "ac1": "Gwet's AC1",
-    "bp": "Brennan–Prediger",
-}
 
 
 def _kernel_loop():
@@ -81,40 +74,6 @@ class Background:
     def join(self, timeout: float | None = None) -> None:
         if self.thread is not None:
             self.thread.join(timeout)
-
-
-def agreement_table(assessment) -> str:
-    """The annotator agreement within each experiment (with intervals after a bootstrap)."""
-    import pandas as pd
-
-    frame = assessment.annotator_agreement()
-    if not len(frame):
-        return ""
-    marks = assessment.interval_cautions()  # the caution of an interval: its mark, explained under the interval table
-    rows = []
-    for record in frame.to_dict("records"):
-        value = record["value"]
-        text = "n/a" if math.isnan(value) else f"{value:.3f}"
-        low, high = record.get("ci_low", math.nan), record.get("ci_high", math.nan)
-        if not (math.isnan(low) or math.isnan(high)):
-            text += f" [{low:.3f}, {high:.3f}]" + marks.get(record.get("ci_note", ""), "")
-        rows.append(
-            [
-                str(record["experiment"]),
-                str(record["quality_criterion"]),
-                AGREEMENT_NAMES.get(record["measure"], str(record["measure"])),
-                text,
-                record["n_items"],
-                record["n_raters"],
-            ]
-        )
-    shown = pd.DataFrame(rows, columns=["Experiment", "Criterion", "Measure", "Value", "Items", "Raters"])
-    return table(
-        shown,
-        css="qra-template qra-agreement",
-        caption="Annotator agreement within each experiment",
-        numeric=("Value",),
-    )
 
 
 def interval_table(assessment) -> str:
@@ -331,12 +290,9 @@ class UncertaintyView:
 
         self.plan_job.start(work, done)
 
-    def show_plan(self, frame) -> None:
-        shown = frame.drop(columns=["runs"]).round(
-            {c: 3 for c in ("expected_ci_width", "expected_half_width", "ci_width_sd", "ci_width_p10", "ci_width_p90")}
-        )
-        self.plan_table.value = tables.frame_table(shown, caption="Expected 95% interval width of each design")
-        show_figure(self.plan_chart, charts.plan_chart(frame))
+    def show_plan(self, plan) -> None:
+        self.plan_table.value = plan_table(plan)
+        show_figure(self.plan_chart, charts.plan_chart(plan))
 
 
 def _raise(error: Exception):
