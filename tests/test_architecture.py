@@ -245,9 +245,6 @@ def test_every_measures_module_has_its_own_test_file():
 #: widgets/ modules that are not views: AppState and the commands and events mixed into it, which
 #: may use pandas to compute what they hand the views.
 APP_STATE_SIDE = {"state", "interval_commands", "events"}
-#: The Annotations card keeps each uploaded file parsed (its frame) for the preview, the layout guess
-#: and the load, so that the upload parses a file once (issue 32); not yet handed to io/ as plain data.
-ANNOTATION_CARD = {"annotation_experiment", "annotation_cards"}
 #: What reading a pandas frame looks like in code: a view that calls one of these holds a frame.
 FRAME_READING = {
     "iloc",
@@ -279,7 +276,7 @@ FRAME_READING = {
 
 def _views() -> list[str]:
     names = [p.stem for p in (ROOT / "qra_widgets" / "widgets").glob("*.py") if p.stem != "__init__"]
-    return sorted(set(names) - APP_STATE_SIDE - ANNOTATION_CARD)
+    return sorted(set(names) - APP_STATE_SIDE)
 
 
 def test_the_views_hold_no_pandas_frame():
@@ -290,7 +287,9 @@ def test_the_views_hold_no_pandas_frame():
     import grimp
 
     views = _views()
-    assert {"overview", "results", "sidebyside", "tables", "uncertainty", "library", "criteria_prompt"} <= set(views)
+    assert {"overview", "results", "sidebyside", "tables", "uncertainty", "library", "annotation_experiment"} <= set(
+        views
+    )
     graph = grimp.build_graph("qra_widgets", include_external_packages=True, cache_dir=None)
     importing = graph.find_modules_that_directly_import("pandas")
     assert "qra_widgets.widgets.state" in importing or "qra_widgets.overview" in importing  # the check sees pandas

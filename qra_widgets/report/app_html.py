@@ -295,6 +295,16 @@ def property_effects(effects) -> tuple[str, bool]:
     return frame_table(effects, caption="Properties and pair CV*"), bool((effects.status != "too few pairs").any())
 
 
+def upload_preview(uploads, rows: int, cell: int) -> str:
+    """An Annotations card's preview: the first ``rows`` rows of its first file, each cell cut at
+    ``cell`` characters (:meth:`~qra_widgets.io.uploads.UploadedFiles.preview`), escaped."""
+    name, head, total = uploads.preview(rows, cell)
+    more = f" ({len(uploads) - 1} more file(s) with the same columns)" if len(uploads) > 1 else ""
+    return f"<p>First {len(head)} of {total} rows of <code>{escape(name)}</code>{more}:</p>" + head.to_html(
+        index=False, escape=True, classes="qra-template"
+    )
+
+
 def report_table(report) -> str:
     """The ImportReport as an escaped HTML table (the first :data:`REPORT_ROWS_SHOWN` rows)."""
     frame = report.to_frame()

@@ -1,7 +1,7 @@
 """The Annotations tab's parts: one quality criterion's row (:class:`CriterionRow`: name,
 scale, label level, evaluation type, QCET criterion suggested from the name), one criterion's
-column pickers in a card (:class:`CriterionPickers`), the guesses a file's headers and content
-suggest (:func:`guess_layout`) and the answer map's text forms.  The experiment card is
+column pickers in a card (:class:`CriterionPickers`) and the answer map's text forms; the guesses
+a file's headers and content suggest are :func:`qra_widgets.io.uploads.guess_layout`.  The experiment card is
 :class:`qra_widgets.widgets.annotation_experiment.ExperimentCard`; the tab itself is
 :class:`qra_widgets.widgets.annotations.AnnotationsView`.
 """
@@ -14,7 +14,7 @@ import ipywidgets as w
 
 from ..errors import QRAInputError
 from ..io import parse
-from ..io.annotations import guess_mapping
+from ..io.uploads import guess_layout, is_number  # noqa: F401 (the card's guesses, kept importable from here)
 from ..report.html import escape
 from ..study import EVALUATION_TYPES, LABEL_LEVELS
 from .common import button, labelled, set_options
@@ -231,103 +231,6 @@ def file_stem(name: str) -> str:
     return base.split(".")[0] or base
 
 
-_CHOICE_WORDS = {
-    "a",
-    "b",
-    "true",
-    "false",
-    "tie",
-    "same",
-    "equal",
-    "neither",
-    "both",
-    "left",
-    "right",
-    "first",
-    "second",
-    "1",
-    "2",
-    "0",
-}
-
-
-def guess_layout(frame, criteria=()) -> dict:
-    """The layout and columns a file's headers *and content* suggest (the user corrects them):
-
-    - best-worst: a best and a worst column, and two or more columns naming the systems shown;
-    - pairwise: two columns naming systems from one vocabulary (different on nearly every row)
-      and a column of two or three choice words (A/B, True/False, tie) or of those systems' names;
-    - long: a criterion and a rating column; else wide (:func:`~qra_widgets.io.annotations.guess_mapping`).
-
-    >>> import pandas as pd
-    >>> frame = pd.DataFrame({"worker": ["w1", "w1", "w2"], "ix": ["1", "2", "1"], "system_a": ["x", "y", "z"],
-    ...                       "system_b": ["y", "z", "x"], "chose_b": ["True", "False", "True"]})
-    >>> guess = guess_layout(frame)
-    >>> guess["layout"], guess["system_a"], guess["system_b"], guess["choice"], guess["rater"]
-    ('pairwise', 'system_a', 'system_b', 'chose_b', 'worker')
-    """
-    columns = [str(c) for c in frame.columns]
-    unique = [c for c in columns if columns.count(c) == 1]
-    guess: dict = dict(guess_mapping(columns, list(criteria)))
-    sample = frame[unique].head(2000)
-    values = {c: set(sample[c]) - {""} for c in unique}
-    lower = {c: c.lower() for c in unique}
-    taken = {v for v in guess.values() if isinstance(v, str)}
-    for key, patterns in (
-        ("rater", (r"worker|annotator|rater|labell?er|participant|judge",)),
-        ("item", (r"(^|[._])code$", r"(^|[._])(item|ix|example)(_?id)?$", r"^hitid$")),
-    ):
-        for pattern in patterns:  # MTurk: WorkerId; the item's code before the HIT's id
-            found = next((c for c in unique if c not in taken and re.search(pattern, lower[c])), None)
-            if found and key not in guess:
-                guess[key] = found
-                taken.add(found)
-    named = re.compile(r"sys|model|condition|method|left|right|first|second|option")
-    systems = sorted(
-        (
-            c
-            for c in unique
-            if 2 <= len(values[c]) <= 60 and (named.search(lower[c]) or not all(is_number(v) for v in values[c]))
-        ),
-        key=lambda c: not named.search(lower[c]),
-    )  # numbered columns (task, position) are no systems
-    pair = None
-    for i, first in enumerate(systems):
-        for second in systems[i + 1 :]:
-            shared = len(values[first] & values[second]) / len(values[first] | values[second])
-            if shared >= 0.5 and (sample[first] != sample[second]).mean() >= 0.9:
-                pair = (first, second)
-                break
-        if pair:
-            break
-    best = [c for c in unique if "best" in lower[c]]
-    worst = [c for c in unique if "worst" in lower[c]]
-    if pair and best and worst:
-        guess.update(layout="best_worst", shown=list(pair), best=best[0], worst=worst[0])
-        guess.pop("system", None)
-        return guess
-    if pair:
-        vocabulary = values[pair[0]] | values[pair[1]] | {"tie"}
-        named = sorted(
-            (
-                c
-                for c in unique
-                if c not in pair
-                and 2 <= len(values[c]) <= 3
-                and ({v.lower() for v in values[c]} <= _CHOICE_WORDS or values[c] <= vocabulary)
-            ),
-            key=lambda c: not re.search(r"chose|choice|prefer|winner|better|answer", lower[c]),
-        )
-        if named:
-            guess.update(layout="pairwise", system_a=pair[0], system_b=pair[1], choice=named[0])
-            guess.pop("system", None)
-            if guess.get("item") in pair or guess.get("item") == named[0]:
-                guess.pop("item")
-            return guess
-    guess["layout"] = "long" if "rating" in guess and "criterion" in guess else "wide"
-    return guess
-
-
 def picker(css: str, width: str = "auto") -> w.Dropdown:
     widget = w.Dropdown(layout=w.Layout(width=width, max_width="30em"))
     widget.add_class(css)
@@ -403,11 +306,3 @@ class CriterionPickers:
             if value in widget.options:
                 widget.value = value
         self.raters.value = tuple(v for v in kept[4] if v in self.raters.options)
-
-
-def is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True

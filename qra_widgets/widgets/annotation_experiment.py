@@ -10,6 +10,8 @@ from ..errors import QRAInputError
 from ..io import parse
 from ..io.annotations import guess_mapping
 from ..io.layout_keys import BEST_WORST_BY, PAIRWISE_SCORES, TIE_RULES
+from ..io.uploads import UploadedFiles
+from ..report.app_html import upload_preview
 from ..report.html import escape
 from .annotation_cards import (
     CONSTANT,
@@ -22,7 +24,6 @@ from .annotation_cards import (
     CriterionPickers,
     answer_map_template,
     file_stem,
-    guess_layout,
     is_number,
     parse_answer_map,
     picker,
@@ -44,7 +45,7 @@ class ExperimentCard:
     Every control is built once; choosing a layout only shows and hides rows (nothing is
     re-parented or closed).  The files are the card's own: two cards may hold files of the same
     name (two labs' ``coherence.csv``) and they stay two files.  Each file is parsed once, when
-    it is uploaded, and the parsed table is kept (:attr:`frames`) for the preview, the guesses,
+    it is uploaded, and kept (:attr:`uploads`, :class:`~qra_widgets.io.uploads.UploadedFiles`) for the preview, the guesses,
     the answer map and the load.
 
     ``view`` is the tab (:class:`~qra_widgets.widgets.annotations.AnnotationsView`) whose
@@ -54,7 +55,7 @@ class ExperimentCard:
     def __init__(self, view, experiment_id: str, role: str):
         self.view = view
         self.files: dict[str, bytes] = {}
-        self.frames: dict = {}
+        self.uploads = UploadedFiles()  # the files, each parsed once at upload
         self.columns: list[str] = []
         self.guess: dict = {}
         self.upload = w.FileUpload(accept=view.ACCEPT, multiple=True, description="Add files", icon="")
@@ -216,39 +217,33 @@ class ExperimentCard:
     def add_files(self, files: dict[str, bytes]) -> None:
         """Parse each new file once (a file that cannot be read is refused, by name, and nothing
         of this upload is kept), then show the preview and guess the columns."""
-        frames = {name: self.parse(name, data) for name, data in files.items()}
+        added = UploadedFiles.read(files, self.sheet.value.strip() or None)
         first = not self.files
-        self.set_files({**self.files, **files}, {**self.frames, **frames})
+        self.set_files({**self.files, **files}, self.uploads.merged(added))
         if first:
             if not self.label.value.strip():
                 self.label.value = file_stem(next(iter(files)))  # "grammar" for grammar.csv.gz
             self.apply_guess()
-        rows = sum(len(f) for f in frames.values())
+        rows = added.rows()
         self.view.status.ok(
             f"{self.id.value}: read {len(files)} file(s) ({', '.join(files)}; {rows} rows): check the "
             f"preview and the columns."
         )
 
-    def parse(self, name: str, data: bytes):
-        from ..io.annotations import entry_file_bytes, read_frame
-
-        data, shown = entry_file_bytes(name, files={name: data})
-        return read_frame(data, shown, self.sheet.value.strip() or None)
-
     def reread(self) -> None:
         """The sheet changed: parse the files again with it."""
         if self.files:
-            self.set_files(self.files, {name: self.parse(name, data) for name, data in self.files.items()})
+            self.set_files(self.files, UploadedFiles.read(self.files, self.sheet.value.strip() or None))
 
-    def set_files(self, files: dict[str, bytes], frames: dict | None = None) -> None:
-        self.files, self.frames = dict(files), dict(frames or {})
+    def set_files(self, files: dict[str, bytes], uploads: UploadedFiles | None = None) -> None:
+        self.files, self.uploads = dict(files), uploads or UploadedFiles()
         names = list(self.files)
         self.file_list.value = (
             ", ".join(f"<code>{escape(n)}</code>" for n in names)
             if names
             else "<span class='qra-muted'>no file yet</span>"
         )
-        self.columns = list(next(iter(self.frames.values())).columns) if self.frames else []
+        self.columns = self.uploads.columns()
         self.show_preview()
         unique = list(dict.fromkeys(self.columns))
         set_options(self.rater, [NONE, CONSTANT, *unique])
@@ -278,34 +273,16 @@ class ExperimentCard:
         self.excludes.append((column, values))
         self.exclude_box.children = (*self.exclude_box.children, self.exclude_row(column, values))
 
-    def frame(self):
-        """All the card's files as one table (they share their columns)."""
-        import pandas as pd
-
-        frames = list(self.frames.values())
-        if not frames:
-            raise QRAInputError(f"experiment {self.id.value}: add its file(s) first")
-        return frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
-
     def show_preview(self) -> None:
-        if not self.frames:
-            self.preview.value = ""
-            return
-        name, frame = next(iter(self.frames.items()))
-        head = frame.head(5).map(lambda v: v if len(v) <= PREVIEW_CELL else v[:PREVIEW_CELL] + "…")
-        more = f" ({len(self.frames) - 1} more file(s) with the same columns)" if len(self.frames) > 1 else ""
-        self.preview.value = (
-            f"<p>First {len(head)} of {len(frame)} rows of <code>{escape(name)}</code>{more}:</p>"
-            + head.to_html(index=False, escape=True, classes="qra-template")
-        )
+        self.preview.value = upload_preview(self.uploads, 5, PREVIEW_CELL) if self.uploads else ""
 
     # ------------------------------------------------------------------ guesses and layout
 
     def apply_guess(self) -> None:
         """Pre-select what the first file's headers and content suggest."""
-        if not self.frames:
+        if not self.uploads:
             return
-        guess = self.guess = guess_layout(self.frame(), self.view.criterion_names())
+        guess = self.guess = self.uploads.guess(self.view.criterion_names())
         for dropdown, key in (
             (self.system, "system"),
             (self.rater, "rater"),
@@ -378,11 +355,11 @@ class ExperimentCard:
         kept = {row: pickers.state() for row, pickers in self.pickers.items()}
         values = []
         if (
-            self.frames
+            self.uploads
             and self.criterion_column.value in self.columns
             and self.columns.count(self.criterion_column.value) == 1
         ):
-            values = sorted(set(self.frame()[self.criterion_column.value]) - {""})
+            values = self.uploads.distinct(self.criterion_column.value)
         unique = list(dict.fromkeys(self.columns))
         fresh = {}
         for index, row in enumerate(self.view.criteria):
@@ -454,15 +431,10 @@ class ExperimentCard:
 
     def systems_in_files(self) -> list[str]:
         """The systems this card's files name (after its row filters), for a scores card's boxes."""
-        if not self.frames or self.layout.value == "scores":
+        if not self.uploads or self.layout.value == "scores":
             return []
-        from ..io.layout_rows import Table, select_rows
-
-        frame = self.frame()
         entry = {}
         self.add_filters(entry, "preview")
-        if entry:
-            frame = select_rows(Table.of(frame, "preview"), entry).frame
         layout = self.layout.value
         columns = {
             "wide": [self.system.value],
@@ -470,11 +442,7 @@ class ExperimentCard:
             "pairwise": [self.system_a.value, self.system_b.value],
             "best_worst": list(self.shown.value),
         }.get(layout, [])
-        found: dict[str, None] = {}
-        for column in columns:
-            if column in frame.columns and self.columns.count(column) == 1:
-                found.update(dict.fromkeys(v for v in frame[column] if v))
-        return list(found)
+        return self.uploads.values_in(columns, entry)
 
     # ------------------------------------------------------------------ the answer map
 
@@ -495,16 +463,9 @@ class ExperimentCard:
         """One box per answer found in the answer columns that is not a number (for choices, every
         answer), with a guess where one is obvious (A -> a, same -> tie); values typed are kept."""
         missing = set(self.view.missing_marks())
-        frame = self.frame()
-        found: dict[str, None] = {}
-        for column in self.answer_columns():
-            cells = frame.iloc[:, column - 1] if isinstance(column, int) else frame[column]
-            if getattr(cells, "ndim", 1) != 1:
-                raise QRAInputError(
-                    f"{self.id.value}: several columns are named {column!r}; use the form layout "
-                    f"and name them by position"
-                )
-            found.update(dict.fromkeys(v for v in cells.astype(str) if v not in missing))
+        if not self.uploads:
+            raise QRAInputError(f"experiment {self.id.value}: add its file(s) first")
+        found = self.uploads.answers(self.answer_columns(), missing, self.id.value)
         layout = self.layout.value
         numbers = layout in ("wide", "long") or (
             layout == "items_in_columns" and all(len(i) == 3 and "system" in i for i in self.item_specs())

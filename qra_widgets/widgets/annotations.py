@@ -294,7 +294,7 @@ class AnnotationsView:
             names[(id(card), name)]: frame
             for card in self.experiments
             if not card.format.value and card.delimiter.value == "auto"
-            for name, frame in card.frames.items()
+            for name, frame in card.uploads.parsed().items()
         }
 
     @guarded(lambda self: self.status)
