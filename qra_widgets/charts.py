@@ -85,11 +85,14 @@ def as_figure(spec: dict) -> go.Figure:
     return go.Figure(data=spec.get("data") or [], layout=spec.get("layout") or {}, _validate=False)
 
 
-def _base_layout(title: str, subtitle: str = "") -> dict:
-    text = safe(title) + (f"<br><sup>{safe(subtitle)}</sup>" if subtitle else "")
+def _base_layout(title: str, subtitle: str | list[str] = "") -> dict:
+    """The shared layout; ``subtitle`` may be a list of lines (each escaped, then joined with ``<br>``:
+    Plotly never wraps a title, so a long subtitle is given as lines rather than cut at the edge)."""
+    lines = [line for line in ([subtitle] if isinstance(subtitle, str) else subtitle) if line]
+    text = safe(title) + "".join(f"<br><sup>{safe(line)}</sup>" for line in lines)
     return {
         "title": {"text": text, "x": 0.01, "xanchor": "left"},
-        "margin": {"l": 60, "r": 20, "t": 80 if subtitle else 60, "b": 60},
+        "margin": {"l": 60, "r": 20, "t": 60 + 20 * len(lines), "b": 60},
         "legend": {"orientation": "h", "yanchor": "top", "y": -0.18, "x": 0},
         "font": {"family": "system-ui, -apple-system, Segoe UI, Roboto, Helvetica, Arial, sans-serif"},
         "xaxis": {"automargin": True},
@@ -680,8 +683,7 @@ def forest_figure_json(frame, *, template: bool = True, influence=None) -> dict:
         }
     )
     qc = str(frame["quality_criterion"].iloc[0]) if len(frame) else ""  # _base_layout escapes title and subtitle
-    subtitle_text = "; ".join([", ".join(estimators)] + summaries[:3])
-    layout = _base_layout(f"Forest plot: {qc}", subtitle_text)
+    layout = _base_layout(f"Forest plot: {qc}", [", ".join(estimators)] + summaries[:3])
     layout["yaxis"] = {
         **layout["yaxis"],
         "autorange": "reversed",
