@@ -119,6 +119,64 @@ def test_malayalam_alpha_among_the_six_reannotators(field_data):
     assert round(value(interval, experiment="R", measure="alpha"), 3) == 0.369
 
 
+def test_malayalam_four_label_sets_compare_each_repeat_with_the_original(field_data):
+    """Issue 29, item 7, on four real label sets: the original, the released re-annotation (R) and
+    the first-stage labels of two re-annotators (P1, P2 on 400 comments).  O vs R reproduces the
+    team's published alpha (0.434 nominal, 0.462 interval); every pair is checked against
+    scikit-learn's ``cohen_kappa_score`` and the ``krippendorff`` package on the same labels."""
+    import numpy as np
+    import pandas as pd
+
+    krippendorff = pytest.importorskip("krippendorff")
+    metrics = pytest.importorskip("sklearn.metrics")
+    study = load_annotations(spec("chakravarthi2020_malayalam_four_label_sets"), base=field_data)
+    nominal, interval = qw.assess(study).to_frame(), qw.assess(study, conventions=INTERVAL).to_frame()
+    assert set(nominal.experiments) == {"", "O vs R", "O vs P1", "O vs P2"}
+    pair = lambda frame, versus, measure: value(frame, measure=measure, level="qc", experiments=versus)
+    assert round(pair(nominal, "O vs R", "alpha"), 3) == 0.434  # Inter-Study Agreement.ipynb
+    assert round(pair(interval, "O vs R", "alpha"), 3) == 0.462
+    # the same pair in the two-experiment study gives the same values, as its kappa and alpha rows
+    two = qw.assess(load_annotations(spec("chakravarthi2020_malayalam_reannotation"), base=field_data)).to_frame()
+    assert pair(nominal, "O vs R", "kappa") == value(two, measure="kappa", level="qc")
+    assert pair(nominal, "O vs R", "alpha") == value(two, measure="alpha", level="qc")
+    # each pair against the two packages, on the raw sheets read with pandas
+    folder = field_data / MALAYALAM
+    labels = pd.read_excel(folder / "InterStudy_Dataset Original vs Reannotated.xlsx", sheet_name="Malayalam_Sentences")
+    labels = labels.merge(
+        pd.read_excel(
+            folder / "Other Files/Data for Krippendorfs Alpha/Participants_1_2.xlsx", sheet_name="Malayalam_Sentences"
+        ).drop(columns="text"),
+        on="id",
+        how="left",
+    )
+    codes = spec("chakravarthi2020_malayalam_four_label_sets")["values"]
+    coded = {
+        name: labels[column].map(codes)
+        for name, column in (("O", "Original"), ("R", "Reannotated"), ("P1", "Participant 1"), ("P2", "Participant 2"))
+    }
+    for repeat in ("R", "P1", "P2"):
+        both = coded["O"].notna() & coded[repeat].notna()
+        on_both = metrics.cohen_kappa_score(coded["O"][both], coded[repeat][both])
+        # the missing-label rule (docs/measures.md; Gwet 2014 2.5, irrCAC's conger()): agreement on the
+        # comments both labelled, each label set's distribution over all the comments it labelled; with
+        # every comment in both (R) that is scikit-learn's value
+        observed = float((coded["O"][both] == coded[repeat][both]).mean())
+        chance = float(
+            coded["O"].value_counts(normalize=True).mul(coded[repeat].value_counts(normalize=True), fill_value=0).sum()
+        )
+        kappa = pair(nominal, f"O vs {repeat}", "kappa")
+        assert kappa == pytest.approx((observed - chance) / (1 - chance), abs=1e-12)
+        if repeat == "R":
+            assert kappa == pytest.approx(on_both, abs=1e-12)
+        else:  # P1, P2 labelled 400 of the 1,348: scikit-learn on the 400 gives 0.589 / 0.446
+            assert abs(kappa - on_both) < 5e-3
+        data = np.array([coded["O"].to_numpy(float), coded[repeat].to_numpy(float)])
+        for frame, level in ((nominal, "nominal"), (interval, "interval")):
+            expected = krippendorff.alpha(reliability_data=data, level_of_measurement=level, value_domain=range(5))
+            assert pair(frame, f"O vs {repeat}", "alpha") == pytest.approx(expected, abs=1e-12), (repeat, level)
+    assert round(pair(nominal, "O vs P1", "kappa"), 3) == 0.589 and round(pair(nominal, "O vs P2", "kappa"), 3) == 0.444
+
+
 # ----------------------------------------------------------------------------- DialSummEval (Gao & Wan 2022, tricodex 2023)
 
 
