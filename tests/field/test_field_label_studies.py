@@ -50,18 +50,20 @@ def value(frame, **where) -> float:
 # ----------------------------------------------------------------------------- QAMPARI (ReproNLP 2026)
 
 
-def test_qampari_spec_holds_the_teams_tau_values(field_data):
-    """The spec's system values are the team's two JSON files, value for value."""
-    data = spec("qampari2026_nugget_kendall")
+def test_qampari_spec_reads_the_teams_tau_files_as_they_are(field_data):
+    """The spec reads the team's two JSON files directly ("records" reaches the object
+    ``original_kendall``; each comparison unit is a record, its key the system): every value of
+    each file is the study's score, exactly, and nothing else is."""
+    study = load_annotations(spec("qampari2026_nugget_kendall"), base=field_data)
     for experiment, name in (("O", "original_qra_spec.json"), ("R", "reproduced_qra.json")):
         taus = json.loads((field_data / QAMPARI / name).read_text())["original_kendall"]
-        scores = next(e for e in data["experiments"] if e["id"] == experiment)["scores"]
-        assert {(qc, c): v for qc, systems in scores.items() for c, v in systems.items()} == {
+        assert {(qc, s): v for (qc, s, e), v in study.scores.items() if e == experiment} == {
             (f"{metric}_{level}", c): v
             for c, metrics in taus.items()
             for metric, levels in metrics.items()
             for level, v in levels.items()
         }
+    assert "scores" not in json.dumps(spec("qampari2026_nugget_kendall"))  # no value is copied into the spec
 
 
 def test_qampari_cv_star_equals_the_teams_24_values_and_6_means(field_data):
