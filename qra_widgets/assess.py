@@ -10,7 +10,9 @@ II         --                         n = 2: r, rho, tau;             --
                                       n > 2: mean pairwise r, rho; W
 III        n = 2: kappa (Cohen)       the same over all labels        mean of the QC values
            and alpha;
-           n > 2: fleiss_kappa, alpha of the QC
+           n > 2: fleiss_kappa, alpha of the QC;
+           then kappa and alpha of the
+           original vs each repeat
 IV         --                         P (findings if stated,          P pooled over every
                                       else from the scores)           difference in the study
 =========  =========================  ==============================  ======================
