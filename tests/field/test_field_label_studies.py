@@ -2,12 +2,15 @@
 and the teams' published numbers recomputed at the digits they printed.
 
 - QAMPARI nugget evaluation (ReproNLP 2026, team MoJa-Ardestani): CV* of Kendall tau values,
-  published in ``outputs/qra_results/qra_type_i_by_qc.csv`` and ``qra_type_i_summary.csv``.
+  published in ``outputs/qra_results/qra_type_i_by_qc.csv`` and ``qra_type_i_summary.csv``,
+  from the team's two tau files read as they are (JSON ``records`` reaching an object of
+  records, ``{"key": true}``).
 - Malayalam sentiment re-annotation (ReproNLP 2024, 2024.humeval-1.11): Krippendorff's alpha
   between the original and the re-annotated labels (notebook ``Inter-Study Agreement.ipynb``:
   nominal 0.434, interval 0.462) and among the six re-annotators (notebook
   ``krippendorfsAlphaForWholeDataset.ipynb``: nominal 0.383, interval 0.369).  A label-only
-  study (no systems: ``columns.system`` omitted) and raters in columns, named per sheet.
+  study (no systems: ``columns.system`` omitted) and raters in columns, named per sheet; and,
+  as four label sets, Cohen's kappa and alpha between the original and each repeat.
 - DialSummEval (Gao & Wan 2022) and its reproduction (tricodex 2023): interval alpha of the
   raw ratings, eight values (notebook ``IAA_CORR_calc.ipynb``).  The original is JSON Lines with
   three nested annotations per record (``explode``, ``{"index": ...}``); the reproduction is one
