@@ -189,3 +189,21 @@ def test_pair_rows_get_no_interval_and_say_so():
     # the value over all experiments keeps its own interval
     overall = frame[(frame.experiments == "") & (frame.measure == "alpha") & (frame.level == "qc")]
     assert np.isfinite(overall.ci_low.iloc[0])
+
+
+def test_side_by_side_and_the_library_keep_pairs_apart_from_the_values_over_all_experiments():
+    from qra_widgets.assess import side_by_side
+    from qra_widgets.stored_results import stored_results
+    from qra_widgets.widgets.tables import side_by_side as side_by_side_html
+
+    study = labelled_study()
+    result = qw.assess(study)
+    table = side_by_side(study)
+    assert len(table) == len(result.rows)  # one row per cell: the pair is part of the key
+    overall = table[(table.measure == "alpha") & (table.level == "qc") & (table.experiments == "")]
+    assert overall.qrapp.iloc[0] == result.value("alpha", "qc", "Q")
+    html = side_by_side_html(result, qw.assess(study, "qra3"))
+    assert "κ (O vs R1)" in html and "α (O vs R2)" in html
+    # the library's overview compares studies by their values over all experiments
+    stored = stored_results(study)["rows"]
+    assert len(stored) == sum(r.experiments is None for r in result.rows)
