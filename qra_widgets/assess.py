@@ -360,14 +360,21 @@ class Assessment:
         return pd.DataFrame(rows, columns=SYSTEM_MEAN_COLUMNS)
 
     def value(
-        self, measure: str, level: str = "qc", quality_criterion: str | None = None, system: str | None = None
+        self,
+        measure: str,
+        level: str = "qc",
+        quality_criterion: str | None = None,
+        system: str | None = None,
+        experiments: tuple[str, str] | None = None,
     ) -> float:
-        """Look up one value, e.g. ``value("CV*", "system", "Fluency", "SVM")``."""
+        """Look up one value, e.g. ``value("CV*", "system", "Fluency", "SVM")``; ``experiments``
+        (``("O", "R2")``) picks a Type III value between the original and one repeat (n > 2)."""
         for row in self.rows:
             if (
                 (row.measure, row.level) == (measure, level)
                 and (quality_criterion is None or row.quality_criterion == quality_criterion)
                 and (system is None or row.system == system)
+                and row.experiments == (None if experiments is None else tuple(experiments))
             ):
                 return row.value
         raise QRAInputError(

@@ -207,3 +207,12 @@ def test_side_by_side_and_the_library_keep_pairs_apart_from_the_values_over_all_
     # the library's overview compares studies by their values over all experiments
     stored = stored_results(study)["rows"]
     assert len(stored) == sum(r.experiments is None for r in result.rows)
+
+
+def test_value_looks_up_a_pair_only_when_asked():
+    result = qw.assess(labelled_study())
+    with pytest.raises(qw.QRAInputError, match="no 'kappa' at qc level"):
+        result.value("kappa", "qc", "Q")  # no Cohen's kappa over all three experiments
+    pair = [r for r in rows_of(result, ("O", "R2")) if r.measure == "kappa" and r.level == "qc"][0]
+    assert result.value("kappa", "qc", "Q", experiments=("O", "R2")) == pair.value
+    assert result.value("alpha", "qc", "Q") != result.value("alpha", "qc", "Q", experiments=("O", "R2"))
