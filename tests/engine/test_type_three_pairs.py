@@ -213,6 +213,6 @@ def test_value_looks_up_a_pair_only_when_asked():
     result = qw.assess(labelled_study())
     with pytest.raises(qw.QRAInputError, match="no 'kappa' at qc level"):
         result.value("kappa", "qc", "Q")  # no Cohen's kappa over all three experiments
-    pair = [r for r in rows_of(result, ("O", "R2")) if r.measure == "kappa" and r.level == "qc"][0]
+    (pair,) = [r for r in rows_of(result, ("O", "R2")) if r.measure == "kappa" and r.level == "qc"]
     assert result.value("kappa", "qc", "Q", experiments=("O", "R2")) == pair.value
     assert result.value("alpha", "qc", "Q") != result.value("alpha", "qc", "Q", experiments=("O", "R2"))
