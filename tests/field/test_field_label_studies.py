@@ -71,7 +71,12 @@ def test_qampari_spec_reads_the_teams_tau_files_as_they_are(field_data):
 
 def test_qampari_cv_star_equals_the_teams_24_values_and_6_means(field_data):
     study = load_annotations(spec("qampari2026_nugget_kendall"), base=field_data)
-    frame = qw.assess(study).to_frame()  # the spec's conventions: qrapp without the scale shift (the team's)
+    assessment = qw.assess(study)
+    frame = assessment.to_frame()  # the spec's conventions: qrapp without the scale shift (the team's)
+    # every writer runs on it: tau values are not points of the -1..1 scale, and the annotator agreement
+    # counts them by value instead of refusing them (it raised "label 0.887 is not one of the declared categories")
+    assert "| 9.05 |" in assessment.to_markdown() and "9.05" in assessment.to_latex()
+    assert "9.047661451661" in assessment.to_csv() and "9.05" in assessment._repr_html_()
     published = read_csv_exact(field_data / QAMPARI / "outputs/qra_results/qra_type_i_by_qc.csv")
     assert len(published) == 24
     for row in published.itertuples():
