@@ -92,7 +92,8 @@ def read_table(data: bytes, source: str, entry: dict) -> Table:
             raise QRAInputError(f"{source}: cannot be read as a spreadsheet ({error}); {_KEYS_HINT}") from None
         check_shape(len(frame), len(frame.columns), source)
         return Table.of(_stripped(frame), source)
-    text = decode(data, source)
+    hint = "write the JSON with line breaks, e.g. json.dump(data, file, indent=1)" if fmt == "json" else None
+    text = decode(data, source, hint=hint) if hint else decode(data, source)
     if fmt in ("json", "jsonl"):
         return _json_table(text, source, fmt, entry)
     return Table.of(_stripped(csv_frame(text, source, delimiter)), source)

@@ -98,7 +98,10 @@ def test_an_object_with_about_a_million_keys_is_refused_by_the_caps():
     """An object of 2^20 + 1 records (about 10^6; 13 MiB, under the file-size cap): one key a line
     stops at the row cap before a record is read; on one line, at the line-length cap."""
     keys = [f'"{k}":{{}}' for k in range(MAX_ROWS + 1)]
-    for joined, message in ((",\n", rf"has more than {MAX_ROWS:,} rows"), (",", r"line 1 is .* MiB long")):
+    for joined, message in (
+        (",\n", rf"has more than {MAX_ROWS:,} rows"),
+        (",", r"line 1 is .* MiB long; the limit is 1 MiB per line \(write the JSON with line breaks"),
+    ):
         document = ('{"original_kendall": {' + joined.join(keys) + "}}").encode()
         with pytest.raises(qw.QRAInputError, match=rf"O.json: {message}"):
             load_annotations(spec(), files={"O.json": document, "R.json": document})
