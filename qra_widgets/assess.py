@@ -10,7 +10,9 @@ II         --                         n = 2: r, rho, tau;             --
                                       n > 2: mean pairwise r, rho; W
 III        n = 2: kappa (Cohen)       the same over all labels        mean of the QC values
            and alpha;
-           n > 2: fleiss_kappa, alpha of the QC
+           n > 2: fleiss_kappa, alpha of the QC;
+           then kappa and alpha of the
+           original vs each repeat
 IV         --                         P (findings if stated,          P pooled over every
                                       else from the scores)           difference in the study
 =========  =========================  ==============================  ======================
@@ -193,7 +195,7 @@ class Assessment:
         if not self.intervals:
             return {}
         agreement = self._agreement() if any(key[0] == "annotators" for key in self.intervals) else {}
-        notes = [self.ci_note((r.measure, r.level, r.quality_criterion, r.system), r.value) for r in self.rows]
+        notes = [self.ci_note(r.key, r.value) for r in self.rows]
         notes += list(agreement.get("ci_note", ()))
         return {text: f"{CAUTION_MARK}{i}" for i, text in enumerate(dict.fromkeys(n for n in notes if n), 1)}
 
@@ -228,12 +230,15 @@ class Assessment:
         ``ci_level`` and, for a bootstrap interval, ``ci_B``, ``ci_seed`` and ``ci_pairing``
         (``paired`` or ``unpaired`` items), and ``ci_note``: a caution where the coverage study
         found this kind of interval too short (:func:`~qra_widgets.intervals.interval_caution`;
-        empty otherwise)."""
+        empty otherwise).  A study of three or more experiments with item labels also has an
+        ``experiments`` column after ``system``: ``"O vs R2"`` on the Type III rows between the
+        original's and one repeat's labels, empty on every other row."""
         import pandas as pd
 
         if not self.rows:
             return pd.DataFrame([], columns=COLUMNS).astype(_FRAME_DTYPES)
-        return pd.DataFrame(self._columns(), columns=COLUMNS)
+        columns = self._columns()
+        return pd.DataFrame(columns, columns=list(columns))
 
     def _columns(self) -> dict:
         """The columns of :meth:`to_frame` (with rows), each made in its dtype (:data:`_FRAME_DTYPES`;
@@ -245,8 +250,10 @@ class Assessment:
         cells = [self._interval_cells(row) for row in rows] if self.intervals else [self._cells(None)] * len(rows)
         column = lambda name: [getattr(row, name) for row in rows]
         cell = lambda name: [c[name] for c in cells]
+        pairs = [pair_text(row.experiments) for row in rows] if any(row.experiments for row in rows) else None
         return {
             **{name: column(name) for name in COLUMNS[:5]},
+            **({"experiments": pairs} if pairs else {}),  # only with rows of one pair of experiments (n > 2 labels)
             "value": np.array(column("value"), dtype=float),
             "n": np.array(column("n"), dtype=int),
             "n_systems": pd.array(column("n_systems"), dtype="Int64"),
@@ -262,7 +269,7 @@ class Assessment:
 
     def _interval_cells(self, row: _Row) -> dict:
         """The interval columns of a row; with intervals asked for, a row without one says why in its note."""
-        key = (row.measure, row.level, row.quality_criterion, row.system)
+        key = row.key
         return self._cells(self.intervals.get(key), row.note, self.ci_note(key, row.value))
 
     def _cells(self, found, note: str = "", caution: str = "") -> dict:
@@ -348,14 +355,21 @@ class Assessment:
         return pd.DataFrame(rows, columns=SYSTEM_MEAN_COLUMNS)
 
     def value(
-        self, measure: str, level: str = "qc", quality_criterion: str | None = None, system: str | None = None
+        self,
+        measure: str,
+        level: str = "qc",
+        quality_criterion: str | None = None,
+        system: str | None = None,
+        experiments: tuple[str, str] | None = None,
     ) -> float:
-        """Look up one value, e.g. ``value("CV*", "system", "Fluency", "SVM")``."""
+        """Look up one value, e.g. ``value("CV*", "system", "Fluency", "SVM")``; ``experiments``
+        (``("O", "R2")``) picks a Type III value between the original and one repeat (n > 2)."""
         for row in self.rows:
             if (
                 (row.measure, row.level) == (measure, level)
                 and (quality_criterion is None or row.quality_criterion == quality_criterion)
                 and (system is None or row.system == system)
+                and row.experiments == (None if experiments is None else tuple(experiments))
             ):
                 return row.value
         raise QRAInputError(
@@ -695,7 +709,8 @@ def _rank_counts_by_pair(scored: np.ndarray, kwargs: dict, earlier: dict, kept: 
 def _type_three(rows: list[_Row], study: Study, qc, conventions: Conventions) -> None:
     """Cohen's kappa and Krippendorff's alpha (n = 2) or Fleiss' kappa and alpha (n > 2) over all
     labels of the QC and per system; alpha at ``conventions.alpha_level``, else the criterion's
-    ``label_level``.
+    ``label_level``.  For n > 2, Cohen's kappa and alpha between the original and each repeat
+    follow (rows whose ``experiments`` names the pair, :func:`original_experiment`).
 
     Works on the label columns: items become units (sorted by system, so each system's units
     are one block of the QC's category-count matrix) and every measure reads counts.
@@ -706,38 +721,67 @@ def _type_three(rows: list[_Row], study: Study, qc, conventions: Conventions) ->
     if n < 2:
         return
     q, n_units = max(len(coded.categories), 1), len(coded.unit_system)
+    alpha_level = conventions.alpha_level or qc.label_level
+    bounds = np.searchsorted(coded.unit_system, np.arange(len(study.systems) + 1))
+    scopes = [("qc", None, slice(None))] + [
+        ("system", s, slice(bounds[i], bounds[i + 1])) for i, s in enumerate(study.systems) if bounds[i + 1] > bounds[i]
+    ]
     if n == 2:
-        table = np.full((2, n_units), np.nan)
-        table[np.searchsorted(present, coded.experiment_row), coded.unit] = coded.code
-        alpha_level = conventions.alpha_level or qc.label_level
-        pair_counts = np.zeros((n_units, q), dtype=np.int64)
-        np.add.at(pair_counts, (coded.unit, coded.code), 1)
-        measures = [
-            ("kappa", lambda cols: m.cohen_kappa(table[0, cols], table[1, cols], categories=list(range(q)))),
-            (
-                "alpha",
-                lambda cols: m.krippendorff_alpha(
-                    m.CategoryCounts(pair_counts[cols], coded.categories), level=alpha_level
-                ),
-            ),
-        ]
+        measures = _pair_measures(coded, present[0], present[1], q, alpha_level)
     else:
         counts = np.bincount(coded.unit * q + coded.code, minlength=n_units * q).reshape(n_units, q)
         scoped = lambda cols: m.CategoryCounts(counts[cols], coded.categories)
-        alpha_level = conventions.alpha_level or qc.label_level
         available = {
             "fleiss_kappa": lambda cols: m.fleiss_kappa(scoped(cols)),
             "alpha": lambda cols: m.krippendorff_alpha(scoped(cols), level=alpha_level),
         }
         measures = [(name, available[name]) for name in conventions.agreement_many]
-    bounds = np.searchsorted(coded.unit_system, np.arange(len(study.systems) + 1))
-    scopes = [("qc", None, slice(None))] + [
-        ("system", s, slice(bounds[i], bounds[i + 1])) for i, s in enumerate(study.systems) if bounds[i + 1] > bounds[i]
-    ]
     for level, system, columns in scopes:
         for name, function in measures:
             value, reason = _measured(function, columns)
             rows.append(_Row("III", name, level, qc.name, system, value, n, None, reason))
+    if n == 2:
+        return
+    ids = study.experiment_ids
+    original = ids.index(original_experiment(study))
+    if original not in present:
+        return
+    for repeat in (int(e) for e in present if e != original):
+        pair = (ids[original], ids[repeat])
+        measures = _pair_measures(coded, original, repeat, q, alpha_level)
+        for level, system, columns in scopes:
+            for name, function in measures:
+                value, reason = _measured(function, columns)
+                rows.append(_Row("III", name, level, qc.name, system, value, 2, None, reason, experiments=pair))
+
+
+def pair_text(experiments: tuple[str, str] | None) -> str:
+    """``"O vs R2"``: the ``experiments`` column of a row of one pair of experiments (empty otherwise)."""
+    return " vs ".join(experiments) if experiments else ""
+
+
+def original_experiment(study: Study) -> str:
+    """The experiment a repeat's labels are compared with (Type III, n > 2): the first whose role is
+    ``"original"``, else the first experiment of the study."""
+    return next((e.id for e in study.experiments if e.role == "original"), study.experiment_ids[0])
+
+
+def _pair_measures(coded, first: int, second: int, q: int, alpha_level: str) -> list:
+    """Cohen's kappa and alpha between the labels of experiments ``first`` and ``second`` (rows of
+    ``study.experiment_ids``), each a function of the unit columns it is computed over."""
+    n_units = len(coded.unit_system)
+    table = np.full((2, n_units), np.nan)
+    chosen = (coded.experiment_row == first) | (coded.experiment_row == second)
+    table[(coded.experiment_row[chosen] == second).astype(np.int64), coded.unit[chosen]] = coded.code[chosen]
+    pair_counts = np.zeros((n_units, q), dtype=np.int64)
+    np.add.at(pair_counts, (coded.unit[chosen], coded.code[chosen]), 1)
+    return [
+        ("kappa", lambda cols: m.cohen_kappa(table[0, cols], table[1, cols], categories=list(range(q)))),
+        (
+            "alpha",
+            lambda cols: m.krippendorff_alpha(m.CategoryCounts(pair_counts[cols], coded.categories), level=alpha_level),
+        ),
+    ]
 
 
 def _study_level(assessment: Assessment, pooled: m.RankCounts) -> None:
@@ -746,8 +790,8 @@ def _study_level(assessment: Assessment, pooled: m.RankCounts) -> None:
     n = assessment.n
     if system_cv:
         rows.append(_Row("I", "CV*", "study", None, None, float(np.mean(system_cv)), n, len(system_cv)))
-    for name in ("kappa", "fleiss_kappa", "alpha"):
-        values = [r.value for r in rows if r.measure == name and r.level == "qc"]
+    for name in ("kappa", "fleiss_kappa", "alpha"):  # rows of one pair of experiments (n > 2) are not averaged
+        values = [r.value for r in rows if r.measure == name and r.level == "qc" and r.experiments is None]
         if values:
             defined = [v for v in values if not np.isnan(v)]
             note = "" if defined else f"no quality criterion has a defined {name}"
@@ -771,11 +815,13 @@ def side_by_side(study: Study, conventions=("qrapp", "qra3")):
     >>> table[table.system == "SVM"][["qrapp", "qra3"]].round(2).values.tolist()
     [[19.96, 18.43]]
     """
-    keys = ["result_type", "measure", "level", "quality_criterion", "system"]
+    cell = ["result_type", "measure", "level", "quality_criterion", "system"]
     merged = None
     for choice in conventions:
         result = assess(study, conventions=choice)
-        frame = result.to_frame()[keys + ["value"]].rename(columns={"value": result.conventions.describe()})
+        frame = result.to_frame()
+        keys = [*cell, "experiments"] if "experiments" in frame else cell  # Type III of one pair of experiments
+        frame = frame[keys + ["value"]].rename(columns={"value": result.conventions.describe()})
         merged = frame if merged is None else merged.merge(frame, on=keys, how="outer", sort=False)
     if merged is None:
         raise QRAInputError("side_by_side: give at least one conventions preset")

@@ -27,7 +27,13 @@ HUMAN_GUIDE, METRIC_GUIDE = 12.0, 1.0  # QRA++ section 6.1: good system-level CV
 
 
 def safe(text) -> str:
-    """Escape a user-given name for Plotly, whose labels accept HTML tags."""
+    """Escape a user-given name for Plotly, whose labels accept HTML tags (the same rule as
+    :func:`qra_widgets.report.escape.html`, which sits above charts in the layers).  Escape once,
+    where the text enters the figure (``_base_layout`` escapes titles and subtitles itself).
+
+    >>> safe("A&B <i>")
+    'A&amp;B &lt;i&gt;'
+    """
     return html.escape(str(text), quote=True)
 
 
@@ -79,11 +85,14 @@ def as_figure(spec: dict) -> go.Figure:
     return go.Figure(data=spec.get("data") or [], layout=spec.get("layout") or {}, _validate=False)
 
 
-def _base_layout(title: str, subtitle: str = "") -> dict:
-    text = safe(title) + (f"<br><sup>{safe(subtitle)}</sup>" if subtitle else "")
+def _base_layout(title: str, subtitle: str | list[str] = "") -> dict:
+    """The shared layout; ``subtitle`` may be a list of lines (each escaped, then joined with ``<br>``:
+    Plotly never wraps a title, so a long subtitle is given as lines rather than cut at the edge)."""
+    lines = [line for line in ([subtitle] if isinstance(subtitle, str) else subtitle) if line]
+    text = safe(title) + "".join(f"<br><sup>{safe(line)}</sup>" for line in lines)
     return {
         "title": {"text": text, "x": 0.01, "xanchor": "left"},
-        "margin": {"l": 60, "r": 20, "t": 80 if subtitle else 60, "b": 60},
+        "margin": {"l": 60, "r": 20, "t": 60 + 20 * len(lines), "b": 60},
         "legend": {"orientation": "h", "yanchor": "top", "y": -0.18, "x": 0},
         "font": {"family": "system-ui, -apple-system, Segoe UI, Roboto, Helvetica, Arial, sans-serif"},
         "xaxis": {"automargin": True},
@@ -627,7 +636,7 @@ def forest_figure_json(frame, *, template: bool = True, influence=None) -> dict:
             if _finite(row.get("tau2")):
                 interval = f" [{row['tau2_low']:.3g}, {row['tau2_high']:.3g}]" if _finite(row.get("tau2_low")) else ""
                 summaries.append(
-                    f"{safe(system)}: τ² {row['tau2']:.3g}{interval}, I² {row['i2']:.0f}%, "
+                    f"{system}: τ² {row['tau2']:.3g}{interval}, I² {row['i2']:.0f}%, "
                     f"Q({row['q_df']}) {row['q']:.2f} (p {row['q_p']:.2g})"
                 )
         else:
@@ -673,9 +682,8 @@ def forest_figure_json(frame, *, template: bool = True, influence=None) -> dict:
             if r["row"] == "pooled"
         }
     )
-    qc = safe(frame["quality_criterion"].iloc[0]) if len(frame) else ""
-    subtitle_text = "; ".join([", ".join(estimators)] + summaries[:3])
-    layout = _base_layout(f"Forest plot: {qc}", subtitle_text)
+    qc = str(frame["quality_criterion"].iloc[0]) if len(frame) else ""  # _base_layout escapes title and subtitle
+    layout = _base_layout(f"Forest plot: {qc}", [", ".join(estimators)] + summaries[:3])
     layout["yaxis"] = {
         **layout["yaxis"],
         "autorange": "reversed",
@@ -683,7 +691,7 @@ def forest_figure_json(frame, *, template: bool = True, influence=None) -> dict:
         "categoryarray": labels,
         "type": "category",
     }
-    layout["xaxis"] = {**layout["xaxis"], "title": {"text": f"{qc} (scale units)"}, "zeroline": False}
+    layout["xaxis"] = {**layout["xaxis"], "title": {"text": f"{safe(qc)} (scale units)"}, "zeroline": False}
     layout["height"] = int(min(MAX_HEIGHT, max(MIN_HEIGHT, 200 + FOREST_ROW_PX * len(labels))))
     layout["margin"] = {**layout["margin"], "l": 220}
     if template:

@@ -221,10 +221,10 @@ def assessment_intervals(assessment, result) -> dict:
     out: dict = {}
     study = assessment.study
     rated = set(study.ratings.criteria()) if study.ratings else set()
-    keys = [(r.measure, r.level, r.quality_criterion, r.system) for r in assessment.rows]
+    keys = [r.key for r in assessment.rows]  # a row of one pair of experiments adds the pair (not resampled)
     keys += [k for k in result.replicates if k[0] in ("annotators", "mean")]
     for key in keys:
-        measure, level, qc, system = key
+        measure, level, qc, system = key[:4]
         if key in result.replicates:
             name = system if measure == "annotators" else measure
             low, high, note, word = interval_at(
@@ -259,6 +259,8 @@ def assessment_intervals(assessment, result) -> dict:
                 if measure == "CV*"
                 else "stated findings are not resampled"
                 if measure == "P"
+                else "the agreement of one repeat with the original is not resampled"
+                if len(key) > 4
                 else "not resampled"
             )
             out[key] = (NAN, NAN, "", f"no interval: {why}", "")

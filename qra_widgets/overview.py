@@ -129,7 +129,7 @@ WORSE_IS_HIGHER = {
     "κ": False,
 }
 #: The value columns of each level (the distribution charts take one of them).
-MEASURES = ("CV*", "P", "W", "τ", "α")
+MEASURES = ("CV*", "P", "W", "τ", "α", "annotator α")
 #: Human column headers of the frames the app and the HTML report show (a column not listed keeps its name).
 COLUMN_TITLES = {
     "study": "Study",
@@ -163,6 +163,7 @@ COLUMN_TITLES = {
     "expected_half_width": "Expected half-width",
     "evaluation_type": "Type",
     "qcet_name": "QCET criterion",
+    "annotator α": "Annotator α",
 }
 
 
@@ -299,7 +300,7 @@ class Overview:
 
     def values(self, measure: str = "CV*"):
         """Long frame for the distribution charts: ``study, quality_criterion, system, evaluation_type,
-        qcet_name, year, value`` (system-level CV*, or criterion-level P, W, τ or α)."""
+        qcet_name, year, value`` (system-level CV*, or criterion-level P, W, τ, α or annotator α)."""
         import pandas as pd
 
         if measure not in MEASURES:

@@ -239,10 +239,10 @@ class StudyLibrary:
         conflict: ConflictError | None = None
         with self._write() as db:
             row = db.execute("SELECT latest, deleted_at FROM studies WHERE id = ?", (study.id,)).fetchone()
-            if new and row is not None:  # the free id as free_id finds it
-                raise IdTakenError(
-                    study.id, unique_id(study.id, {i.lower() for (i,) in db.execute("SELECT id FROM studies")})
-                )
+            if new:  # taken as free_id sees it: compared without case, deleted ids too
+                taken = {i.lower() for (i,) in db.execute("SELECT id FROM studies")}
+                if study.id.lower() in taken:
+                    raise IdTakenError(study.id, unique_id(study.id, taken))
             if (
                 row is not None
                 and row[1] is None

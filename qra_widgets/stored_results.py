@@ -82,6 +82,7 @@ def stored_results(study: Study) -> dict:
                 described,
             )
             for r in result.rows
+            if r.experiments is None  # the overview compares studies: one repeat vs the original is not stored
         ]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # an undefined alpha is stored as None

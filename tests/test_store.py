@@ -245,3 +245,8 @@ def test_a_first_save_under_a_held_id_is_refused_with_a_free_id_and_nothing_is_s
     study.id = taken.value.suggestion
     assert library.save(study, new=True) == 1
     assert library.free_id("Yao 2022") == "yao-2022" and library.free_id("yao2022") == "yao2022-3"
+    study.id = "YAO2022"  # the same id in other case: taken, as free_id says, not a second study
+    with pytest.raises(IdTakenError, match="already has a study with the id 'YAO2022'") as taken:
+        library.save(study, new=True)
+    assert taken.value.suggestion == "yao2022-3"
+    assert sorted(s.id for s in library.list(include_deleted=True)) == ["Yao2022", "yao2022-2"]

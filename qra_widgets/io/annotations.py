@@ -29,7 +29,8 @@ experiment's file is and what its columns mean::
   (:mod:`qra_widgets.io.file_formats`); gzip-compressed CSV too (``.csv.gz``).  ``rows`` keeps
   rows, ``exclude`` drops rows, ``optional_exclude`` is recorded (and applied with
   ``optional_exclude=True``).
-* **Keys.** A key column may be ``{"constant": V}``, ``{"row": true}`` or ``{"index": FIELD}``;
+* **Keys.** A key column may be ``{"constant": V}``, ``{"row": true}``, ``{"index": FIELD}`` or, when
+  JSON ``records`` reaches an object of records, ``{"key": true}`` (each record's key);
   ``columns.system`` may be omitted (one system, ``"all"``) or ``{"from_experiment": "O", "by":
   "item"}``; a criterion's column may be ``{"raters": {rater: column}}``.
 * **Names and answers.** ``systems`` maps the names used in the files to the study's names (per

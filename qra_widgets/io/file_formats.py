@@ -4,7 +4,8 @@ of text cells.
 
 ``csv`` (the default; ``delimiter`` one of ``,`` ``;`` tab or ``auto``, which picks the one of the
 three the header line holds most of), ``xlsx`` (optional ``sheet``), ``json`` (``records``: the
-dotted path of the list of records) and ``jsonl`` (one record per line).  Without ``format``, the
+dotted path of the list of records, or of an object whose values are the records and whose keys
+``{"key": true}`` gives) and ``jsonl`` (one record per line).  Without ``format``, the
 extensions ``.jsonl``, ``.json``, ``.xlsx`` and ``.tsv`` set it.  In JSON records, column names are
 dotted paths (``annotations.coherence``, by :func:`pandas.json_normalize`); ``explode`` makes each
 element of the list at a path its own row, keeping its record number (``{"row": true}``) and its
@@ -13,6 +14,9 @@ element of the list at a path its own row, keeping its record number (``{"row": 
 >>> table = read_table(b'{"id": 7, "ann": [{"c": 1}, {"c": 2}]}\\n', "x.jsonl", {"explode": "ann"})
 >>> table.frame.to_dict("list"), table.record.tolist(), table.index["ann"].tolist()
 ({'id': ['7', '7'], 'ann.c': ['1', '2']}, [1, 1], [0, 1])
+>>> table = read_table(b'{"t": {"C1": {"V": {"run": 0.887}}, "C2": {"V": {"run": null}}}}', "x.json", {"records": "t"})
+>>> table.frame.to_dict("list"), table.keys.tolist()
+({'V.run': ['0.887', '']}, ['C1', 'C2'])
 >>> sniff_delimiter("a;b;c\\n1;2;3")
 ';'
 """
@@ -88,7 +92,8 @@ def read_table(data: bytes, source: str, entry: dict) -> Table:
             raise QRAInputError(f"{source}: cannot be read as a spreadsheet ({error}); {_KEYS_HINT}") from None
         check_shape(len(frame), len(frame.columns), source)
         return Table.of(_stripped(frame), source)
-    text = decode(data, source)
+    hint = "write the JSON with line breaks, e.g. json.dump(data, file, indent=1)" if fmt == "json" else None
+    text = decode(data, source, hint=hint) if hint else decode(data, source)
     if fmt in ("json", "jsonl"):
         return _json_table(text, source, fmt, entry)
     return Table.of(_stripped(csv_frame(text, source, delimiter)), source)
@@ -165,6 +170,7 @@ def _cell(value: Any) -> str:
 def _json_table(text: str, source: str, fmt: str, entry: dict) -> Table:
     import pandas as pd
 
+    keys = None  # with "records" reaching an object: each record's key
     if fmt == "jsonl":
         records = []
         for number, line in enumerate(text.splitlines(), 1):
@@ -180,16 +186,20 @@ def _json_table(text: str, source: str, fmt: str, entry: dict) -> Table:
         except QRAInputError as error:
             raise QRAInputError(f'{error} (read as JSON, "format": "json"; {_KEYS_HINT})') from None
         records = _at(whole, entry.get("records", ""), source, "records")
-        if not isinstance(records, list):
+        if isinstance(records, dict):  # an object of records: each value is one, its key {"key": true}
+            keys, records = list(records), list(records.values())
+        elif not isinstance(records, list):
             raise QRAInputError(
-                f"{source}: records {_shown(entry.get('records', ''))} is not a list of records "
-                f'("records" is the dotted path of the list)'
+                f"{source}: records {_shown(entry.get('records', ''))} is not a list of records or an object "
+                f'of records ("records" is the dotted path of the list or object)'
             )
+        check_shape(len(records), 0, source)
     rows, numbers, positions = [], [], []
     explode = entry.get("explode")
     for number, record in enumerate(records, 1):
         if not isinstance(record, dict):
-            raise QRAInputError(f"{source}: record {number} is not an object")
+            what = f"record {_shown(keys[number - 1])}" if keys is not None else f"record {number}"
+            raise QRAInputError(f"{source}: {what} is not an object")
         if explode is None:
             rows.append(record)
             numbers.append(number)
@@ -209,4 +219,7 @@ def _json_table(text: str, source: str, fmt: str, entry: dict) -> Table:
     frame = frame.astype(object).where(frame.notna(), None).map(_cell)
     frame.columns = [str(c) for c in frame.columns]
     index = {explode: np.array(positions)} if explode is not None else {}
-    return Table.of(frame, source, np.array(numbers), index)
+    table = Table.of(frame, source, np.array(numbers), index)
+    if keys is not None:
+        table.keys = np.array([keys[number - 1] for number in numbers], dtype=object)  # each row's record's
+    return table

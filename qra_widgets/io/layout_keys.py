@@ -83,7 +83,7 @@ FORMAT_OF_SUFFIX = {
     ".tsv": ("csv", "\t"),
     ".tab": ("csv", "\t"),
 }
-KEY_REFS = ("constant", "row", "index")  # a key column given as {"constant": V}, {"row": true}, {"index": FIELD}
+KEY_REFS = ("constant", "row", "index", "key")  # {"constant": V}, {"row": true}, {"index": FIELD}, {"key": true}
 FROM_EXPERIMENT_KEYS = ("from_experiment", "by")
 RATERS_KEYS = ("raters",)
 KEY_ROLES = ("system", "item", "rater", "criterion", "system_a", "system_b")  # roles a files entry may fix
@@ -124,7 +124,7 @@ def _is_column_ref(value: Any) -> bool:
 
 def is_key_ref(value: Any) -> bool:
     """Whether ``value`` is a key column given by a rule rather than a column: ``{"constant": V}``,
-    ``{"row": true}`` or ``{"index": FIELD}`` (checked by :func:`_check_ref`)."""
+    ``{"row": true}``, ``{"index": FIELD}`` or ``{"key": true}`` (checked by :func:`_check_ref`)."""
     return isinstance(value, dict) and len(value) == 1 and next(iter(value)) in KEY_REFS
 
 
@@ -134,6 +134,8 @@ def _check_key_ref(value: dict, where: str) -> None:
         raise QRAInputError(f"{where}.constant: expected a text or a number, got {_shown(arg)}")
     if kind == "row" and arg is not True:
         raise QRAInputError(f"{where}.row: expected true (the 1-based data row of the file), got {_shown(arg)}")
+    if kind == "key" and arg is not True:
+        raise QRAInputError(f"{where}.key: expected true (the key of each record of a JSON object), got {_shown(arg)}")
     if kind == "index" and not (isinstance(arg, str) and arg):
         raise QRAInputError(
             f'{where}.index: expected the dotted path of the exploded list ("explode"), got {_shown(arg)}'
@@ -166,7 +168,7 @@ def _check_ref(value: Any, where: str, several: bool = False, key: bool = False)
             else "a column name or a 1-based column position"
         )
         if key:
-            what += ', or {"constant": V}, {"row": true}, {"index": FIELD}'
+            what += ', or {"constant": V}, {"row": true}, {"index": FIELD}, {"key": true}'
         raise QRAInputError(f"{where}: expected {what}, got {_shown(value)}")
 
 

@@ -25,7 +25,8 @@ class Table:
     """One file's cells as text (``frame``), with the file's row number of each row (``rows``,
     what messages name), each row's 1-based data row or record number (``record``: what
     ``{"row": true}`` gives), the 0-based position of each row's element in an exploded list
-    (``index``: field -> positions) and columns computed from other experiments (``derived``)."""
+    (``index``: field -> positions), columns computed from other experiments (``derived``) and, for
+    JSON whose ``records`` is an object, each row's record key (``keys``: what ``{"key": true}`` gives)."""
 
     frame: Any
     source: str
@@ -33,6 +34,7 @@ class Table:
     record: np.ndarray | None = None
     index: dict = field(default_factory=dict)
     derived: dict = field(default_factory=dict)
+    keys: np.ndarray | None = None  # each row's record key, when JSON "records" reaches an object
 
     def __post_init__(self):
         if self.record is None:
@@ -50,7 +52,7 @@ class Table:
 
     def column(self, ref, role: str) -> np.ndarray:
         """A column's cells by name or 1-based position; several columns are joined with ``/``;
-        ``{"constant": V}``, ``{"row": true}`` and ``{"index": FIELD}`` are computed per row."""
+        ``{"constant": V}``, ``{"row": true}``, ``{"index": FIELD}`` and ``{"key": true}`` are computed per row."""
         if isinstance(ref, dict):
             return self._computed(ref, role)
         if isinstance(ref, list):
@@ -67,6 +69,14 @@ class Table:
             return np.full(n, str(ref["constant"]), dtype=object)
         if "row" in ref:
             return np.array([str(r) for r in self.record], dtype=object)
+        if "key" in ref:
+            if self.keys is None:
+                raise QRAInputError(
+                    f'{self.source}: {role} is {{"key": true}}, but the records are not an object '
+                    f'({{"key": true}} is the key of each record when "format": "json" and "records" '
+                    f"reaches an object of records)"
+                )
+            return self.keys.copy()
         if "index" in ref:
             if ref["index"] not in self.index:
                 raise QRAInputError(
@@ -122,6 +132,7 @@ class Table:
             self.record[mask],
             {k: v[mask] for k, v in self.index.items()},
             {k: v[mask] for k, v in self.derived.items()},
+            None if self.keys is None else self.keys[mask],
         )
 
 

@@ -49,7 +49,7 @@ from ..limits import (
 _ZIP_MAGIC = b"PK\x03\x04"
 
 
-def decode(data: bytes, source: str) -> str:
+def decode(data: bytes, source: str, *, hint: str = "is it a CSV file?") -> str:
     """UTF-8 text (a BOM is fine), or a :class:`QRAInputError` naming the first bad byte.
 
     A NUL byte is refused (no text file has one, and parsers drop it silently, changing a name);
@@ -74,19 +74,20 @@ def decode(data: bytes, source: str) -> str:
             f"{source}: line {line} has a NUL byte (character {nul - text.rfind(chr(10), 0, nul)}); "
             "a text file has none: is it a binary file?"
         )
-    check_line_lengths(text, source)
+    check_line_lengths(text, source, hint)
     return text
 
 
-def check_line_lengths(text: str, source: str) -> None:
-    """Refuse a line over :data:`MAX_LINE_BYTES` characters, naming it (before any CSV parser sees it)."""
+def check_line_lengths(text: str, source: str, hint: str = "is it a CSV file?") -> None:
+    """Refuse a line over :data:`MAX_LINE_BYTES` characters, naming it (before any CSV parser sees it);
+    ``hint`` ends the message (what to do about it for this kind of file)."""
     if len(text) <= MAX_LINE_BYTES:
         return
     for number, line in enumerate(text.split("\n"), start=1):
         if len(line) > MAX_LINE_BYTES:
             raise QRAInputError(
                 f"{source}: line {number} is {len(line) / 2**20:.1f} MiB long; the limit is "
-                f"{MAX_LINE_BYTES / 2**20:.0f} MiB per line (is it a CSV file?)"
+                f"{MAX_LINE_BYTES / 2**20:.0f} MiB per line ({hint})"
             )
 
 

@@ -98,6 +98,7 @@ def side_by_side(first, second) -> str:
                 r.measure,
                 r.level,
                 r.quality_criterion if isinstance(r.quality_criterion, str) else "",
+                getattr(r, "experiments", ""),  # "O vs R2": a Type III row of one pair of experiments (n > 2)
             ): r.value
             for r in frame.itertuples()
         }
@@ -109,12 +110,13 @@ def side_by_side(first, second) -> str:
     shown = lambda value, measure: "n/a" if math.isnan(value) else number(value, measure)
     rows, differing = [], []
     for key in dict.fromkeys([*a, *b]):
-        _, measure, _level, qc = key
+        _, measure, _level, qc, pair = key
         va, vb = a.get(key, float("nan")), b.get(key, float("nan"))
         differs = not (math.isnan(va) and math.isnan(vb)) and (
             math.isnan(va) or math.isnan(vb) or number(va, measure) != number(vb, measure)
         )
-        rows.append([MEASURE_LABELS.get(measure, measure), qc or "whole study", shown(va, measure), shown(vb, measure)])
+        label = MEASURE_LABELS.get(measure, measure) + (f" ({pair})" if pair else "")
+        rows.append([label, qc or "whole study", shown(va, measure), shown(vb, measure)])
         differing.append("qra-differs" if differs else "")
     frame = pd.DataFrame(rows, columns=["Measure", "Level", name_a, name_b])
     return (

@@ -301,7 +301,7 @@ def build_site(source, out, *, title: str = "Reproducibility of the studies") ->
     assesses the study once.
     """
     from .. import charts
-    from ..overview import overview
+    from ..overview import MEASURES, overview
     from ..version import __version__
 
     library, refused, scratch = _library_for(source)
@@ -333,7 +333,7 @@ def build_site(source, out, *, title: str = "Reproducibility of the studies") ->
         for name, frame in tables.items():
             write(out / name, frame_to_csv(frame))
         figures = []
-        for measure in ("CV*", "P", "W", "τ", "α"):
+        for measure in MEASURES:
             values = view.values(measure)
             if len(values):
                 for by in ("qcet_name", "evaluation_type", "year") if measure == "CV*" else ("evaluation_type",):
@@ -354,6 +354,7 @@ def build_site(source, out, *, title: str = "Reproducibility of the studies") ->
             "W",
             "τ",
             "α",
+            "annotator α",
             "n",
             "problem",
         ]
@@ -367,6 +368,7 @@ def build_site(source, out, *, title: str = "Reproducibility of the studies") ->
             "W",
             "τ",
             "α",
+            "annotator α",
             "κ",
             "n",
             "n_systems",

@@ -74,7 +74,7 @@ def _with_interval(assessment: Assessment, fmt, places: dict, marks: dict[str, s
     its mark (``marks``: :meth:`~qra_widgets.assess.Assessment.interval_cautions`)."""
 
     def formatted(row: ResultRow) -> str:
-        key = (row.measure, row.level, row.quality_criterion, row.system)
+        key = row.key
         found = assessment.intervals.get(key)
         text = fmt(row)
         if found is None or not np.isfinite(found[0]):
@@ -125,21 +125,35 @@ def _template_block(rows: list[ResultRow], result_type: str, study_rows: dict, m
     for qc in dict.fromkeys(r.quality_criterion for r in typed if r.quality_criterion):
         label = f"Type {result_type}: {qc}" if multi else f"Type {result_type}"
         for row in (r for r in typed if r.quality_criterion == qc and r.level == "qc"):
-            study = study_rows.get(row.measure)
+            study = study_rows.get(row.measure) if row.experiments is None else None
             study_cell = "n/a" if study is None else ("" if row.measure in study_shown else fmt(study))
-            study_shown.add(row.measure)
+            if study is not None:
+                study_shown.add(row.measure)
             system_cell = "" if result_type in ("I", "III") else "n/a"
             shown = label if (label and (multi or not lines)) else ""
             lines.append([shown, _measure_label(row, result_type), system_cell, fmt(row), study_cell])
             label = ""
             for system_row in (
-                r for r in typed if r.quality_criterion == qc and r.level == "system" and r.measure == row.measure
+                r
+                for r in typed
+                if r.quality_criterion == qc
+                and r.level == "system"
+                and r.measure == row.measure
+                and r.experiments == row.experiments
             ):
-                lines.append([f"  {system_row.system}", MEASURE_LABELS[system_row.measure], fmt(system_row), "", ""])
+                lines.append([f"  {system_row.system}", _pair_label(system_row), fmt(system_row), "", ""])
     return lines
 
 
+def _pair_label(row: ResultRow) -> str:
+    """``"κ (O vs R2)"``: the measure, and for a value between two of the study's experiments, which."""
+    label = MEASURE_LABELS[row.measure]
+    return f"{label} ({' vs '.join(row.experiments)})" if row.experiments else label
+
+
 def _measure_label(row: ResultRow, result_type: str) -> str:
+    if row.experiments:
+        return _pair_label(row)
     label = MEASURE_LABELS[row.measure]
     if result_type == "I":
         return "(mean) CV*"

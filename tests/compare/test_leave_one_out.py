@@ -88,3 +88,17 @@ def test_two_experiments_get_a_pooled_row_but_no_prediction_row():
         frame = qw.forest(qw.assess(study), quality_criterion="Fluency", system="A")
     names = [t["name"] for t in charts.forest_figure_json(frame)["data"]]
     assert names == ["Original", "Reproduction", "Pooled (random effects)"]
+
+
+def test_the_forest_plot_escapes_a_criterion_and_a_system_name_once():
+    """Plotly reads labels as HTML: "A&B" must reach it as "A&amp;B", never "A&amp;amp;B" (shown as
+    the literal text "A&amp;B")."""
+    result = qw.assess(three_lab_study())
+    frame = qw.forest(result, quality_criterion="Fluency").copy()
+    frame["quality_criterion"] = "A&B <i>"
+    frame["system"] = frame["system"].map({"A": "S&T", "B": "U"})
+    layout = charts.forest_figure_json(frame, template=False)["layout"]
+    texts = [layout["title"]["text"], layout["xaxis"]["title"]["text"]]
+    assert texts[0].startswith("Forest plot: A&amp;B &lt;i&gt;<br><sup>") and "S&amp;T: τ²" in texts[0]
+    assert texts[1] == "A&amp;B &lt;i&gt; (scale units)"
+    assert all("&amp;amp;" not in text and "&amp;lt;" not in text for text in texts)

@@ -158,3 +158,21 @@ def test_studies_without_ratings_have_no_annotator_alpha(tmp_path):
     assert _text(record["annotator α"], "annotator α") == "–"
     assert "no item-level ratings" in OverviewView._hover(record, "annotator α", "annotator α")
     assert np.isfinite(view.criteria["mean CV*"]).any()
+
+
+def test_the_static_site_lists_annotator_alpha_and_draws_its_distribution(rated, tmp_path):
+    """The site's studies and criteria tables carry the Overview's "Annotator α" column (Yao2022: 0.267,
+    van Miltenburg et al. 2024: 0.611), its CSV downloads too, and a distribution chart is drawn for it."""
+    import pandas as pd
+
+    from qra_widgets.report.site import build_site
+
+    library, _studies = rated
+    build_site(library.path, tmp_path)
+    index = (tmp_path / "index.html").read_text()
+    studies_table, criteria_table = index.split("<table")[1:3]
+    for table in (studies_table, criteria_table):
+        assert ">Annotator α<" in table and "0.267" in table and "0.611" in table
+    criteria = pd.read_csv(tmp_path / "overview-criteria.csv").set_index("study")
+    assert criteria.at["Yao2022", "annotator α"] == pytest.approx(0.267241, abs=5e-7)
+    assert "Criterion-level annotator \\u03b1 by evaluation type" in index  # the distribution chart's title

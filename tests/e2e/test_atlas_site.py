@@ -48,7 +48,7 @@ def test_atlas_site_renders_offline_with_a_forest_plot_per_criterion_of_every_fa
         page.wait_for_selector("#distribution-CV .main-svg")
         assert page.locator("#distribution-P.js-plotly-plot").count() == 1
         assert page.locator("table tr").count() == len(results) + 1
-        page.screenshot(path=str(OUTPUT / "atlas-index.png"), full_page=True)
+        page.screenshot(path=str(OUTPUT / "screenshot-atlas-index.png"), full_page=True)  # docs/user-guide/atlas.md
         for result in results:
             family = result.family["id"]
             page.goto((out / "families" / f"{family}.html").as_uri())
@@ -61,6 +61,13 @@ def test_atlas_site_renders_offline_with_a_forest_plot_per_criterion_of_every_fa
             assert "Published vs recomputed" in page.content()
             if family == "yao2022_storyqg":
                 page.screenshot(path=str(OUTPUT / "atlas-yao2022.png"), full_page=True)
+                # the pictures of docs/user-guide/side-by-side.md: Readability's forest plot and rank intervals
+                page.locator("[id^=forest-].js-plotly-plot").first.screenshot(
+                    path=str(OUTPUT / "screenshot-forest-yao2022.png")
+                )
+                page.locator("[id^=ranks-].js-plotly-plot").first.screenshot(
+                    path=str(OUTPUT / "screenshot-ranks-yao2022.png")
+                )
         assert {url.split(":", 1)[0] for url in requests} == {"file"}, [
             u for u in requests if not u.startswith("file:")
         ]

@@ -22,4 +22,4 @@ def test_side_by_side_tab_draws_the_forest_plot_and_the_verdicts_of_an_example(p
     )  # 3 systems x 3 experiments
     verdicts = page.inner_text(".qra-verdicts-box")
     assert "Margin ±0.15" in verdicts and "no standard error for the original and reproduction" in verdicts
-    page.screenshot(path=str(OUTPUT / "side-by-side-tab.png"), full_page=True)
+    page.screenshot(path=str(OUTPUT / "screenshot-side-by-side.png"), full_page=True)

@@ -59,8 +59,10 @@ def test_on_van_miltenburg_items_and_raters_flags_two_sided_cv_and_every_agreeme
     assert system.loc["DExperts", "ci_method"] == "upper-one-sided" and system.loc["DExperts", "ci_note"] == ""
     criterion = rows(frame, "CV*", "qc")
     assert criterion.ci_method.iloc[0] == "upper-one-sided" and criterion.ci_note.iloc[0] == ""
-    agreement_rows = frame[frame.measure.isin(["alpha", "fleiss_kappa"])]
+    overall = frame.experiments == ""  # the rows over all experiments; each repeat vs the original has no interval
+    agreement_rows = frame[frame.measure.isin(["alpha", "fleiss_kappa"]) & overall]
     assert len(agreement_rows) == 10 and all(n.startswith(AGREEMENT) for n in agreement_rows.ci_note)
+    assert frame[~overall].ci_low.isna().all() and (frame[~overall].ci_note == "").all()
     annotators = result.annotator_agreement()
     assert len(annotators) == 14 and all(n.startswith(AGREEMENT) for n in annotators.ci_note)
     # the same interval as over items: raters are not resampled for agreement, which is what the caution says

@@ -201,3 +201,30 @@ def test_ratings_and_spec_survive_the_study_library(study, tmp_path):
     again = library.open(study.id)
     assert again.ratings == study.ratings and again.ratings.spec == study.ratings.spec
     assert qw.assess(again).annotator_agreement().equals(qw.assess(study).annotator_agreement())
+
+
+def test_ratings_off_an_integer_scales_points_are_counted_by_their_values():
+    """Kendall tau values (scale -1..1, as in the QAMPARI field spec) are not points of the integer
+    scale: the agreement counts their observed values instead of refusing them, and α at the interval
+    level equals the krippendorff package on the same two raters."""
+    import krippendorff
+
+    from qra_widgets.study import Experiment, QualityCriterion, Study
+
+    a = [0.887, 0.49, 0.328, -0.2, 0.5, 1.0]
+    b = [0.81, 0.49, 0.616, -0.1, 0.4, 1.0]
+    n = len(a)
+    ratings = Ratings.from_columns(
+        ["tau"] * 2 * n, ["S"] * 2 * n, [f"i{k}" for k in range(n)] * 2, ["O"] * 2 * n, ["r1"] * n + ["r2"] * n, a + b
+    )
+    study = Study(
+        "taus",
+        quality_criteria=[QualityCriterion("tau", scale_min=-1, scale_max=1, label_level="interval")],
+        systems=["S"],
+        experiments=[Experiment("O", role="original")],
+        ratings=ratings,
+    )
+    frame = annotator_agreement(study).set_index("measure").value
+    expected = krippendorff.alpha(reliability_data=[a, b], level_of_measurement="interval")
+    assert frame["alpha"] == pytest.approx(expected, abs=1e-12)
+    assert rater_counts(ratings, "tau", "O", np.array([-1.0, 0.0, 1.0])).categories.tolist() == sorted(set(a + b))

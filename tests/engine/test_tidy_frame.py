@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 import qra_widgets as qw
-from qra_widgets.assess import COLUMNS, Assessment
+from qra_widgets.assess import COLUMNS, Assessment, pair_text
 from qra_widgets.examples import load as load_example
 
 DTYPES = {
@@ -24,13 +24,20 @@ DTYPES = {
 
 
 def row_by_row(result: Assessment) -> pd.DataFrame:
-    """The reference: one dict per row, then the documented dtypes."""
+    """The reference: one dict per row, then the documented dtypes; the ``experiments`` column
+    (after ``system``) only when a row compares one pair of experiments."""
+    pairs = any(row.experiments for row in result.rows)
     frame = pd.DataFrame(
         [
-            {**vars(row), "conventions": result.conventions.describe(), **result._interval_cells(row)}
+            {
+                **vars(row),
+                "experiments": pair_text(row.experiments),
+                "conventions": result.conventions.describe(),
+                **result._interval_cells(row),
+            }
             for row in result.rows
         ],
-        columns=COLUMNS,
+        columns=COLUMNS[:5] + ["experiments"] + COLUMNS[5:] if pairs else COLUMNS,
     )
     return frame.astype(DTYPES)
 
@@ -77,3 +84,4 @@ def test_the_tidy_frame_of_item_level_ratings_with_bootstrap_intervals_equals_th
     built = result.to_frame()
     pd.testing.assert_frame_equal(built, row_by_row(result), check_exact=True)
     assert built["ci_over"].eq("items").any() and built["result_type"].eq("III").any()
+    assert built["experiments"].ne("").any()  # three experiments: each repeat's labels vs the original's

@@ -2,12 +2,15 @@
 and the teams' published numbers recomputed at the digits they printed.
 
 - QAMPARI nugget evaluation (ReproNLP 2026, team MoJa-Ardestani): CV* of Kendall tau values,
-  published in ``outputs/qra_results/qra_type_i_by_qc.csv`` and ``qra_type_i_summary.csv``.
+  published in ``outputs/qra_results/qra_type_i_by_qc.csv`` and ``qra_type_i_summary.csv``,
+  from the team's two tau files read as they are (JSON ``records`` reaching an object of
+  records, ``{"key": true}``).
 - Malayalam sentiment re-annotation (ReproNLP 2024, 2024.humeval-1.11): Krippendorff's alpha
   between the original and the re-annotated labels (notebook ``Inter-Study Agreement.ipynb``:
   nominal 0.434, interval 0.462) and among the six re-annotators (notebook
   ``krippendorfsAlphaForWholeDataset.ipynb``: nominal 0.383, interval 0.369).  A label-only
-  study (no systems: ``columns.system`` omitted) and raters in columns, named per sheet.
+  study (no systems: ``columns.system`` omitted) and raters in columns, named per sheet; and,
+  as four label sets, Cohen's kappa and alpha between the original and each repeat.
 - DialSummEval (Gao & Wan 2022) and its reproduction (tricodex 2023): interval alpha of the
   raw ratings, eight values (notebook ``IAA_CORR_calc.ipynb``).  The original is JSON Lines with
   three nested annotations per record (``explode``, ``{"index": ...}``); the reproduction is one
@@ -50,23 +53,30 @@ def value(frame, **where) -> float:
 # ----------------------------------------------------------------------------- QAMPARI (ReproNLP 2026)
 
 
-def test_qampari_spec_holds_the_teams_tau_values(field_data):
-    """The spec's system values are the team's two JSON files, value for value."""
-    data = spec("qampari2026_nugget_kendall")
+def test_qampari_spec_reads_the_teams_tau_files_as_they_are(field_data):
+    """The spec reads the team's two JSON files directly ("records" reaches the object
+    ``original_kendall``; each comparison unit is a record, its key the system): every value of
+    each file is the study's score, exactly, and nothing else is."""
+    study = load_annotations(spec("qampari2026_nugget_kendall"), base=field_data)
     for experiment, name in (("O", "original_qra_spec.json"), ("R", "reproduced_qra.json")):
         taus = json.loads((field_data / QAMPARI / name).read_text())["original_kendall"]
-        scores = next(e for e in data["experiments"] if e["id"] == experiment)["scores"]
-        assert {(qc, c): v for qc, systems in scores.items() for c, v in systems.items()} == {
+        assert {(qc, s): v for (qc, s, e), v in study.scores.items() if e == experiment} == {
             (f"{metric}_{level}", c): v
             for c, metrics in taus.items()
             for metric, levels in metrics.items()
             for level, v in levels.items()
         }
+    assert "scores" not in json.dumps(spec("qampari2026_nugget_kendall"))  # no value is copied into the spec
 
 
 def test_qampari_cv_star_equals_the_teams_24_values_and_6_means(field_data):
     study = load_annotations(spec("qampari2026_nugget_kendall"), base=field_data)
-    frame = qw.assess(study).to_frame()  # the spec's conventions: qrapp without the scale shift (the team's)
+    assessment = qw.assess(study)
+    frame = assessment.to_frame()  # the spec's conventions: qrapp without the scale shift (the team's)
+    # every writer runs on it: tau values are not points of the -1..1 scale, and the annotator agreement
+    # counts them by value instead of refusing them (it raised "label 0.887 is not one of the declared categories")
+    assert "| 9.05 |" in assessment.to_markdown() and "9.05" in assessment.to_latex()
+    assert "9.047661451661" in assessment.to_csv() and "9.05" in assessment._repr_html_()
     published = read_csv_exact(field_data / QAMPARI / "outputs/qra_results/qra_type_i_by_qc.csv")
     assert len(published) == 24
     for row in published.itertuples():
@@ -117,6 +127,64 @@ def test_malayalam_alpha_among_the_six_reannotators(field_data):
     assert round(value(nominal, experiment="R", measure="alpha"), 3) == 0.383
     interval = annotator_agreement(study, conventions=INTERVAL)
     assert round(value(interval, experiment="R", measure="alpha"), 3) == 0.369
+
+
+def test_malayalam_four_label_sets_compare_each_repeat_with_the_original(field_data):
+    """Issue 29, item 7, on four real label sets: the original, the released re-annotation (R) and
+    the first-stage labels of two re-annotators (P1, P2 on 400 comments).  O vs R reproduces the
+    team's published alpha (0.434 nominal, 0.462 interval); every pair is checked against
+    scikit-learn's ``cohen_kappa_score`` and the ``krippendorff`` package on the same labels."""
+    import numpy as np
+    import pandas as pd
+
+    krippendorff = pytest.importorskip("krippendorff")
+    metrics = pytest.importorskip("sklearn.metrics")
+    study = load_annotations(spec("chakravarthi2020_malayalam_four_label_sets"), base=field_data)
+    nominal, interval = qw.assess(study).to_frame(), qw.assess(study, conventions=INTERVAL).to_frame()
+    assert set(nominal.experiments) == {"", "O vs R", "O vs P1", "O vs P2"}
+    pair = lambda frame, versus, measure: value(frame, measure=measure, level="qc", experiments=versus)
+    assert round(pair(nominal, "O vs R", "alpha"), 3) == 0.434  # Inter-Study Agreement.ipynb
+    assert round(pair(interval, "O vs R", "alpha"), 3) == 0.462
+    # the same pair in the two-experiment study gives the same values, as its kappa and alpha rows
+    two = qw.assess(load_annotations(spec("chakravarthi2020_malayalam_reannotation"), base=field_data)).to_frame()
+    assert pair(nominal, "O vs R", "kappa") == value(two, measure="kappa", level="qc")
+    assert pair(nominal, "O vs R", "alpha") == value(two, measure="alpha", level="qc")
+    # each pair against the two packages, on the raw sheets read with pandas
+    folder = field_data / MALAYALAM
+    labels = pd.read_excel(folder / "InterStudy_Dataset Original vs Reannotated.xlsx", sheet_name="Malayalam_Sentences")
+    labels = labels.merge(
+        pd.read_excel(
+            folder / "Other Files/Data for Krippendorfs Alpha/Participants_1_2.xlsx", sheet_name="Malayalam_Sentences"
+        ).drop(columns="text"),
+        on="id",
+        how="left",
+    )
+    codes = spec("chakravarthi2020_malayalam_four_label_sets")["values"]
+    coded = {
+        name: labels[column].map(codes)
+        for name, column in (("O", "Original"), ("R", "Reannotated"), ("P1", "Participant 1"), ("P2", "Participant 2"))
+    }
+    for repeat in ("R", "P1", "P2"):
+        both = coded["O"].notna() & coded[repeat].notna()
+        on_both = metrics.cohen_kappa_score(coded["O"][both], coded[repeat][both])
+        # the missing-label rule (docs/measures.md; Gwet 2014 2.5, irrCAC's conger()): agreement on the
+        # comments both labelled, each label set's distribution over all the comments it labelled; with
+        # every comment in both (R) that is scikit-learn's value
+        observed = float((coded["O"][both] == coded[repeat][both]).mean())
+        chance = float(
+            coded["O"].value_counts(normalize=True).mul(coded[repeat].value_counts(normalize=True), fill_value=0).sum()
+        )
+        kappa = pair(nominal, f"O vs {repeat}", "kappa")
+        assert kappa == pytest.approx((observed - chance) / (1 - chance), abs=1e-12)
+        if repeat == "R":
+            assert kappa == pytest.approx(on_both, abs=1e-12)
+        else:  # P1, P2 labelled 400 of the 1,348: scikit-learn on the 400 gives 0.589 / 0.446
+            assert abs(kappa - on_both) < 5e-3
+        data = np.array([coded["O"].to_numpy(float), coded[repeat].to_numpy(float)])
+        for frame, level in ((nominal, "nominal"), (interval, "interval")):
+            expected = krippendorff.alpha(reliability_data=data, level_of_measurement=level, value_domain=range(5))
+            assert pair(frame, f"O vs {repeat}", "alpha") == pytest.approx(expected, abs=1e-12), (repeat, level)
+    assert round(pair(nominal, "O vs P1", "kappa"), 3) == 0.589 and round(pair(nominal, "O vs P2", "kappa"), 3) == 0.444
 
 
 # ----------------------------------------------------------------------------- DialSummEval (Gao & Wan 2022, tricodex 2023)
