@@ -428,25 +428,20 @@ def _all_values(
                     continue  # agreement on raw pairwise / best-worst choices: no interval from the derived ratings
                 key = ("rater_counts", qc.name, e)
                 if key not in design.cache:
-                    design.cache[key] = rater_counts(study.ratings, qc.name, e, scale_categories(qc))
-                counted = design.cache[key]
-                if len(counted.categories) > MAX_CATEGORIES or not len(counted.units):
+                    design.cache[key] = _pooled_cell(
+                        rater_counts(study.ratings, qc.name, e, scale_categories(qc)), design
+                    )
+                cell = design.cache[key]
+                if cell is None:
                     continue
-                idx_key = ("rater_units", qc.name, e)
-                if idx_key not in design.cache:
-                    design.cache[idx_key] = np.array([design.index[u] for u in counted.units])
-                w = weights[design.group_of[e]][:, design.cache[idx_key]]
-                found = m.agreement_batch(
-                    m.CategoryCounts(counted.counts, counted.categories),
-                    w,
-                    measures=("alpha", "fleiss_kappa", "ac1", "bp"),
-                    level=level,
-                )
+                counts, pair, order, starts = cell
+                w = np.add.reduceat(weights[design.group_of[e]][:, order], starts, axis=1)  # (B, distinct rows)
+                found = m.agreement_batch(counts, w, measures=("alpha", "fleiss_kappa", "ac1", "bp"), level=level)
                 for name, batch in found.items():
                     values[("annotators", e, qc.name, name)] = batch.values
-                if counted.pair is not None:
+                if pair is not None:
                     values[("annotators", e, qc.name, "kappa")] = m.cohen_kappa_batch(
-                        counted.pair[0], counted.pair[1], len(counted.categories), w
+                        pair[0], pair[1], len(counts.categories), w
                     ).values
     if system_cvs and by_systems is None:
         with _quiet():
@@ -462,6 +457,30 @@ def _all_values(
         with _quiet():
             values[(measure, "study", None, None)] = np.nanmean(np.stack(arrays), axis=0)
     return values
+
+
+def _pooled_cell(counted, design: Design):
+    """One experiment's rater counts on one criterion with its units pooled by what they hold:
+    ``(counts, pair, order, starts)``, the distinct count rows (two raters: the distinct pairs of
+    codes), the design's units sorted so that each distinct row's units are together, and where
+    each group starts.  The agreement coefficients are weighted sums over units of terms of a
+    unit's counts (or codes), so a replicate's weights summed per group give the same sums (the
+    same numbers when the weights are whole, as multinomial counts are) from a few columns instead
+    of every unit's.  None when there is nothing to resample (no units, or too many categories)."""
+    if len(counted.categories) > MAX_CATEGORIES or not len(counted.units):
+        return None
+    units = np.array([design.index[u] for u in counted.units], dtype=np.int64)
+    if counted.pair is not None:
+        q = len(counted.categories) + 1
+        _keys, inverse = np.unique((counted.pair[0] + 1) * q + counted.pair[1] + 1, return_inverse=True)
+    else:
+        _keys, inverse = np.unique(counted.counts, axis=0, return_inverse=True)
+    inverse = np.ravel(inverse)
+    order = np.argsort(inverse, kind="stable")
+    starts = np.flatnonzero(np.r_[True, np.diff(inverse[order]) != 0])
+    first = order[starts]
+    pair = None if counted.pair is None else counted.pair[:, first]
+    return m.CategoryCounts(counted.counts[first], counted.categories), pair, units[order], starts
 
 
 class _quiet:
