@@ -253,6 +253,7 @@ class _Rated:
     # the other system of its judgement, and (U, S*S) 1 at (system, opponent) of each unit
     beat: np.ndarray | None = None
     opponents: object = None
+    ratings: tuple = ()  # (unit, rater code, rating) of each rating, for the annotators' agreement
 
 
 @dataclass
@@ -288,7 +289,7 @@ def _criterion_data(study, qc, design: Design, conventions, how: str) -> _Criter
             mask = np.zeros_like(matrix)
             matrix[units, rater_codes] = rating[keep] - shift
             mask[units, rater_codes] = 1.0
-            found = _Rated(matrix, mask)
+            found = _Rated(matrix, mask, ratings=(units, rater_codes, rating[keep]))
             if comparative_score(study, qc.name, e) == "bradley_terry":
                 found.beat, found.opponents = bradley_terry_terms(design, matrix + shift, mask, len(study.systems))
             elif how == "median":
@@ -374,7 +375,7 @@ def _all_values(
     """Every resampled value for one weight set, keyed like the assessment rows:
     ``(measure, level, quality_criterion, system)``; annotator agreement under ``("annotators", ...)``,
     system means under ``("mean", experiment, quality_criterion, system)``."""
-    from .ratings import rater_counts, scale_categories
+    from .ratings import scale_categories
 
     values: dict = {}
     system_cvs, pooled_same, pooled_compared = [], 0.0, 0.0
@@ -420,17 +421,15 @@ def _all_values(
                 pooled_same, pooled_compared = pooled_same + same, pooled_compared + compared
         if by_systems is None and study.has_labels(qc.name):
             values.update(_type_three_values(study, qc, conventions, design, weights))
-        if by_systems is None and study.ratings and qc.name in study.ratings.criteria():
+        if by_systems is None and criterion.rated:
             level = conventions.alpha_level or qc.label_level
             choices = getattr(study.ratings, "choices", None)
-            for e in study.experiment_ids:
-                if choices is not None and choices.has(qc.name, e):
+            for row, e in enumerate(study.experiment_ids):
+                if row not in criterion.rated or (choices is not None and choices.has(qc.name, e)):
                     continue  # agreement on raw pairwise / best-worst choices: no interval from the derived ratings
                 key = ("rater_counts", qc.name, e)
                 if key not in design.cache:
-                    design.cache[key] = _pooled_cell(
-                        rater_counts(study.ratings, qc.name, e, scale_categories(qc)), design
-                    )
+                    design.cache[key] = _pooled_cell(criterion.rated[row], scale_categories(qc))
                 cell = design.cache[key]
                 if cell is None:
                     continue
@@ -459,28 +458,44 @@ def _all_values(
     return values
 
 
-def _pooled_cell(counted, design: Design):
-    """One experiment's rater counts on one criterion with its units pooled by what they hold:
+def _pooled_cell(rated: _Rated, categories):
+    """One experiment's ratings of one criterion as its raters' counts (what
+    :func:`~qra_widgets.ratings.rater_counts` counts), with the units pooled by what they hold:
     ``(counts, pair, order, starts)``, the distinct count rows (two raters: the distinct pairs of
     codes), the design's units sorted so that each distinct row's units are together, and where
     each group starts.  The agreement coefficients are weighted sums over units of terms of a
     unit's counts (or codes), so a replicate's weights summed per group give the same sums (the
     same numbers when the weights are whole, as multinomial counts are) from a few columns instead
     of every unit's.  None when there is nothing to resample (no units, or too many categories)."""
-    if len(counted.categories) > MAX_CATEGORIES or not len(counted.units):
+    units, raters, raw = rated.ratings
+    if not len(units):
         return None
-    units = np.array([design.index[u] for u in counted.units], dtype=np.int64)
-    if counted.pair is not None:
-        q = len(counted.categories) + 1
-        _keys, inverse = np.unique((counted.pair[0] + 1) * q + counted.pair[1] + 1, return_inverse=True)
+    codes, found = m.encode_values(raw, categories=categories)
+    if len(found) > MAX_CATEGORIES:
+        return None
+    present, unit = np.unique(units, return_inverse=True)
+    q = max(len(found), 1)
+    counts = np.bincount(unit * q + codes, minlength=len(present) * q).reshape(len(present), q)
+    who, rater = np.unique(raters, return_inverse=True)
+    pair = None
+    if len(who) == 2:  # Cohen's kappa: each unit's two codes (-1: missing)
+        pair = np.full((2, len(present)), -1, dtype=np.int64)
+        pair[rater, unit] = codes
+        key = (pair[0] + 1) * (q + 1) + pair[1] + 1
+    elif q * np.log2(counts.max(initial=0) + 2) <= 62:
+        key = counts @ ((int(counts.max(initial=0)) + 1) ** np.arange(q, dtype=np.int64))
     else:
-        _keys, inverse = np.unique(counted.counts, axis=0, return_inverse=True)
-    inverse = np.ravel(inverse)
-    order = np.argsort(inverse, kind="stable")
-    starts = np.flatnonzero(np.r_[True, np.diff(inverse[order]) != 0])
+        key = np.unique(counts, axis=0, return_inverse=True)[1]
+    _keys, group = np.unique(np.ravel(key), return_inverse=True)
+    order = np.argsort(group, kind="stable")
+    starts = np.flatnonzero(np.r_[True, np.diff(group[order]) != 0])
     first = order[starts]
-    pair = None if counted.pair is None else counted.pair[:, first]
-    return m.CategoryCounts(counted.counts[first], counted.categories), pair, units[order], starts
+    return (
+        m.CategoryCounts(counts[first], found),
+        None if pair is None else pair[:, first],
+        present[order],
+        starts,
+    )
 
 
 class _quiet:
