@@ -513,42 +513,37 @@ class _quiet:
 def _type_three_values(study, qc, conventions, design: Design, weights: np.ndarray) -> dict:
     """kappa and alpha (n = 2) or Fleiss' kappa / alpha (n > 2) between experiments' item labels, per QC and
     system, under the weights of the group that covers every unit (paired: the one group;
-    unpaired: the union of the items, so no experiment's items drop out)."""
-    coded = study.labels.coded_for_criterion(qc.name, study.systems, study.experiment_ids)
-    present = np.unique(coded.experiment_row)
-    if len(present) < 2:
+    unpaired: the union of the items, so no experiment's items drop out).  The units are pooled
+    by system and by the labels they hold (:func:`_label_groups`), once per bootstrap."""
+    key = ("labels", qc.name)
+    if key not in design.cache:
+        design.cache[key] = _label_groups(study, qc, design)
+    found = design.cache[key]
+    if found is None:
         return {}
-    systems, items, _e, _l = study.labels.for_criterion(qc.name)
-    unit_key = {}
-    for u, s, i in zip(coded.unit, systems, items):
-        unit_key[u] = design.index[(s, i)]
-    n_units = len(coded.unit_system)
-    idx = np.array([unit_key[u] for u in range(n_units)])
-    w_all = weights[design.union][:, idx]
-    q = max(len(coded.categories), 1)
-    if q > MAX_CATEGORIES:
-        return {}
+    counts, table, order, starts, bounds = found
+    w_all = np.add.reduceat(weights[design.union][:, order], starts, axis=1)  # (B, groups)
+    q = len(counts.categories) if len(counts.categories) else 1
     out = {}
-    bounds = np.searchsorted(coded.unit_system, np.arange(len(study.systems) + 1))
     scopes = [("qc", None, slice(None))] + [
         ("system", s, slice(bounds[k], bounds[k + 1])) for k, s in enumerate(study.systems) if bounds[k + 1] > bounds[k]
     ]
-    counts = np.bincount(coded.unit * q + coded.code, minlength=n_units * q).reshape(n_units, q)
     level_name = conventions.alpha_level or qc.label_level
-    if len(present) == 2:  # Cohen's kappa and alpha, as assess gives for two experiments
-        table = np.full((2, n_units), -1, dtype=np.int64)
-        table[np.searchsorted(present, coded.experiment_row), coded.unit] = coded.code
+    if table is not None:  # Cohen's kappa and alpha, as assess gives for two experiments
         for level, system, cols in scopes:
             out[("kappa", level, qc.name, system)] = m.cohen_kappa_batch(
                 table[0, cols], table[1, cols], q, w_all[:, cols]
             ).values
             out[("alpha", level, qc.name, system)] = m.agreement_batch(
-                m.CategoryCounts(counts[cols], coded.categories), w_all[:, cols], measures=("alpha",), level=level_name
+                m.CategoryCounts(counts.counts[cols], counts.categories),
+                w_all[:, cols],
+                measures=("alpha",),
+                level=level_name,
             )["alpha"].values
         return out
     for level, system, cols in scopes:
         found = m.agreement_batch(
-            m.CategoryCounts(counts[cols], coded.categories),
+            m.CategoryCounts(counts.counts[cols], counts.categories),
             w_all[:, cols],
             measures=tuple(conventions.agreement_many),
             level=level_name,
@@ -556,6 +551,46 @@ def _type_three_values(study, qc, conventions, design: Design, weights: np.ndarr
         for name in conventions.agreement_many:
             out[(name, level, qc.name, system)] = found[name].values
     return out
+
+
+def _label_groups(study, qc, design: Design):
+    """The experiments' labels of one criterion with the units pooled by system and by the labels
+    they hold: ``(counts, table, order, starts, bounds)``, the count rows of the groups (and with two
+    experiments each group's two codes), the design's units sorted group by group, where each group
+    starts, and where each system's groups start.  Every coefficient is a weighted sum over units of
+    terms of a unit's labels, so a replicate's weights summed per group give the per-unit sums (the
+    same numbers for whole-number weights).  None with fewer than two experiments or too many categories."""
+    coded = study.labels.coded_for_criterion(qc.name, study.systems, study.experiment_ids)
+    present = np.unique(coded.experiment_row)
+    q = max(len(coded.categories), 1)
+    if len(present) < 2 or q > MAX_CATEGORIES:
+        return None
+    systems, items, _e, _l = study.labels.for_criterion(qc.name)
+    index = design.index
+    n_units = len(coded.unit_system)
+    idx = np.zeros(n_units, dtype=np.int64)
+    idx[coded.unit] = [index[u] for u in zip(systems, items)]
+    counts = np.bincount(coded.unit * q + coded.code, minlength=n_units * q).reshape(n_units, q)
+    table = None
+    if len(present) == 2:
+        table = np.full((2, n_units), -1, dtype=np.int64)
+        table[np.searchsorted(present, coded.experiment_row), coded.unit] = coded.code
+        pattern = (table[0] + 1) * (q + 1) + table[1] + 1
+    else:
+        pattern = np.unique(counts, axis=0, return_inverse=True)[1]
+    pattern = np.unique(np.ravel(pattern), return_inverse=True)[1]
+    group = np.unique(coded.unit_system * (int(pattern.max(initial=0)) + 1) + pattern, return_inverse=True)[1]
+    order = np.argsort(np.ravel(group), kind="stable")  # by system, then by the labels held
+    starts = np.flatnonzero(np.r_[True, np.diff(np.ravel(group)[order]) != 0])
+    first = order[starts]
+    bounds = np.searchsorted(coded.unit_system[first], np.arange(len(study.systems) + 1))
+    return (
+        m.CategoryCounts(counts[first], coded.categories),
+        None if table is None else table[:, first],
+        idx[order],
+        starts,
+        bounds,
+    )
 
 
 def bootstrap(
