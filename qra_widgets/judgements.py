@@ -85,10 +85,13 @@ def draw_within(strata: np.ndarray, B: int, rng: np.random.Generator, out: np.nd
 def draw_cluster_weights(design, B: int, rng: np.random.Generator, weights: np.ndarray) -> np.ndarray:
     """:func:`draw_weights` with judgements: clusters drawn within their strata, each unit given its cluster's weight."""
     for g, member in enumerate(design.members):
-        present = np.unique(design.cluster[member])  # the clusters this group resamples
-        drawn = np.zeros((B, len(design.stratum)))
-        drawn[:, present] = draw_within(design.stratum[present], B, rng, np.zeros((B, len(present))))
-        weights[g] = drawn[:, design.cluster] * member[None, :]
+        units = np.flatnonzero(member)
+        present, position = np.unique(design.cluster[units], return_inverse=True)  # the clusters this group resamples
+        drawn = draw_within(design.stratum[present], B, rng, np.zeros((B, len(present))))
+        if len(units) == weights.shape[2]:
+            np.take(drawn, np.ravel(position), axis=1, out=weights[g])
+        else:  # the other units keep weight 0
+            weights[g][:, units] = drawn[:, np.ravel(position)]
     return weights
 
 
@@ -100,9 +103,11 @@ def comparative_score(study, quality_criterion: str, experiment: str) -> str | N
 
 
 def bradley_terry_terms(design, ratings: np.ndarray, mask: np.ndarray, n_systems: int):
-    """(beat (U, R), opponents (U, S*S) sparse) of one experiment's pairwise ratings (won 100, tie 50)."""
-    from scipy.sparse import csr_matrix
-
+    """(beat (U, R), opponents) of one experiment's pairwise ratings (won 100, tie 50): ``beat`` is 1
+    where a rater's rating of the unit's system beat (or tied) the other system of its judgement, and
+    ``opponents`` = (units, starts, columns): the units that beat their opponent at least once,
+    sorted by their (system, opponent) cell of the S x S win matrix (``columns``: system * S +
+    opponent, one per run of units starting at ``starts``), for :func:`replicate_wins`."""
     if design.cluster is None:
         raise QRAInputError("Bradley-Terry values need the study's pairwise judgements (choices)")
     beat = ((ratings >= 50) & (mask > 0)).astype(float)  # a tie counts once each way, as in bradley_terry
@@ -113,5 +118,21 @@ def bradley_terry_terms(design, ratings: np.ndarray, mask: np.ndarray, n_systems
     system = design.unit_system
     rows = np.concatenate([first, second])
     cols = np.concatenate([system[first] * n_systems + system[second], system[second] * n_systems + system[first]])
-    opponents = csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(design.units), n_systems * n_systems))
-    return beat, opponents
+    won = beat[rows].sum(axis=1) > 0
+    rows, cols = rows[won], cols[won]
+    by_cell = np.lexsort((rows, cols))  # by cell, then unit
+    rows, cols = rows[by_cell], cols[by_cell]
+    starts = np.flatnonzero(np.r_[True, cols[1:] != cols[:-1]]) if len(cols) else np.zeros(0, dtype=np.int64)
+    return beat, (rows, starts, cols[starts])
+
+
+def replicate_wins(opponents, won: np.ndarray, weights: np.ndarray, n_systems: int) -> np.ndarray:
+    """Win counts (B, S, S) of each replicate: ``weights`` (B, U) the units' weights, ``won`` (1 or B,
+    k) how often each unit of ``opponents`` (:func:`bradley_terry_terms`) beat its opponent (its
+    raters' wins, or their weighted sum when raters are resampled too), summed per (system,
+    opponent) cell: one gather and one ``np.add.reduceat``, no (B, U) transpose."""
+    units, starts, columns = opponents
+    wins = np.zeros((weights.shape[0], n_systems * n_systems))
+    if len(units):
+        wins[:, columns] = np.add.reduceat(weights[:, units] * won, starts, axis=1)
+    return wins.reshape(-1, n_systems, n_systems)

@@ -54,7 +54,14 @@ import numpy as np
 from . import measures as m
 from .errors import QRAInputError
 from .intervals import CI_METHODS, ci_over_of
-from .judgements import bradley_terry_terms, comparative_score, draw_cluster_weights, draw_within, judgement_clusters
+from .judgements import (
+    bradley_terry_terms,
+    comparative_score,
+    draw_cluster_weights,
+    draw_within,
+    judgement_clusters,
+    replicate_wins,
+)
 from .measures.pairwise import bradley_terry_batch
 
 RESAMPLE = ("items", "items+raters", "systems")
@@ -331,7 +338,7 @@ def _replicate_means(
         per_rater = lambda x, v=v: x.sum(1)[None, :] if v is None else (x @ v.T).T  # (1 or R, U)
         if rated.beat is not None:  # Bradley-Terry: each replicate's win counts, refitted
             present = ~np.isnan(criterion.base[row])
-            wins = (rated.opponents.T @ (w * per_rater(rated.beat)).T).T.reshape(replicates, n_systems, n_systems)
+            wins = replicate_wins(rated.opponents, per_rater(rated.beat[rated.opponents[0]]), w, n_systems)
             fitted = bradley_terry_batch(wins[:, present][:, :, present]).values - criterion.shift
             means[:, row, present] = fitted
             continue

@@ -15,7 +15,7 @@ from test_comparative_bootstrap import _pairs_csv, _spec
 
 import qra_widgets as qw
 from qra_widgets.conventions import resolve
-from qra_widgets.judgements import bradley_terry_terms
+from qra_widgets.judgements import bradley_terry_terms, replicate_wins
 from qra_widgets.measures.pairwise import bradley_terry_batch, newton_fit, strongly_connected
 from qra_widgets.uncertainty import _criterion_data, aggregation_of, design_of, draw_weights
 
@@ -33,7 +33,9 @@ def _replicate_wins(study, B: int, seed: int) -> list[np.ndarray]:
     for row, rated in criterion.rated.items():
         beat, opponents = bradley_terry_terms(design, rated.matrix + criterion.shift, rated.mask, n)
         w = weights[design.group_of[study.experiment_ids[row]]]
-        found.append((opponents.T @ (w * beat.sum(1)[None, :]).T).T.reshape(B, n, n))
+        wins = replicate_wins(opponents, beat[opponents[0]].sum(1)[None, :], w, n)
+        assert wins.sum() == pytest.approx((w * beat.sum(1)[None, :]).sum())  # every win of every replicate, once
+        found.append(wins)
     return found
 
 
