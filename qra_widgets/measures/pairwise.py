@@ -273,14 +273,22 @@ def newton_fit(
     strength -= strength.mean(axis=1, keepdims=True)
     converged = np.zeros(len(wins), dtype=bool)
     active = np.flatnonzero(np.isfinite(strength).all(axis=1) & strongly_connected(wins > 0))
+    won = wins.sum(axis=2)
+    diagonal = np.arange(n_systems)
     for _ in range(max_iter):
         if not len(active):
             break
-        t, w, n = strength[active], wins[active], games[active]
-        p = 1.0 / (1.0 + np.exp(t[:, None, :] - t[:, :, None]))  # p[b, i, j] = P(i beats j)
-        gradient = (w - n * p).sum(axis=2)
-        weight = n * p * np.swapaxes(p, 1, 2)
-        laplacian = np.eye(n_systems) * weight.sum(axis=2)[:, :, None] - weight + 1.0 / n_systems
+        t, n = strength[active], games[active]
+        p = np.exp(t[:, None, :] - t[:, :, None])
+        p += 1.0
+        np.reciprocal(p, out=p)  # p[b, i, j] = P(i beats j)
+        expected = n * p
+        gradient = won[active] - expected.sum(axis=2)
+        expected *= p
+        np.subtract(n * p, expected, out=expected)  # n_ij p_ij p_ji, as p_ji = 1 - p_ij
+        laplacian = np.negative(expected, out=expected)
+        laplacian[:, diagonal, diagonal] -= laplacian.sum(axis=2)
+        laplacian += 1.0 / n_systems
         with np.errstate(all="ignore"):
             try:
                 step = np.linalg.solve(laplacian, gradient[:, :, None])[:, :, 0]
