@@ -21,7 +21,6 @@ def judgement_clusters(study, units: list, unit_system: np.ndarray) -> tuple[np.
     within the systems it showed (pairwise: its pair, as each pair's number of judgements is fixed by
     the design), or, when some such stratum has a single judgement (best-worst tuples drawn at random),
     among all judgements."""
-    import pandas as pd
 
     choices = getattr(study.ratings, "choices", None) if study.ratings else None
     if choices is None or not len(choices):
@@ -39,14 +38,19 @@ def judgement_clusters(study, units: list, unit_system: np.ndarray) -> tuple[np.
     cluster = np.fromiter((first.setdefault(key, len(first)) for key in keys), dtype=np.int64, count=len(keys))
     n_systems = int(unit_system.max(initial=0)) + 1
     pairs = np.unique(cluster * n_systems + unit_system)  # (cluster, system shown), sorted
-    shown = np.split(pairs % n_systems, np.flatnonzero(np.diff(pairs // n_systems)) + 1)  # per cluster, sorted
-    judgement_of = np.zeros(len(shown), dtype=bool)
+    owner, shown = pairs // n_systems, pairs % n_systems
+    starts = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]])
+    width = int(np.diff(np.r_[starts, len(pairs)]).max(initial=1))
+    judgement_of = np.zeros(len(starts), dtype=bool)
     judgement_of[cluster] = kinds
-    labels = [
-        ("j" + ",".join(map(str, systems.tolist()))) if j else f"s{systems[0]}"
-        for systems, j in zip(shown, judgement_of)
-    ]
-    stratum = pd.factorize(np.array(labels, dtype=object))[0].astype(np.int64)  # strata in order of first appearance
+    # a cluster's stratum: the systems it showed (a judgement) or its system (a plain rating, coded
+    # -1 - system), one row per cluster, numbered in order of first appearance
+    rows = np.full((len(starts), width + 1), n_systems, dtype=np.int64)
+    rows[owner, np.arange(len(pairs)) - starts[owner]] = shown
+    rows[:, width] = np.where(judgement_of, 0, -1 - rows[:, 0])
+    rows[~judgement_of, 0] = n_systems
+    _distinct, first, label = np.unique(rows, axis=0, return_index=True, return_inverse=True)
+    stratum = np.argsort(np.argsort(first, kind="stable"), kind="stable")[np.ravel(label)].astype(np.int64)
     judgement_strata = np.unique(stratum[judgement_of])
     sizes = np.bincount(stratum)
     if (sizes[judgement_strata] < 2).any():  # pool the judgements: one stratum
