@@ -78,11 +78,16 @@ def draw_within(strata: np.ndarray, B: int, rng: np.random.Generator, out: np.nd
     sizes = np.diff(np.r_[starts, n])
     first = np.repeat(starts, sizes)  # each slot's stratum: where it starts in ``order``, and its size
     size = np.repeat(sizes, sizes)
+    size = size.astype(float)
     for start in range(0, B, rows):
         block = min(rows, B - start)
-        picked = order[first + (rng.random((block, n)) * size).astype(np.int64)]  # floor(u k): uniform on 0..k-1
-        flat = (np.arange(block)[:, None] * n + picked).ravel()
-        out[start : start + block] = np.bincount(flat, minlength=block * n).reshape(block, n)
+        slot = rng.random((block, n))
+        slot *= size
+        picked = slot.astype(np.int64)  # floor(u k): uniform on 0..k-1
+        picked += first
+        picked = order[picked]
+        picked += np.arange(0, block * n, n)[:, None]  # each replicate's own bins
+        out[start : start + block] = np.bincount(picked.ravel(), minlength=block * n).reshape(block, n)
     return out
 
 
