@@ -26,16 +26,22 @@ def judgement_clusters(study, units: list, unit_system: np.ndarray) -> tuple[np.
     if choices is None or not len(choices):
         return None, None
     judged = choices.units()
-    keys, kinds = [], []
-    for system, item in units:
-        head, bar, tail = str(item).rpartition("|")
-        judgement = bool(bar) and head in judged and tail == str(system)
-        keys.append(("j", head) if judgement else ("r", system, item))
-        kinds.append(judgement)
-    # clusters numbered in order of first appearance.  Keys are tuples, not joined strings: pandas < 2.2
-    # hashes an object string only up to its first NUL, so "j\0a" and "j\0b" were one cluster there.
-    first: dict = {}
-    cluster = np.fromiter((first.setdefault(key, len(first)) for key in keys), dtype=np.int64, count=len(keys))
+    parts = [str(item).rpartition("|") for _system, item in units]
+    kinds = [
+        bool(bar) and head in judged and tail == str(system) for (system, _i), (head, bar, tail) in zip(units, parts)
+    ]
+    # a judgement's units share its id (a Python dict of the ids: exact for any text; pandas < 2.2
+    # hashes an object string only up to its first NUL); a plain rating is its own cluster.  Clusters
+    # are numbered in order of first appearance.
+    heads: dict = {}
+    code = np.fromiter(
+        (heads.setdefault(head, len(heads)) if j else -1 for j, (head, _b, _t) in zip(kinds, parts)),
+        dtype=np.int64,
+        count=len(units),
+    )
+    code = np.where(code >= 0, code, len(units) + np.arange(len(units)))
+    _codes, first_seen, found = np.unique(code, return_index=True, return_inverse=True)
+    cluster = np.argsort(np.argsort(first_seen, kind="stable"), kind="stable")[np.ravel(found)].astype(np.int64)
     n_systems = int(unit_system.max(initial=0)) + 1
     pairs = np.unique(cluster * n_systems + unit_system)  # (cluster, system shown), sorted
     owner, shown = pairs // n_systems, pairs % n_systems
