@@ -441,7 +441,9 @@ def _all_values(
                 if cell is None:
                     continue
                 counts, pair, order, starts = cell
-                w = np.add.reduceat(weights[design.group_of[e]][:, order], starts, axis=1)  # (B, distinct rows)
+                w = np.add.reduceat(
+                    np.take(weights[design.group_of[e]], order, axis=1), starts, axis=1
+                )  # (B, distinct rows)
                 found = m.agreement_batch(counts, w, measures=("alpha", "fleiss_kappa", "ac1", "bp"), level=level)
                 for name, batch in found.items():
                     values[("annotators", e, qc.name, name)] = batch.values
@@ -529,7 +531,7 @@ def _type_three_values(study, qc, conventions, design: Design, weights: np.ndarr
     if found is None:
         return {}
     counts, table, order, starts, bounds = found
-    w_all = np.add.reduceat(weights[design.union][:, order], starts, axis=1)  # (B, groups)
+    w_all = np.add.reduceat(np.take(weights[design.union], order, axis=1), starts, axis=1)  # (B, groups)
     q = len(counts.categories) if len(counts.categories) else 1
     out = {}
     scopes = [("qc", None, slice(None))] + [

@@ -167,7 +167,7 @@ def _weighted_bincount(codes: np.ndarray, w: np.ndarray, length: int) -> np.ndar
     present, starts = np.unique(codes[order], return_index=True)
     out = np.zeros((w.shape[0], length))
     if len(order):
-        out[:, present] = np.add.reduceat(w[:, order], starts, axis=1)
+        out[:, present] = np.add.reduceat(np.take(w, order, axis=1), starts, axis=1)
     return out
 
 
