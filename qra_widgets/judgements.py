@@ -149,5 +149,8 @@ def replicate_wins(opponents, won: np.ndarray, weights: np.ndarray, n_systems: i
     units, starts, columns = opponents
     wins = np.zeros((weights.shape[0], n_systems * n_systems))
     if len(units):
-        wins[:, columns] = np.add.reduceat(np.take(weights, units, axis=1) * won, starts, axis=1)
+        taken = np.take(weights, units, axis=1)
+        if not (won == 1.0).all():  # one rater per unit, as usual: every won count is 1
+            taken *= won
+        wins[:, columns] = np.add.reduceat(taken, starts, axis=1)
     return wins.reshape(-1, n_systems, n_systems)
