@@ -166,8 +166,9 @@ def bradley_terry_batch(wins: np.ndarray, *, alpha: float = 0.0):
     ``wins[b, i, j]`` is how often system i beat system j in replicate b (a tie counts once each way,
     as in :func:`bradley_terry`).  Each replicate is fitted by maximum likelihood with
     ``choix.ilsr_pairwise_dense`` (Maystre & Grossglauser 2015; to a change of the parameters
-    below 1e-12; a stack of several starts each fit from the fit of the stack's summed counts,
-    near every replicate's own, instead of from equal strengths), and a system's value is
+    below 1e-12); a stack of several (``alpha`` = 0) is fitted all at once by :func:`newton_fit`
+    from the fit of the stack's summed counts, the same maximum with the same stopping rule
+    (choix fits the replicates Newton's method leaves, each from that pooled fit), and a system's value is
     :math:`100 \cdot \frac{1}{S-1}\sum_{j \ne i} P(i \text{ beats } j)`.  A replicate in which
     some system never won or never lost has no maximum-likelihood fit (with ``alpha`` = 0): its
     values are nan, with the reason.
@@ -252,12 +253,14 @@ def newton_fit(
     e^{t_j - t_i})` (Bradley & Terry 1952), has gradient :math:`g_i = \sum_j (w_{ij} - n_{ij}
     p_{ij})` (:math:`n_{ij} = w_{ij} + w_{ji}`), and minus its Hessian is the Laplacian of the
     weights :math:`n_{ij} p_{ij} p_{ji}`, whose null space (a common shift) is removed by adding
-    1/S (Hunter 2004, section 2, on the Bradley-Terry likelihood's concavity).  The fixed point is
+    1/S; the log-likelihood is concave in t (Hunter 2004, Ann. Statist. 32(1)).  The fixed point is
     choix's (``ilsr_pairwise_dense``, Maystre & Grossglauser 2015: the same maximum), and the
     stopping rule is choix's: the L1 norm of the change of the centred strengths at most ``tol``
-    x S.  A replicate whose likelihood has no maximum (a system never won or never lost, or the
-    comparisons split into groups none of which lost to another) does not converge, or gives
-    non-finite steps: ``converged`` is False there and the caller fits it some other way.
+    x S.  Only replicates whose wins are :func:`strongly_connected` are iterated (elsewhere the
+    likelihood has no unique maximum: a system never won or never lost, or the systems split
+    into groups none of which lost to another); ``converged`` is False for those, for any that
+    does not converge in ``max_iter`` steps or gives non-finite steps, and the caller fits them
+    some other way.
 
     >>> wins = np.array([[[0, 7, 8], [3, 0, 6], [2, 4, 0]], [[0, 6, 8], [4, 0, 6], [2, 4, 0]]], dtype=float)
     >>> strength, converged = newton_fit(wins, np.zeros(3))
