@@ -633,13 +633,9 @@ def _one_blas_thread():
     """The bootstrap's matrix products are small (a chunk of at most 500 replicates against a few
     columns): BLAS threads do not shorten them, and their spinning between calls doubled the CPU
     time of a run (measured: 3.0 s of CPU against 1.7 s in one thread at 90,000 ratings, and no
-    slower by the clock).  ``threadpoolctl`` (when installed) keeps BLAS to one thread meanwhile."""
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # pragma: no cover - without it, BLAS keeps its own thread count
-        from contextlib import nullcontext
+    slower by the clock).  ``threadpoolctl`` keeps BLAS to one thread meanwhile."""
+    from threadpoolctl import threadpool_limits
 
-        return nullcontext()
     return threadpool_limits(limits=1, user_api="blas")
 
 
