@@ -491,8 +491,6 @@ def _pooled_cell(rated: _Rated, categories):
         pair = np.full((2, len(present)), -1, dtype=np.int64)
         pair[rater, unit] = codes
         key = (pair[0] + 1) * (q + 1) + pair[1] + 1
-    elif q * np.log2(counts.max(initial=0) + 2) <= 62:
-        key = counts @ ((int(counts.max(initial=0)) + 1) ** np.arange(q, dtype=np.int64))
     else:
         key = np.unique(counts, axis=0, return_inverse=True)[1]
     _keys, group = np.unique(np.ravel(key), return_inverse=True)
