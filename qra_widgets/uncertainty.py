@@ -54,7 +54,14 @@ import numpy as np
 from . import measures as m
 from .errors import QRAInputError
 from .intervals import CI_METHODS, ci_over_of
-from .judgements import bradley_terry_terms, comparative_score, draw_cluster_weights, draw_within, judgement_clusters
+from .judgements import (
+    bradley_terry_terms,
+    comparative_score,
+    draw_cluster_weights,
+    draw_within,
+    judgement_clusters,
+    replicate_wins,
+)
 from .measures.pairwise import bradley_terry_batch
 
 RESAMPLE = ("items", "items+raters", "systems")
@@ -253,6 +260,7 @@ class _Rated:
     # the other system of its judgement, and (U, S*S) 1 at (system, opponent) of each unit
     beat: np.ndarray | None = None
     opponents: object = None
+    ratings: tuple = ()  # (unit, rater code, rating) of each rating, for the annotators' agreement
 
 
 @dataclass
@@ -288,7 +296,7 @@ def _criterion_data(study, qc, design: Design, conventions, how: str) -> _Criter
             mask = np.zeros_like(matrix)
             matrix[units, rater_codes] = rating[keep] - shift
             mask[units, rater_codes] = 1.0
-            found = _Rated(matrix, mask)
+            found = _Rated(matrix, mask, ratings=(units, rater_codes, rating[keep]))
             if comparative_score(study, qc.name, e) == "bradley_terry":
                 found.beat, found.opponents = bradley_terry_terms(design, matrix + shift, mask, len(study.systems))
             elif how == "median":
@@ -330,7 +338,7 @@ def _replicate_means(
         per_rater = lambda x, v=v: x.sum(1)[None, :] if v is None else (x @ v.T).T  # (1 or R, U)
         if rated.beat is not None:  # Bradley-Terry: each replicate's win counts, refitted
             present = ~np.isnan(criterion.base[row])
-            wins = (rated.opponents.T @ (w * per_rater(rated.beat)).T).T.reshape(replicates, n_systems, n_systems)
+            wins = replicate_wins(rated.opponents, per_rater(rated.beat[rated.opponents[0]]), w, n_systems)
             fitted = bradley_terry_batch(wins[:, present][:, :, present]).values - criterion.shift
             means[:, row, present] = fitted
             continue
@@ -374,7 +382,7 @@ def _all_values(
     """Every resampled value for one weight set, keyed like the assessment rows:
     ``(measure, level, quality_criterion, system)``; annotator agreement under ``("annotators", ...)``,
     system means under ``("mean", experiment, quality_criterion, system)``."""
-    from .ratings import rater_counts, scale_categories
+    from .ratings import scale_categories
 
     values: dict = {}
     system_cvs, pooled_same, pooled_compared = [], 0.0, 0.0
@@ -420,33 +428,28 @@ def _all_values(
                 pooled_same, pooled_compared = pooled_same + same, pooled_compared + compared
         if by_systems is None and study.has_labels(qc.name):
             values.update(_type_three_values(study, qc, conventions, design, weights))
-        if by_systems is None and study.ratings and qc.name in study.ratings.criteria():
+        if by_systems is None and criterion.rated:
             level = conventions.alpha_level or qc.label_level
             choices = getattr(study.ratings, "choices", None)
-            for e in study.experiment_ids:
-                if choices is not None and choices.has(qc.name, e):
+            for row, e in enumerate(study.experiment_ids):
+                if row not in criterion.rated or (choices is not None and choices.has(qc.name, e)):
                     continue  # agreement on raw pairwise / best-worst choices: no interval from the derived ratings
                 key = ("rater_counts", qc.name, e)
                 if key not in design.cache:
-                    design.cache[key] = rater_counts(study.ratings, qc.name, e, scale_categories(qc))
-                counted = design.cache[key]
-                if len(counted.categories) > MAX_CATEGORIES or not len(counted.units):
+                    design.cache[key] = _pooled_cell(criterion.rated[row], scale_categories(qc))
+                cell = design.cache[key]
+                if cell is None:
                     continue
-                idx_key = ("rater_units", qc.name, e)
-                if idx_key not in design.cache:
-                    design.cache[idx_key] = np.array([design.index[u] for u in counted.units])
-                w = weights[design.group_of[e]][:, design.cache[idx_key]]
-                found = m.agreement_batch(
-                    m.CategoryCounts(counted.counts, counted.categories),
-                    w,
-                    measures=("alpha", "fleiss_kappa", "ac1", "bp"),
-                    level=level,
-                )
+                counts, pair, order, starts = cell
+                w = np.add.reduceat(
+                    np.take(weights[design.group_of[e]], order, axis=1), starts, axis=1
+                )  # (B, distinct rows)
+                found = m.agreement_batch(counts, w, measures=("alpha", "fleiss_kappa", "ac1", "bp"), level=level)
                 for name, batch in found.items():
                     values[("annotators", e, qc.name, name)] = batch.values
-                if counted.pair is not None:
+                if pair is not None:
                     values[("annotators", e, qc.name, "kappa")] = m.cohen_kappa_batch(
-                        counted.pair[0], counted.pair[1], len(counted.categories), w
+                        pair[0], pair[1], len(counts.categories), w
                     ).values
     if system_cvs and by_systems is None:
         with _quiet():
@@ -464,6 +467,44 @@ def _all_values(
     return values
 
 
+def _pooled_cell(rated: _Rated, categories):
+    """One experiment's ratings of one criterion as its raters' counts (what
+    :func:`~qra_widgets.ratings.rater_counts` counts), with the units pooled by what they hold:
+    ``(counts, pair, order, starts)``, the distinct count rows (two raters: the distinct pairs of
+    codes), the design's units sorted so that each distinct row's units are together, and where
+    each group starts.  The agreement coefficients are weighted sums over units of terms of a
+    unit's counts (or codes), so a replicate's weights summed per group give the same sums (the
+    same numbers when the weights are whole, as multinomial counts are) from a few columns instead
+    of every unit's.  None when there is nothing to resample (no units, or too many categories)."""
+    units, raters, raw = rated.ratings
+    if not len(units):
+        return None
+    codes, found = m.encode_values(raw, categories=categories)
+    if len(found) > MAX_CATEGORIES:
+        return None
+    present, unit = np.unique(units, return_inverse=True)
+    q = max(len(found), 1)
+    counts = np.bincount(unit * q + codes, minlength=len(present) * q).reshape(len(present), q)
+    who, rater = np.unique(raters, return_inverse=True)
+    pair = None
+    if len(who) == 2:  # Cohen's kappa: each unit's two codes (-1: missing)
+        pair = np.full((2, len(present)), -1, dtype=np.int64)
+        pair[rater, unit] = codes
+        key = (pair[0] + 1) * (q + 1) + pair[1] + 1
+    else:
+        key = np.unique(counts, axis=0, return_inverse=True)[1]
+    _keys, group = np.unique(np.ravel(key), return_inverse=True)
+    order = np.argsort(group, kind="stable")
+    starts = np.flatnonzero(np.r_[True, np.diff(group[order]) != 0])
+    first = order[starts]
+    return (
+        m.CategoryCounts(counts[first], found),
+        None if pair is None else pair[:, first],
+        present[order],
+        starts,
+    )
+
+
 class _quiet:
     def __enter__(self):
         import warnings
@@ -479,42 +520,37 @@ class _quiet:
 def _type_three_values(study, qc, conventions, design: Design, weights: np.ndarray) -> dict:
     """kappa and alpha (n = 2) or Fleiss' kappa / alpha (n > 2) between experiments' item labels, per QC and
     system, under the weights of the group that covers every unit (paired: the one group;
-    unpaired: the union of the items, so no experiment's items drop out)."""
-    coded = study.labels.coded_for_criterion(qc.name, study.systems, study.experiment_ids)
-    present = np.unique(coded.experiment_row)
-    if len(present) < 2:
+    unpaired: the union of the items, so no experiment's items drop out).  The units are pooled
+    by system and by the labels they hold (:func:`_label_groups`), once per bootstrap."""
+    key = ("labels", qc.name)
+    if key not in design.cache:
+        design.cache[key] = _label_groups(study, qc, design)
+    found = design.cache[key]
+    if found is None:
         return {}
-    systems, items, _e, _l = study.labels.for_criterion(qc.name)
-    unit_key = {}
-    for u, s, i in zip(coded.unit, systems, items):
-        unit_key[u] = design.index[(s, i)]
-    n_units = len(coded.unit_system)
-    idx = np.array([unit_key[u] for u in range(n_units)])
-    w_all = weights[design.union][:, idx]
-    q = max(len(coded.categories), 1)
-    if q > MAX_CATEGORIES:
-        return {}
+    counts, table, order, starts, bounds = found
+    w_all = np.add.reduceat(np.take(weights[design.union], order, axis=1), starts, axis=1)  # (B, groups)
+    q = len(counts.categories) if len(counts.categories) else 1
     out = {}
-    bounds = np.searchsorted(coded.unit_system, np.arange(len(study.systems) + 1))
     scopes = [("qc", None, slice(None))] + [
         ("system", s, slice(bounds[k], bounds[k + 1])) for k, s in enumerate(study.systems) if bounds[k + 1] > bounds[k]
     ]
-    counts = np.bincount(coded.unit * q + coded.code, minlength=n_units * q).reshape(n_units, q)
     level_name = conventions.alpha_level or qc.label_level
-    if len(present) == 2:  # Cohen's kappa and alpha, as assess gives for two experiments
-        table = np.full((2, n_units), -1, dtype=np.int64)
-        table[np.searchsorted(present, coded.experiment_row), coded.unit] = coded.code
+    if table is not None:  # Cohen's kappa and alpha, as assess gives for two experiments
         for level, system, cols in scopes:
             out[("kappa", level, qc.name, system)] = m.cohen_kappa_batch(
                 table[0, cols], table[1, cols], q, w_all[:, cols]
             ).values
             out[("alpha", level, qc.name, system)] = m.agreement_batch(
-                m.CategoryCounts(counts[cols], coded.categories), w_all[:, cols], measures=("alpha",), level=level_name
+                m.CategoryCounts(counts.counts[cols], counts.categories),
+                w_all[:, cols],
+                measures=("alpha",),
+                level=level_name,
             )["alpha"].values
         return out
     for level, system, cols in scopes:
         found = m.agreement_batch(
-            m.CategoryCounts(counts[cols], coded.categories),
+            m.CategoryCounts(counts.counts[cols], counts.categories),
             w_all[:, cols],
             measures=tuple(conventions.agreement_many),
             level=level_name,
@@ -522,6 +558,46 @@ def _type_three_values(study, qc, conventions, design: Design, weights: np.ndarr
         for name in conventions.agreement_many:
             out[(name, level, qc.name, system)] = found[name].values
     return out
+
+
+def _label_groups(study, qc, design: Design):
+    """The experiments' labels of one criterion with the units pooled by system and by the labels
+    they hold: ``(counts, table, order, starts, bounds)``, the count rows of the groups (and with two
+    experiments each group's two codes), the design's units sorted group by group, where each group
+    starts, and where each system's groups start.  Every coefficient is a weighted sum over units of
+    terms of a unit's labels, so a replicate's weights summed per group give the per-unit sums (the
+    same numbers for whole-number weights).  None with fewer than two experiments or too many categories."""
+    coded = study.labels.coded_for_criterion(qc.name, study.systems, study.experiment_ids)
+    present = np.unique(coded.experiment_row)
+    q = max(len(coded.categories), 1)
+    if len(present) < 2 or q > MAX_CATEGORIES:
+        return None
+    systems, items, _e, _l = study.labels.for_criterion(qc.name)
+    index = design.index
+    n_units = len(coded.unit_system)
+    idx = np.zeros(n_units, dtype=np.int64)
+    idx[coded.unit] = [index[u] for u in zip(systems, items)]
+    counts = np.bincount(coded.unit * q + coded.code, minlength=n_units * q).reshape(n_units, q)
+    table = None
+    if len(present) == 2:
+        table = np.full((2, n_units), -1, dtype=np.int64)
+        table[np.searchsorted(present, coded.experiment_row), coded.unit] = coded.code
+        pattern = (table[0] + 1) * (q + 1) + table[1] + 1
+    else:
+        pattern = np.unique(counts, axis=0, return_inverse=True)[1]
+    pattern = np.unique(np.ravel(pattern), return_inverse=True)[1]
+    group = np.unique(coded.unit_system * (int(pattern.max(initial=0)) + 1) + pattern, return_inverse=True)[1]
+    order = np.argsort(np.ravel(group), kind="stable")  # by system, then by the labels held
+    starts = np.flatnonzero(np.r_[True, np.diff(np.ravel(group)[order]) != 0])
+    first = order[starts]
+    bounds = np.searchsorted(coded.unit_system[first], np.arange(len(study.systems) + 1))
+    return (
+        m.CategoryCounts(counts[first], coded.categories),
+        None if table is None else table[:, first],
+        idx[order],
+        starts,
+        bounds,
+    )
 
 
 def bootstrap(
@@ -544,10 +620,26 @@ def bootstrap(
     run that takes over 2 s shows a bar on a terminal's stderr (:mod:`qra_widgets.progress`).
     Item weights are drawn per chunk of 500 replicates, so the same seed gives the same replicates.
     """
-    from .conventions import resolve
     from .limits import check_bootstrap
 
     check_bootstrap(study, B, seed, max_work)  # sizes and seed, before any array (limits: qra_widgets.io.reading)
+    with _one_blas_thread():
+        return _bootstrap(study, conventions, B, seed, ci, ci_method, resample, progress)
+
+
+def _one_blas_thread():
+    """The bootstrap's matrix products are small (a chunk of at most 500 replicates against a few
+    columns): BLAS threads do not shorten them, and their spinning between calls doubled the CPU
+    time of a run (measured: 3.0 s of CPU against 1.7 s in one thread at 90,000 ratings, and no
+    slower by the clock).  ``threadpoolctl`` keeps BLAS to one thread meanwhile."""
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(limits=1, user_api="blas")
+
+
+def _bootstrap(study, conventions, B, seed, ci, ci_method, resample, progress) -> Bootstrap:
+    from .conventions import resolve
+
     conventions = resolve(conventions)
     if not isinstance(B, (int, np.integer)) or isinstance(B, bool) or B < 10:
         raise QRAInputError(f"bootstrap: B must be an integer of at least 10, got {B!r}")

@@ -352,7 +352,8 @@ def test_the_core_install_has_no_jupyter_stack():
         "tqdm",
         "jinja2",
         "choix",
-    }  # jinja2: `qra-widgets site`; choix: Bradley-Terry
+        "threadpoolctl",
+    }  # jinja2: `qra-widgets site`; choix: Bradley-Terry; threadpoolctl: the bootstrap's BLAS threads
     assert names(project["optional-dependencies"]["app"]) == {"ipywidgets", "plotly", "voila", "ipykernel", "psutil"}
     assert "qra-widgets[app]" in project["optional-dependencies"]["dev"]
     extras = project["optional-dependencies"]

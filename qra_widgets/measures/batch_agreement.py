@@ -163,10 +163,12 @@ def _weighted_bincount(codes: np.ndarray, w: np.ndarray, length: int) -> np.ndar
     """``np.bincount(codes, weights=w[b], minlength=length)`` for every row b at once (a sparse product)."""
     if w.shape[0] == 1:
         return np.bincount(codes, weights=w[0], minlength=length)[None]
-    from scipy.sparse import csr_matrix
-
-    onehot = csr_matrix((np.ones(codes.size), (codes, np.arange(codes.size))), shape=(length, codes.size))
-    return np.asarray((onehot @ w.T).T)
+    order = np.argsort(codes, kind="stable")  # each code's units together, in unit order
+    present, starts = np.unique(codes[order], return_index=True)
+    out = np.zeros((w.shape[0], length))
+    if len(order):
+        out[:, present] = np.add.reduceat(np.take(w, order, axis=1), starts, axis=1)
+    return out
 
 
 def cohen_kappa_batch(

@@ -35,6 +35,7 @@ from .correlation_batch import (
     PAIR_BLOCK,
     SORT_ABOVE,
     _correlation_matrix,
+    _deviations,
     average_ranks,
     pearson_batch,
     spearman_batch,
@@ -234,6 +235,8 @@ def mean_pairwise_batch(stack: npt.ArrayLike, measure: str) -> tuple[Batch, list
     structure = ~np.isnan(array[0])
     if not (np.isnan(array) == ~structure).all():
         raise QRAInputError("scores: the missing scores differ between replicates")
+    if name != "Kendall's tau" and structure.all() and experiments >= 2 and array.shape[2] >= 2:
+        return _complete_pairs(array, name)
     pairs, values = [], []
     for i, j in combinations(range(experiments), 2):
         both = structure[i] & structure[j]
@@ -254,6 +257,35 @@ def mean_pairwise_batch(stack: npt.ArrayLike, measure: str) -> tuple[Batch, list
         f"mean pairwise {name}", size, pairs=defined, pairs_of="pair of experiments gives a defined value"
     )
     return Batch(mean, reasons), pairs
+
+
+def _complete_pairs(array: np.ndarray, name: str) -> tuple[Batch, list]:
+    """:func:`mean_pairwise_batch` of r or rho when every experiment scores every system: each
+    experiment's ranks and deviations once (not once per pair), then every pair's r by the
+    operations of :func:`pearson_batch` (the same numbers, bit for bit)."""
+    size, experiments = array.shape[0], array.shape[1]
+    rows = average_ranks(array)[0] if name == "Spearman's rho" else array
+    deviations = _deviations(rows)
+    squares = (deviations * deviations).sum(-1)  # (B, E)
+    first, second = (np.array(k, dtype=np.int64) for k in zip(*combinations(range(experiments), 2)))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = np.clip(
+            (deviations[:, first] * deviations[:, second]).sum(-1) / np.sqrt(squares[:, first] * squares[:, second]),
+            -1.0,
+            1.0,
+        )  # (B, P)
+    constant = np.ptp(rows, axis=-1) == 0  # (B, E)
+    as_x = [undefined_reasons(name, size, constant=(constant[:, e], "x")) for e in range(experiments)]
+    as_y = [undefined_reasons(name, size, constant=(constant[:, e], "y")) for e in range(experiments)]
+    found = [Batch(r[:, k], np.where(as_x[i] == "", as_y[j], as_x[i])) for k, (i, j) in enumerate(zip(first, second))]
+    stacked = np.stack([f.values for f in found])
+    defined = (~np.isnan(stacked)).sum(0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.nansum(stacked, axis=0) / defined
+    reasons = undefined_reasons(
+        f"mean pairwise {name}", size, pairs=defined, pairs_of="pair of experiments gives a defined value"
+    )
+    return Batch(mean, reasons), [(array.shape[2], f) for f in found]
 
 
 def _all_pairs_at_once(matrix: np.ndarray, name: str) -> PairwiseMean | None:

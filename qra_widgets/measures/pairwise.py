@@ -166,8 +166,9 @@ def bradley_terry_batch(wins: np.ndarray, *, alpha: float = 0.0):
     ``wins[b, i, j]`` is how often system i beat system j in replicate b (a tie counts once each way,
     as in :func:`bradley_terry`).  Each replicate is fitted by maximum likelihood with
     ``choix.ilsr_pairwise_dense`` (Maystre & Grossglauser 2015; to a change of the parameters
-    below 1e-12; a stack of several starts each fit from the fit of the stack's summed counts,
-    near every replicate's own, instead of from equal strengths), and a system's value is
+    below 1e-12); a stack of several (``alpha`` = 0) is fitted all at once by :func:`newton_fit`
+    from the fit of the stack's summed counts, the same maximum with the same stopping rule
+    (choix fits the replicates Newton's method leaves, each from that pooled fit), and a system's value is
     :math:`100 \cdot \frac{1}{S-1}\sum_{j \ne i} P(i \text{ beats } j)`.  A replicate in which
     some system never won or never lost has no maximum-likelihood fit (with ``alpha`` = 0): its
     values are nan, with the reason.
@@ -201,7 +202,14 @@ def bradley_terry_batch(wins: np.ndarray, *, alpha: float = 0.0):
         pooled = wins[fitted].sum(axis=0)
         if alpha > 0 or ((pooled.sum(axis=1) > 0) & (pooled.sum(axis=0) > 0)).all():
             start = choix.ilsr_pairwise_dense(pooled, alpha=alpha, max_iter=1000, tol=1e-12)
-    starts = _newton_starts(wins[fitted], start) if (start is not None and alpha == 0.0) else [start] * len(fitted)
+    starts = [start] * len(fitted)
+    if start is not None and alpha == 0.0:  # Newton's method on every replicate at once, from the pooled fit
+        strength, converged = newton_fit(wins[fitted], start)
+        p = 1.0 / (1.0 + np.exp(strength[:, None, :] - strength[:, :, None]))
+        p[:, np.arange(n), np.arange(n)] = 0.0
+        values[fitted[converged]] = 100.0 * p[converged].sum(axis=2) / (n - 1)
+        fitted = fitted[~converged]  # the rest (no unique maximum, or not converged): choix, as before
+        starts = [start] * len(fitted)
     for k, initial in zip(fitted, starts):
         strength = choix.ilsr_pairwise_dense(wins[k], alpha=alpha, initial_params=initial, max_iter=1000, tol=1e-12)
         p = 1.0 / (1.0 + np.exp(strength[None, :] - strength[:, None]))  # p[i, j] = P(i beats j)
@@ -212,34 +220,91 @@ def bradley_terry_batch(wins: np.ndarray, *, alpha: float = 0.0):
     return found
 
 
-def _newton_starts(wins: np.ndarray, start: np.ndarray, steps: int = 5) -> np.ndarray:
-    """Starting strengths (B, S) for choix's fits of a stack of win counts: ``steps`` Newton steps
-    on the Bradley-Terry log-likelihood from ``start``, for every matrix at once.  Only a start:
-    choix's iterations still decide each fit (its fixed point and its convergence test), and take
-    a few iterations from here instead of a dozen from equal strengths.  A replicate whose step is
-    not finite keeps ``start``.
+def strongly_connected(beat: np.ndarray) -> np.ndarray:
+    """Whether each of a stack of directed graphs (B, S, S) (``beat[b, i, j]``: i beat j at least
+    once) is strongly connected: every system reaches every other along wins.  That is when the
+    Bradley-Terry likelihood has a finite maximum, and one up to a common shift (Zermelo 1929;
+    Ford 1957; Hunter 2004, assumption 1).
 
-    The log-likelihood sum_ij w_ij log p_ij, p_ij = 1 / (1 + exp(t_j - t_i)), has gradient
-    g_i = sum_j (w_ij - n_ij p_ij) (n_ij = w_ij + w_ji) and minus its Hessian is the Laplacian of
-    the weights n_ij p_ij p_ji; its null space (a common shift) is removed by adding 1/S.
+    >>> strongly_connected(np.array([[[0, 1, 0], [0, 0, 1], [1, 0, 0]], [[0, 1, 1], [1, 0, 0], [0, 0, 0]]]) > 0).tolist()
+    [True, False]
+    """
+    edges = beat.astype(float)
+    found = []
+    for graph in (edges, np.swapaxes(edges, 1, 2)):  # reached from system 0, and reaching it
+        reach = np.zeros(beat.shape[:2], dtype=bool)
+        reach[:, 0] = True
+        while True:
+            grown = reach | (np.einsum("bi,bij->bj", reach.astype(float), graph) > 0)
+            if (grown == reach).all():
+                break
+            reach = grown
+        found.append(reach.all(axis=1))
+    return found[0] & found[1]
+
+
+def newton_fit(
+    wins: np.ndarray, start: np.ndarray, *, tol: float = 1e-12, max_iter: int = 30
+) -> tuple[np.ndarray, np.ndarray]:
+    r"""Maximum-likelihood Bradley-Terry strengths (B, S) of a stack of win counts (B, S, S), all
+    fitted at once by Newton's method from ``start`` (S,), and which replicates converged (B,).
+
+    The log-likelihood :math:`\ell(t) = \sum_{ij} w_{ij} \log p_{ij}`, :math:`p_{ij} = 1 / (1 +
+    e^{t_j - t_i})` (Bradley & Terry 1952), has gradient :math:`g_i = \sum_j (w_{ij} - n_{ij}
+    p_{ij})` (:math:`n_{ij} = w_{ij} + w_{ji}`), and minus its Hessian is the Laplacian of the
+    weights :math:`n_{ij} p_{ij} p_{ji}`, whose null space (a common shift) is removed by adding
+    1/S; the log-likelihood is concave in t (Hunter 2004, Ann. Statist. 32(1)).  The fixed point is
+    choix's (``ilsr_pairwise_dense``, Maystre & Grossglauser 2015: the same maximum), and the
+    stopping rule is choix's: the L1 norm of the change of the centred strengths at most ``tol``
+    x S.  Only replicates whose wins are :func:`strongly_connected` are iterated (elsewhere the
+    likelihood has no unique maximum: a system never won or never lost, or the systems split
+    into groups none of which lost to another); ``converged`` is False for those, for any that
+    does not converge in ``max_iter`` steps or gives non-finite steps, and the caller fits them
+    some other way.
+
+    >>> wins = np.array([[[0, 7, 8], [3, 0, 6], [2, 4, 0]], [[0, 6, 8], [4, 0, 6], [2, 4, 0]]], dtype=float)
+    >>> strength, converged = newton_fit(wins, np.zeros(3))
+    >>> converged.tolist(), np.round(strength[0] - strength[0, 2], 4).tolist()
+    ([True, True], [1.332, 0.4424, 0.0])
+    >>> import choix  # the same maximum as choix's fit
+    >>> bool(np.abs(strength[1] - choix.ilsr_pairwise_dense(wins[1], max_iter=1000, tol=1e-12)).max() < 1e-9)
+    True
     """
     n_systems = wins.shape[1]
     games = wins + np.swapaxes(wins, 1, 2)
     strength = np.broadcast_to(start, wins.shape[:2]).copy()
-    for _ in range(steps):
-        p = 1.0 / (1.0 + np.exp(strength[:, None, :] - strength[:, :, None]))  # p[b, i, j] = P(i beats j)
-        gradient = (wins - games * p).sum(axis=2)
-        weight = games * p * np.swapaxes(p, 1, 2)
-        laplacian = np.eye(n_systems) * weight.sum(axis=2)[:, :, None] - weight + 1.0 / n_systems
+    strength -= strength.mean(axis=1, keepdims=True)
+    converged = np.zeros(len(wins), dtype=bool)
+    active = np.flatnonzero(np.isfinite(strength).all(axis=1) & strongly_connected(wins > 0))
+    won = wins.sum(axis=2)
+    diagonal = np.arange(n_systems)
+    for _ in range(max_iter):
+        if not len(active):
+            break
+        t, n = strength[active], games[active]
+        p = np.exp(t[:, None, :] - t[:, :, None])
+        p += 1.0
+        np.reciprocal(p, out=p)  # p[b, i, j] = P(i beats j)
+        expected = n * p
+        gradient = won[active] - expected.sum(axis=2)
+        expected *= p
+        np.subtract(n * p, expected, out=expected)  # n_ij p_ij p_ji, as p_ji = 1 - p_ij
+        laplacian = np.negative(expected, out=expected)
+        laplacian[:, diagonal, diagonal] -= laplacian.sum(axis=2)
+        laplacian += 1.0 / n_systems
         with np.errstate(all="ignore"):
             try:
                 step = np.linalg.solve(laplacian, gradient[:, :, None])[:, :, 0]
-            except np.linalg.LinAlgError:
-                return np.broadcast_to(start, wins.shape[:2]).copy()
-        moved = strength + step
-        ok = np.isfinite(moved).all(axis=1)
-        strength[ok] = moved[ok] - moved[ok].mean(axis=1, keepdims=True)
-    return strength
+            except np.linalg.LinAlgError:  # a singular system somewhere: leave those replicates to the caller
+                break
+        moved = t + step
+        moved -= moved.mean(axis=1, keepdims=True)
+        finite = np.isfinite(moved).all(axis=1)
+        done = finite & (np.abs(moved - t).sum(axis=1) <= tol * n_systems)
+        strength[active[finite]] = moved[finite]
+        converged[active[done]] = True
+        active = active[finite & ~done]
+    return strength, converged
 
 
 def best_worst_scores(shown: Sequence[Sequence], best: Sequence, worst: Sequence) -> dict[str, float]:
