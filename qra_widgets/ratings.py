@@ -468,17 +468,26 @@ def rater_counts(ratings: Ratings, quality_criterion: str, experiment: str, cate
     system, item, rater, rating = system[keep], item[keep], rater[keep], rating[keep]
     if not len(rating):  # an experiment given by its system values only (or not rating this criterion)
         return RaterCounts(np.zeros((0, 1), dtype=np.int64), np.array([], dtype=float), [], [], None)
-    if categories is not None and not np.isin(rating, categories).all():
-        categories = (
-            None  # ratings off the scale's points (means, tau values): their observed values are the categories
-        )
-    codes, found = encode_values(rating, categories=categories)
+    codes, found = encode_values(rating, categories=on_scale(rating, categories))
     return _counted(pd.MultiIndex.from_arrays([system, item]), rater, codes, found)
+
+
+def on_scale(values: np.ndarray, categories: np.ndarray | None) -> np.ndarray | None:
+    """``categories`` (a scale's points) when every value is one of them, else None: ratings off the
+    points (means, tau values on a -1..1 scale) are counted by their observed values instead.
+
+    >>> points = np.array([1.0, 2.0, 3.0])
+    >>> on_scale(np.array([1.0, 3.0]), points).tolist(), on_scale(np.array([0.5]), points)
+    ([1.0, 2.0, 3.0], None)
+    """
+    if categories is None or not np.isin(values, categories).all():
+        return None
+    return categories
 
 
 def scale_categories(criterion) -> np.ndarray | None:
     """The scale points of an integer scale (``scale_min..scale_max``), so unused points count in q
-    (:func:`rater_counts` uses the observed values instead when a rating is not one of them)."""
+    (:func:`on_scale`: the observed values instead when a rating is not one of them)."""
     low, high = criterion.scale_min, criterion.scale_max
     if high is None or low != int(low) or high != int(high) or high - low > 100:
         return None

@@ -63,6 +63,7 @@ from .judgements import (
     replicate_wins,
 )
 from .measures.pairwise import bradley_terry_batch
+from .ratings import on_scale, scale_categories
 
 RESAMPLE = ("items", "items+raters", "systems")
 MAX_CATEGORIES = 64  # agreement is resampled on q x q coincidence matrices; more distinct ratings get no interval
@@ -382,7 +383,6 @@ def _all_values(
     """Every resampled value for one weight set, keyed like the assessment rows:
     ``(measure, level, quality_criterion, system)``; annotator agreement under ``("annotators", ...)``,
     system means under ``("mean", experiment, quality_criterion, system)``."""
-    from .ratings import scale_categories
 
     values: dict = {}
     system_cvs, pooled_same, pooled_compared = [], 0.0, 0.0
@@ -479,7 +479,7 @@ def _pooled_cell(rated: _Rated, categories):
     units, raters, raw = rated.ratings
     if not len(units):
         return None
-    codes, found = m.encode_values(raw, categories=categories)
+    codes, found = m.encode_values(raw, categories=on_scale(raw, categories))
     if len(found) > MAX_CATEGORIES:
         return None
     present, unit = np.unique(units, return_inverse=True)

@@ -77,6 +77,12 @@ def test_qampari_cv_star_equals_the_teams_24_values_and_6_means(field_data):
     # counts them by value instead of refusing them (it raised "label 0.887 is not one of the declared categories")
     assert "| 9.05 |" in assessment.to_markdown() and "9.05" in assessment.to_latex()
     assert "9.047661451661" in assessment.to_csv() and "9.05" in assessment._repr_html_()
+    from qra_widgets.uncertainty import bootstrap
+
+    replicates = bootstrap(study, B=20, seed=0)  # the bootstrap counts them by value too (it raised the same error)
+    assert replicates.estimates[("mean", "O", "Vstrict_run", "C1")] == pytest.approx(
+        study.scores[("Vstrict_run", "C1", "O")]
+    )
     published = read_csv_exact(field_data / QAMPARI / "outputs/qra_results/qra_type_i_by_qc.csv")
     assert len(published) == 24
     for row in published.itertuples():
