@@ -170,7 +170,8 @@ def bradley_terry_batch(wins: np.ndarray, *, alpha: float = 0.0):
     from the fit of the stack's summed counts, the same maximum with the same stopping rule
     (choix fits the replicates Newton's method leaves, each from that pooled fit), and a system's value is
     :math:`100 \cdot \frac{1}{S-1}\sum_{j \ne i} P(i \text{ beats } j)`.  A replicate in which
-    some system never won or never lost has no maximum-likelihood fit (with ``alpha`` = 0): its
+    some system never won or never lost, or in which some group of systems never lost to the
+    others (:func:`strongly_connected`), has no maximum-likelihood fit (with ``alpha`` = 0): its
     values are nan, with the reason.
 
     Returns a :class:`~qra_widgets.measures._validation.Batch` whose ``values`` are (B, S).
@@ -195,6 +196,13 @@ def bradley_terry_batch(wins: np.ndarray, *, alpha: float = 0.0):
         if alpha == 0.0
         else np.full(size, "", dtype=object)
     )
+    if alpha == 0.0 and (reasons == "").any():  # every system won and lost, yet a group may never lose to the rest
+        checked = np.flatnonzero(reasons == "")
+        split = checked[~strongly_connected(wins[checked] > 0)]
+        reasons[split] = (
+            "Bradley-Terry is undefined: some group of systems never lost to the others (the comparisons "
+            "are not strongly connected, so the likelihood has no maximum; set alpha > 0 to regularise)"
+        )
     values = np.full((size, n), np.nan)
     fitted = np.flatnonzero(reasons == "")
     start = None

@@ -97,8 +97,23 @@ def test_comparisons_without_a_unique_maximum_go_to_the_single_fit():
     assert strongly_connected(np.stack([ok, apart, above]) > 0).tolist() == [True, False, False]
     _strength, converged = newton_fit(np.stack([ok, apart, above]), np.zeros(4))
     assert converged.tolist() == [True, False, False]
-    for odd in (apart, above):  # choix has no stationary distribution there: the batch says what the single fit says
-        with pytest.raises(ValueError, match="stationary distribution"):
-            bradley_terry_batch(odd[None])
-        with pytest.raises(ValueError, match="stationary distribution"):
-            bradley_terry_batch(np.stack([ok, odd, ok * 2]))
+    # no maximum-likelihood fit there (choix raised "stationary distribution could not be computed"):
+    # nan with the reason, by the undefined rule, and the other replicates fitted as before
+    for odd in (apart, above):
+        batch = bradley_terry_batch(np.stack([ok, odd, ok * 2]))
+        assert np.isnan(batch.values[1]).all() and not np.isnan(batch.values[[0, 2]]).any()
+        assert batch.reasons.tolist()[1].startswith("Bradley-Terry is undefined: some group of systems never lost")
+        assert batch.values[0] == pytest.approx(_one_by_one(ok[None])[0], abs=1e-9)
+    regularised = bradley_terry_batch(apart[None], alpha=0.1)  # alpha > 0: a fit, as the reason says
+    assert not np.isnan(regularised.values).any()
+
+
+def test_assess_of_judgements_split_into_two_groups_gives_nan_with_its_reason():
+    """x and y beat each other, z and w beat each other, x and y always beat z and w: every system won
+    and lost, yet no maximum-likelihood fit exists (the single fit raised choix's ValueError)."""
+    from qra_widgets.errors import UndefinedMeasureWarning
+    from qra_widgets.measures.pairwise import bradley_terry
+
+    with pytest.warns(UndefinedMeasureWarning, match="some group of systems never lost to the others"):
+        values = bradley_terry(["x", "y", "z", "w", "x", "y"], ["y", "x", "w", "z", "z", "w"], ["a"] * 6)
+    assert all(np.isnan(v) for v in values.values())
