@@ -41,7 +41,7 @@ pairs`` and not tested.
 Whether a property matters is decided by a within-study permutation test (experiments
 shuffled within their study), with Holm's adjustment over all the properties tested, so that
 the chance of flagging *any* property when none matters stays below 5% (measured on simulated
-null libraries of 25 and 60 studies of 2-4 experiments in ``tests/test_overview.py``; without
+null libraries of 25 and 60 studies of 2-4 experiments in ``tests/compare/test_overview.py``; without
 the adjustment most such libraries flag at least one of the 22 properties).  The interval is a
 marginal 95% interval for the size of the effect, not adjusted: it can exclude 0 for a
 property that is not flagged.
@@ -653,7 +653,7 @@ def property_effects(
     Ranked properties come first, largest effect first.  Properties that tend to differ together
     share their effects (a marginal comparison).  With no property mattering, a library of 25 or
     60 studies of 2-4 experiments flags at least one of the 22 properties in at most 5% of
-    libraries (Holm; simulated in ``tests/test_overview.py``).
+    libraries (Holm; simulated in ``tests/compare/test_overview.py``).
     """
     import pandas as pd
     from scipy.stats import false_discovery_control

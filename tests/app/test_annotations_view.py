@@ -2,7 +2,7 @@
 
 The van Miltenburg et al. (2024) fluency ratings (published field data, skipped without
 ``$QRA_WIDGETS_FIELD_DATA``; the same rater groups as ``tests/data/vanmiltenburg2024/spec.json`` used by
-``tests/test_annotations.py`` and ``tests/test_ratings.py``) are mapped in the form and must give
+``tests/test_annotations.py`` and ``tests/engine/test_ratings.py``) are mapped in the form and must give
 the team's published system means for raters 001+002: SVM 3.125, GeDi 2.570, DExperts 2.275
 (the exact means QRA++ Example 1 quotes from their results.xlsx).
 """
