@@ -53,7 +53,7 @@ What was read off QRA3's outputs, and how it was checked:
   exactly QRA3's 0.0183156...).  The example has no ties, so ``w_tie_correction=False``
   and the ``p_ties`` rule come from another published QRA3 run (3 systems, 3 experiments,
   one tie: W = 0.750 uncorrected, 0.818 corrected; P counts the pair tied in one
-  experiment only as ranked differently); ``tests/test_conventions.py`` rebuilds that case.
+  experiment only as ranked differently); ``tests/engine/test_conventions.py`` rebuilds that case.
 * P: ``data.json`` reports ``n`` (pairs ranked the same way) and ``d`` (system pairs compared,
   18 = 6 experiment pairs x 3); P = n/d, pooled over criteria at study level.  The run with a
   tie (``output-3-studies``, Answer Relevancy: n = 6, d = 9, P = 0.667) settles which is which.
