@@ -301,7 +301,7 @@ def build_site(source, out, *, title: str = "Reproducibility of the studies") ->
     assesses the study once.
     """
     from .. import charts
-    from ..overview import MEASURES, overview
+    from ..overview import CRITERION_COLUMNS, MEASURES, STUDY_COLUMNS, overview
     from ..version import __version__
 
     library, refused, scratch = _library_for(source)
@@ -340,39 +340,9 @@ def build_site(source, out, *, title: str = "Reproducibility of the studies") ->
                     figures.append(charts.measure_distribution_json(values, by, measure))
         if len(effects) and (effects.status != "too few pairs").any():
             figures.append(charts.property_effects_chart_json(effects))
-        studies_columns = [
-            "study",
-            "name",
-            "evaluation_type",
-            "qcet",
-            "teams",
-            "years",
-            "experiments",
-            "systems",
-            "mean CV*",
-            "P",
-            "W",
-            "τ",
-            "α",
-            "annotator α",
-            "n",
-            "problem",
-        ]
-        criteria_columns = [
-            "study",
-            "quality_criterion",
-            "evaluation_type",
-            "qcet_name",
-            "mean CV*",
-            "P",
-            "W",
-            "τ",
-            "α",
-            "annotator α",
-            "κ",
-            "n",
-            "n_systems",
-        ]
+        # the Overview's columns, less the library's bookkeeping and free text a published page leaves out
+        studies_columns = [c for c in STUDY_COLUMNS if c not in ("revision", "saved_at", "criteria", "track", "tags")]
+        criteria_columns = [c for c in CRITERION_COLUMNS if c not in ("name", "qcet", "result_types", "note")]
         index = env.get_template("index.html").render(
             title=title,
             version=__version__,
